@@ -1,0 +1,82 @@
+"""A probing task is data: metadata (what it probes, where it came from) plus labelled splits."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Literal
+
+Category = Literal["surface", "syntactic", "semantic", "other"]
+SPLITS = ("train", "dev", "test")
+
+# The paper's task names, in Table 2 order, with their category.
+PAPER_TASKS: dict[str, Category] = {
+    "SentLen": "surface",
+    "WC": "surface",
+    "TreeDepth": "syntactic",
+    "TopConst": "syntactic",
+    "BShift": "syntactic",
+    "Tense": "semantic",
+    "SubjNum": "semantic",
+    "ObjNum": "semantic",
+    "SOMO": "semantic",
+    "CoordInv": "semantic",
+}
+
+
+@dataclass(frozen=True)
+class TaskMetadata:
+    """What a task is, declared as data (cf. MTEB's TaskMetadata)."""
+
+    name: str
+    paper_name: str | None = None
+    language: str = "en"
+    category: Category = "other"
+    labels: tuple[str, ...] = ()
+    source: str = ""
+    license: str = ""
+    citation: str = ""
+    description: str = ""
+
+
+@dataclass
+class Split:
+    sentences: list[str]
+    labels: list[str]
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+
+@dataclass
+class ProbingTask:
+    """Metadata plus splits. ``dev`` may be absent: probes then select by k-fold CV on train."""
+
+    metadata: TaskMetadata
+    splits: dict[str, Split]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+    @property
+    def labels(self) -> list[str]:
+        """Label set in a stable order: the declared one, else sorted train labels."""
+        if self.metadata.labels:
+            return list(self.metadata.labels)
+        return sorted(set(self.splits["train"].labels))
+
+    def sentences(self) -> list[str]:
+        """All sentences of all splits (with repeats), for encoding in one pass."""
+        return [s for split in self.splits.values() for s in split.sentences]
+
+    def content_hash(self) -> str:
+        """Identifies the exact data, so stored results are never reused for changed files."""
+        h = hashlib.sha1()
+        for name in sorted(self.splits):
+            split = self.splits[name]
+            h.update(name.encode())
+            for sent, label in zip(split.sentences, split.labels):
+                h.update(f"{label}\t{sent}\n".encode())
+        return h.hexdigest()[:16]

@@ -1,0 +1,78 @@
+"""Name -> factory registries, so third parties can add encoders, tasks, suites and probes.
+
+Modelled on spaCy's registries: a built-in registers itself with a decorator, and an
+installed package can contribute entries through the entry-point group
+``sentprobe.<kind>`` (e.g. ``sentprobe.encoders``) without sentprobe importing it first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class RegistryError(KeyError):
+    """An unknown name was asked for; the message lists what is available."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; we want plain text
+        return str(self.args[0])
+
+
+class Registry(Generic[T]):
+    """A mapping from names to objects (usually factories) of one kind."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._entries: dict[str, T] = {}
+        self._entry_points_loaded = False
+
+    def register(self, name: str, obj: T | None = None, *, overwrite: bool = False):
+        """Register ``obj`` under ``name``; without ``obj``, return a decorator."""
+
+        def add(o: T) -> T:
+            if name in self._entries and not overwrite and self._entries[name] is not o:
+                raise ValueError(f"{self.kind} {name!r} is already registered")
+            self._entries[name] = o
+            return o
+
+        return add(obj) if obj is not None else add
+
+    def _load_entry_points(self) -> None:
+        if self._entry_points_loaded:
+            return
+        self._entry_points_loaded = True
+        for ep in entry_points(group=f"sentprobe.{self.kind}"):
+            if ep.name not in self._entries:
+                self._entries[ep.name] = ep.load()
+
+    def get(self, name: str) -> T:
+        if name not in self._entries:
+            self._load_entry_points()
+        try:
+            return self._entries[name]
+        except KeyError:
+            known = ", ".join(sorted(self._entries)) or "(none)"
+            raise RegistryError(f"unknown {self.kind[:-1]} {name!r}; known: {known}") from None
+
+    def __contains__(self, name: str) -> bool:
+        self._load_entry_points()
+        return name in self._entries
+
+    def names(self) -> list[str]:
+        self._load_entry_points()
+        return sorted(self._entries)
+
+    def items(self) -> list[tuple[str, T]]:
+        self._load_entry_points()
+        return sorted(self._entries.items())
+
+
+# Factories: ``encoders.get(name)(**options) -> Encoder``.
+encoders: Registry[Callable[..., object]] = Registry("encoders")
+# Task loaders: ``tasks.get(name)() -> ProbingTask``.
+tasks: Registry[Callable[[], object]] = Registry("tasks")
+# Suites: ``suites.get(name)`` -> list of task names.
+suites: Registry[list[str]] = Registry("suites")
