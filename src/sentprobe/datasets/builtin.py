@@ -1,0 +1,161 @@
+"""Built-in tasks and suites, and turning a user's ``--tasks`` spec into loaded tasks.
+
+Registration is lazy: each registered task is a :class:`TaskEntry` that knows its metadata
+(from the small manifest) but reads its data file only when called, so importing sentprobe
+stays fast however large the shipped data grows.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+from sentprobe import registry
+from sentprobe.datasets.loaders import load_senteval_file, load_tasks, manifest_tasks, read_manifest
+from sentprobe.datasets.mock import MOCK_TASKS, make_mock_task, mock_metadata
+from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
+from sentprobe.errors import SentprobeError
+
+DATA_DIR = Path(__file__).parent / "data"
+SAMPLE_EN_DIR = DATA_DIR / "sample_en"
+
+
+class TaskEntry:
+    """A registered task: metadata known up front, data loaded on call."""
+
+    def __init__(self, metadata: TaskMetadata, load: Callable[[], ProbingTask]) -> None:
+        self.metadata = metadata
+        self._load = load
+
+    def __call__(self) -> ProbingTask:
+        return self._load()
+
+    def __repr__(self) -> str:
+        return f"TaskEntry({self.metadata.name!r})"
+
+
+class TaskInfo(NamedTuple):
+    """One row of ``sentprobe tasks``."""
+
+    name: str
+    paper_name: str | None
+    category: str
+    language: str
+    n_labels: int | None
+    source: str
+
+
+class SuiteInfo(NamedTuple):
+    name: str
+    tasks: list[str]
+
+
+def register_manifest_dir(directory: str | Path, *, overwrite: bool = False) -> list[str]:
+    """Register each task of a directory with a ``manifest.json`` naming a ``suite``, and the
+    suite itself (tasks in the paper's order). Returns the task names."""
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    if manifest is None or not manifest.get("suite"):
+        raise SentprobeError(f"{directory}: needs a manifest.json with a 'suite' name")
+    entries = manifest_tasks(directory)
+    order = list(PAPER_TASKS)
+    entries.sort(key=lambda e: order.index(e[0].paper_name) if e[0].paper_name in order else 99)
+    for meta, file in entries:
+
+        def load(file: Path = file, meta: TaskMetadata = meta) -> ProbingTask:
+            return load_senteval_file(file, metadata=meta)
+
+        registry.tasks.register(meta.name, TaskEntry(meta, load), overwrite=overwrite)
+    names = [meta.name for meta, _ in entries]
+    registry.suites.register(str(manifest["suite"]), names, overwrite=overwrite)
+    return names
+
+
+_registered = False
+
+
+def register_builtin() -> None:
+    """Register the mock tasks and the shipped sample suite (once; reads manifests only)."""
+    global _registered
+    if _registered:
+        return
+    _registered = True
+    for name, kwargs in MOCK_TASKS.items():
+
+        def load(name: str = name, kwargs: dict = kwargs) -> ProbingTask:
+            return make_mock_task(name=name, **kwargs)
+
+        meta = mock_metadata(name, kwargs.get("n_classes", 2))
+        registry.tasks.register(name, TaskEntry(meta, load))
+    registry.suites.register("mock", list(MOCK_TASKS))
+    if (SAMPLE_EN_DIR / "manifest.json").is_file():
+        try:
+            register_manifest_dir(SAMPLE_EN_DIR)
+        except SentprobeError as e:  # a broken shipped manifest must not break `import`
+            warnings.warn(f"built-in sample suite not registered: {e}", stacklevel=2)
+
+
+def resolve_tasks(spec: str | list[str]) -> list[ProbingTask]:
+    """Load the tasks a user asked for.
+
+    Each item (comma-separated in a string) is a registered suite, a registered task, or a
+    path to a task file or directory; registered names win over same-named paths. Tasks are
+    returned in the order asked, each once.
+    """
+    register_builtin()
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    items = [item.strip() for item in items if item.strip()]
+    if not items:
+        raise SentprobeError("no tasks given")
+    out: dict[str, tuple[str, ProbingTask]] = {}
+
+    def add(origin: str, task: ProbingTask) -> None:
+        if task.name in out:
+            if out[task.name][0] != origin:
+                raise SentprobeError(
+                    f"two different tasks are both named {task.name!r} "
+                    f"(from {out[task.name][0]} and {origin}); load them separately"
+                )
+            return
+        out[task.name] = (origin, task)
+
+    for item in items:
+        if item in registry.suites:
+            for name in registry.suites.get(item):
+                if name not in out:
+                    add(f"task {name}", registry.tasks.get(name)())
+        elif item in registry.tasks:
+            if item not in out:
+                add(f"task {item}", registry.tasks.get(item)())
+        elif Path(item).expanduser().exists():
+            for task in load_tasks(item):
+                add(str(Path(item).expanduser().resolve()), task)
+        else:
+            raise SentprobeError(
+                f"unknown task or suite {item!r}, and no such file or directory.\n"
+                f"  known suites: {', '.join(registry.suites.names()) or '(none)'}\n"
+                f"  known tasks: {', '.join(registry.tasks.names()) or '(none)'}"
+            )
+    return [task for _, task in out.values()]
+
+
+def list_tasks() -> list[TaskInfo]:
+    """Registered tasks for ``sentprobe tasks``; data is not read for built-in entries."""
+    register_builtin()
+    rows = []
+    for name, factory in registry.tasks.items():
+        meta = getattr(factory, "metadata", None)
+        if not isinstance(meta, TaskMetadata):  # a third-party loader: load to find out
+            meta = factory().metadata  # type: ignore[attr-defined]
+        n_labels = len(meta.labels) if meta.labels else None
+        rows.append(
+            TaskInfo(name, meta.paper_name, meta.category, meta.language, n_labels, meta.source)
+        )
+    return rows
+
+
+def list_suites() -> list[SuiteInfo]:
+    register_builtin()
+    return [SuiteInfo(name, list(names)) for name, names in registry.suites.items()]

@@ -1,0 +1,74 @@
+"""Shared plumbing for the probes: label encoding, feature scaling, thread set-up, CV folds."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from itertools import product
+from typing import Any
+
+import numpy as np
+import torch
+
+from sentprobe.errors import SentprobeError
+
+
+def use_all_cores() -> None:
+    """PyTorch may start with fewer threads than cores inside some launchers; probing is BLAS-bound."""
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+
+
+def as_grid(**params: Any) -> list[dict[str, Any]]:
+    """Expand parameters that may be scalars or sequences into a list of configurations."""
+    keys = list(params)
+    values = [v if isinstance(v, (list, tuple, np.ndarray)) else [v] for v in params.values()]
+    return [dict(zip(keys, combo)) for combo in product(*values)]
+
+
+def encode_labels(y: Sequence, classes: np.ndarray) -> torch.Tensor:
+    """Map labels to indices of ``classes``; labels never seen in training become -1 (always wrong)."""
+    y = np.asarray(y)
+    pos = np.searchsorted(classes, y)
+    pos = np.clip(pos, 0, len(classes) - 1)
+    found = classes[pos] == y
+    return torch.from_numpy(np.where(found, pos, -1).astype(np.int64))
+
+
+def check_xy(X: Any, y: Any | None = None) -> tuple[torch.Tensor, np.ndarray | None]:
+    X = np.asarray(X, dtype=np.float32)
+    if X.ndim != 2:
+        raise SentprobeError(f"probe features must be a 2-d matrix, got shape {X.shape}")
+    if not np.isfinite(X).all():
+        raise SentprobeError("probe features contain NaN or infinite values")
+    if y is not None:
+        y = np.asarray(y)
+        if len(y) != len(X):
+            raise SentprobeError(f"{len(X)} feature rows but {len(y)} labels")
+    return torch.from_numpy(np.ascontiguousarray(X)), y
+
+
+class Standardizer:
+    """z-scores features with training statistics: makes one L2 grid fit every encoder's scale."""
+
+    def __init__(self, X: torch.Tensor) -> None:
+        self.mean = X.mean(0)
+        self.scale = X.std(0).clamp_min(1e-6)
+
+    def __call__(self, X: torch.Tensor) -> torch.Tensor:
+        return (X - self.mean) / self.scale
+
+
+def stratified_folds(y: np.ndarray, k: int, seed: int) -> list[np.ndarray]:
+    """Index arrays of ``k`` folds with each class spread evenly (sklearn's StratifiedKFold)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    counts = np.unique(y, return_counts=True)[1]
+    k = max(2, min(k, int(counts.min()))) if counts.min() >= 2 else k
+    splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
+    if counts.min() < k:  # a class smaller than k: fall back to plain shuffled folds
+        from sklearn.model_selection import KFold
+
+        splitter = KFold(n_splits=k, shuffle=True, random_state=seed)
+    return [test for _, test in splitter.split(np.zeros(len(y)), y)]

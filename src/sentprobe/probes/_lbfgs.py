@@ -1,0 +1,120 @@
+"""L-BFGS for many independent problems at once (one per grid point), sharing every evaluation.
+
+Probing trains the same model under several regularisation strengths. Stacking their weights
+turns G small matrix products into one large one, which is what a CPU BLAS is fast at. Each
+problem keeps its own curvature history, step length and stopping state, so the batch behaves
+exactly like G separate L-BFGS runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+# fun(W, idx) -> (loss (g,), grad (g, P)) for the problems ``idx`` whose weights are W (g, P).
+Objective = Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
+# monitor(W, idx, iteration) -> bool mask (g,) of problems to stop now (e.g. dev accuracy stalled).
+Monitor = Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]
+
+
+def _dot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return (a * b).sum(-1)
+
+
+def batched_lbfgs(
+    fun: Objective,
+    w0: torch.Tensor,
+    *,
+    max_iter: int = 200,
+    gtol: float = 1e-5,
+    ftol: float = 1e-7,
+    history: int = 10,
+    monitor: Monitor | None = None,
+    monitor_every: int = 5,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Minimise G objectives from ``w0`` (G, P). Returns final weights and iterations per problem.
+
+    A problem stops when its largest gradient entry falls below ``gtol``, its relative loss
+    change below ``ftol``, ``max_iter`` is reached, or ``monitor`` says so. Stopped problems
+    drop out of the batch, so the cost follows the problems still running.
+    """
+    W = w0.clone()
+    G = W.shape[0]
+    iters = torch.zeros(G, dtype=torch.long)
+    idx = torch.arange(G)
+    f, g = fun(W, idx)
+    S: list[torch.Tensor] = []  # (G, P) each; rows of stopped problems are ignored
+    Y: list[torch.Tensor] = []
+    R: list[torch.Tensor] = []  # rho = 1 / (s . y), 0 where the pair was skipped
+    gamma = torch.full((G,), 1.0, dtype=W.dtype)
+    first = True
+    active = torch.ones(G, dtype=torch.bool)
+
+    for it in range(1, max_iter + 1):
+        a_idx = idx[active]
+        Wa, fa, ga = W[a_idx], f[a_idx], g[a_idx]
+        # Two-loop recursion, vectorised over the active problems.
+        q = ga.clone()
+        alphas = []
+        for s, y, rho in zip(reversed(S), reversed(Y), reversed(R)):
+            s, y, rho = s[a_idx], y[a_idx], rho[a_idx]
+            a = rho * _dot(s, q)
+            q -= a[:, None] * y
+            alphas.append(a)
+        if first:
+            # Scale the first step so that it moves no parameter by more than 1.
+            scale = 1.0 / ga.abs().amax(-1).clamp_min(1e-12)
+            r = q * scale.clamp(max=1.0)[:, None]
+        else:
+            r = q * gamma[a_idx, None]
+        for s, y, rho, a in zip(S, Y, R, reversed(alphas)):
+            s, y, rho = s[a_idx], y[a_idx], rho[a_idx]
+            b = rho * _dot(y, r)
+            r += s * (a - b)[:, None]
+        d = -r
+        gtd = _dot(ga, d)
+        bad = gtd >= 0  # not a descent direction: fall back to steepest descent
+        if bad.any():
+            d[bad] = -ga[bad]
+            gtd = _dot(ga, d)
+
+        # Backtracking Armijo line search, one step length per problem.
+        t = torch.ones(len(a_idx), dtype=W.dtype)
+        for _ in range(30):
+            Wn = Wa + t[:, None] * d
+            fn, gn = fun(Wn, a_idx)
+            ok = fn <= fa + 1e-4 * t * gtd
+            ok |= t < 1e-8  # give up shrinking; the stopping tests below end the run
+            if bool(ok.all()):
+                break
+            t = torch.where(ok, t, t * 0.5)
+
+        s_new, y_new = Wn - Wa, gn - ga
+        sy = _dot(s_new, y_new)
+        valid = sy > 1e-10
+        full_s = torch.zeros_like(W)
+        full_y = torch.zeros_like(W)
+        full_r = torch.zeros(G, dtype=W.dtype)
+        full_s[a_idx], full_y[a_idx] = s_new, y_new
+        full_r[a_idx] = torch.where(valid, 1.0 / sy.clamp_min(1e-10), torch.zeros_like(sy))
+        S.append(full_s)
+        Y.append(full_y)
+        R.append(full_r)
+        if len(S) > history:
+            S.pop(0)
+            Y.pop(0)
+            R.pop(0)
+        yy = _dot(y_new, y_new).clamp_min(1e-20)
+        gamma[a_idx] = torch.where(valid, sy / yy, gamma[a_idx])
+        first = False
+
+        W[a_idx], f[a_idx], g[a_idx] = Wn, fn, gn
+        iters[a_idx] = it
+        done = (gn.abs().amax(-1) < gtol) | ((fa - fn).abs() <= ftol * fa.abs().clamp_min(1.0))
+        if monitor is not None and it % monitor_every == 0:
+            done |= monitor(Wn, a_idx, it)
+        active[a_idx[done]] = False
+        if not bool(active.any()):
+            break
+    return W, iters

@@ -1,0 +1,119 @@
+"""Model selection shared by every probe: a grid trained as one batch, chosen on dev or by k-fold CV.
+
+A probe is a scikit-learn style estimator: ``__init__`` stores parameters (scalars or lists; a
+list makes a grid), ``fit`` learns and returns ``self``, learned attributes end in ``_``.
+Selection follows Conneau et al. (2018): every configuration is trained on train, the one with
+the best dev accuracy is kept, and the test split is never seen by ``fit``. Without a dev split,
+stratified k-fold CV on train chooses the configuration, which is then refitted on all of train.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from sentprobe.probes._common import (
+    Standardizer,
+    check_xy,
+    encode_labels,
+    stratified_folds,
+    use_all_cores,
+)
+
+
+@dataclass
+class GridFit:
+    """What training one configuration produced."""
+
+    dev_score: float | None  # accuracy on the selection split (None when there was none)
+    params: dict[str, torch.Tensor]
+    n_iter: int
+
+
+class GridProbe(ClassifierMixin, BaseEstimator):
+    """Base class: subclasses say how to train a grid at once and how to score inputs."""
+
+    #: folds for selection when no dev split is given
+    cv: int = 5
+    random_state: int | None = 0
+
+    @abstractmethod
+    def _configs(self) -> list[dict[str, Any]]: ...
+
+    @abstractmethod
+    def _fit_grid(
+        self,
+        X: torch.Tensor,
+        y: torch.Tensor,
+        X_dev: torch.Tensor | None,
+        y_dev: torch.Tensor | None,
+        configs: list[dict[str, Any]],
+        seed: int,
+        max_iter: int | None = None,
+    ) -> list[GridFit]: ...
+
+    @abstractmethod
+    def _logits(self, params: dict[str, torch.Tensor], X: torch.Tensor) -> torch.Tensor: ...
+
+    def fit(self, X, y, X_dev=None, y_dev=None) -> GridProbe:
+        """Train every configuration and keep the best on ``(X_dev, y_dev)`` or by CV."""
+        use_all_cores()
+        Xt, y = check_xy(X, y)
+        self.classes_ = np.unique(y)
+        self.n_features_in_ = Xt.shape[1]
+        self.scaler_ = Standardizer(Xt)
+        Xs, yt = self.scaler_(Xt), encode_labels(y, self.classes_)
+        configs = self._configs()
+        seed = 0 if self.random_state is None else int(self.random_state)
+
+        if X_dev is not None:
+            Xd, y_dev = check_xy(X_dev, y_dev)
+            fits = self._fit_grid(Xs, yt, self.scaler_(Xd), encode_labels(y_dev, self.classes_),
+                                  configs, seed)
+            scores = [f.dev_score for f in fits]
+            best = int(np.argmax(scores))
+            self.selection_ = "dev"
+            chosen = fits[best]
+        elif len(configs) > 1:
+            folds = stratified_folds(y, self.cv, seed)
+            per_fold = []
+            for held in folds:
+                mask = torch.ones(len(yt), dtype=torch.bool)
+                mask[torch.from_numpy(held)] = False
+                sub = Standardizer(Xt[mask])
+                per_fold.append(self._fit_grid(sub(Xt[mask]), yt[mask], sub(Xt[~mask]), yt[~mask],
+                                               configs, seed))
+            scores = [float(np.mean([f[i].dev_score for f in per_fold])) for i in range(len(configs))]
+            best = int(np.argmax(scores))
+            n_iter = int(np.ceil(np.mean([f[best].n_iter for f in per_fold])))
+            chosen = self._fit_grid(Xs, yt, None, None, [configs[best]], seed, max_iter=n_iter)[0]
+            self.selection_ = f"cv{len(folds)}"
+        else:
+            chosen = self._fit_grid(Xs, yt, None, None, configs, seed)[0]
+            scores, best = [float("nan")], 0
+            self.selection_ = "none"
+
+        self.best_params_ = configs[best]
+        self.best_score_ = scores[best]
+        self.grid_scores_ = [(c, s) for c, s in zip(configs, scores)]
+        self.params_ = chosen.params
+        self.n_iter_ = chosen.n_iter
+        return self
+
+    def decision_function(self, X) -> np.ndarray:
+        Xt, _ = check_xy(X)
+        with torch.inference_mode():
+            return self._logits(self.params_, self.scaler_(Xt)).numpy()
+
+    def predict_proba(self, X) -> np.ndarray:
+        Xt, _ = check_xy(X)
+        with torch.inference_mode():
+            return torch.softmax(self._logits(self.params_, self.scaler_(Xt)), -1).numpy()
+
+    def predict(self, X) -> np.ndarray:
+        return self.classes_[self.decision_function(X).argmax(1)]

@@ -1,0 +1,130 @@
+"""Multinomial logistic regression, the whole L2 grid trained as one stacked L-BFGS run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from sentprobe.probes._common import as_grid
+from sentprobe.probes._lbfgs import batched_lbfgs
+from sentprobe.probes.base import GridFit, GridProbe
+
+#: L2 strengths (on z-scored features, mean loss): wide enough for 2 to 1000 classes.
+DEFAULT_L2: tuple[float, ...] = (1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1)
+
+
+class _Stacked:
+    """Loss and gradient of G softmax regressions sharing the inputs (one matmul each way)."""
+
+    def __init__(self, X: torch.Tensor, y: torch.Tensor, l2: torch.Tensor, n_classes: int) -> None:
+        n = X.shape[0]
+        self.Xa = torch.cat([X, torch.ones(n, 1)], 1).contiguous()
+        self.XaT = self.Xa.T.contiguous()
+        self.y = y.clamp_min(0)
+        self.l2 = l2
+        self.K = n_classes
+
+    def __call__(self, Wf: torch.Tensor, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        n, p = self.Xa.shape
+        g, K = len(idx), self.K
+        W = Wf.view(g, p, K)
+        Z = (self.Xa @ W.permute(1, 0, 2).reshape(p, g * K)).view(n, g, K)
+        logp = torch.log_softmax(Z, -1)
+        yi = self.y.view(n, 1, 1).expand(n, g, 1)
+        nll = -logp.gather(2, yi).squeeze(2).mean(0)
+        lam = self.l2[idx]
+        Wr = W[:, :-1]  # the bias row is not penalised
+        loss = nll + 0.5 * lam * (Wr * Wr).sum((1, 2))
+        P = logp.exp_()
+        P.scatter_add_(2, yi, torch.full((n, g, 1), -1.0))
+        P.div_(n)
+        grad = (self.XaT @ P.view(n, g * K)).view(p, g, K).permute(1, 0, 2).contiguous()
+        grad[:, :-1] += lam[:, None, None] * Wr
+        return loss, grad.view(g, p * K)
+
+
+def _accuracy(Xa: torch.Tensor, y: torch.Tensor, Wf: torch.Tensor, K: int) -> torch.Tensor:
+    g, p = Wf.shape[0], Xa.shape[1]
+    Z = (Xa @ Wf.view(g, p, K).permute(1, 0, 2).reshape(p, g * K)).view(len(Xa), g, K)
+    return (Z.argmax(-1) == y[:, None]).float().mean(0)
+
+
+class LogisticProbe(GridProbe):
+    """Logistic-regression probe; ``l2`` may be one value or a grid chosen on dev / by CV.
+
+    With a dev split, training also stops early for a strength whose dev accuracy has not
+    improved for ``patience`` checks, and the best-on-dev weights are kept; the dev accuracy
+    it reports is therefore a selection score, not an unbiased estimate.
+    """
+
+    def __init__(
+        self,
+        l2: float | Sequence[float] = DEFAULT_L2,
+        max_iter: int = 300,
+        patience: int = 4,
+        cv: int = 5,
+        random_state: int | None = 0,
+    ) -> None:
+        self.l2 = l2
+        self.max_iter = max_iter
+        self.patience = patience
+        self.cv = cv
+        self.random_state = random_state
+
+    def _configs(self) -> list[dict[str, Any]]:
+        return as_grid(l2=self.l2)
+
+    def _fit_grid(self, X, y, X_dev, y_dev, configs, seed, max_iter=None) -> list[GridFit]:
+        K = len(self.classes_)
+        lam = torch.tensor([c["l2"] for c in configs], dtype=torch.float32)
+        fun = _Stacked(X, y, lam, K)
+        G, p = len(configs), X.shape[1] + 1
+        w0 = torch.zeros(G, p * K)
+        monitor = None
+        best_acc = torch.full((G,), -1.0)
+        best_w = w0.clone()
+        best_it = torch.zeros(G, dtype=torch.long)
+        stale = torch.zeros(G, dtype=torch.long)
+        if X_dev is not None:
+            Xd = torch.cat([X_dev, torch.ones(len(X_dev), 1)], 1)
+
+            def monitor(W: torch.Tensor, idx: torch.Tensor, it: int) -> torch.Tensor:
+                acc = _accuracy(Xd, y_dev, W, K)
+                better = acc > best_acc[idx]
+                best_acc[idx] = torch.where(better, acc, best_acc[idx])
+                best_w[idx[better]] = W[better]
+                best_it[idx[better]] = it
+                stale[idx] = torch.where(better, 0, stale[idx] + 1)
+                return stale[idx] >= self.patience
+
+        W, iters = batched_lbfgs(fun, w0, max_iter=max_iter or self.max_iter, monitor=monitor)
+        fits = []
+        for i in range(G):
+            if X_dev is None:
+                fits.append(GridFit(None, self._unpack(W[i], p, K), int(iters[i])))
+                continue
+            final_acc = float(_accuracy(Xd, y_dev, W[i : i + 1], K)[0])
+            if final_acc >= best_acc[i]:  # the run ended between two checks, on a better point
+                fits.append(GridFit(final_acc, self._unpack(W[i], p, K), int(iters[i])))
+            else:
+                fits.append(GridFit(float(best_acc[i]), self._unpack(best_w[i], p, K),
+                                    int(best_it[i])))
+        return fits
+
+    @staticmethod
+    def _unpack(w: torch.Tensor, p: int, K: int) -> dict[str, torch.Tensor]:
+        w = w.view(p, K)
+        return {"coef": w[:-1].T.contiguous(), "intercept": w[-1].clone()}
+
+    def _logits(self, params, X):
+        return X @ params["coef"].T + params["intercept"]
+
+    @property
+    def coef_(self):
+        return self.params_["coef"].numpy()
+
+    @property
+    def intercept_(self):
+        return self.params_["intercept"].numpy()
