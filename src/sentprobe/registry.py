@@ -76,3 +76,5 @@ encoders: Registry[Callable[..., object]] = Registry("encoders")
 tasks: Registry[Callable[[], object]] = Registry("tasks")
 # Suites: ``suites.get(name)`` -> list of task names.
 suites: Registry[list[str]] = Registry("suites")
+# Probes: ``probes.get(name)(n_classes, random_state) -> estimator`` with fit(X, y, X_dev, y_dev).
+probes: Registry[Callable[..., object]] = Registry("probes")

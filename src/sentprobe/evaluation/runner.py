@@ -1,0 +1,254 @@
+"""Run the probing experiment: every (row, task, seed) unit encoded, probed and stored once.
+
+A *row* of the results table is either an encoder (its vectors go to a probe) or a text
+baseline (Majority, NB-tfidf: a classifier on the raw sentences). Each unit's result is
+committed to the results store as soon as it exists and embeddings go to the on-disk cache,
+so a run that is interrupted and started again skips finished units and encodes nothing twice.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from sentprobe.datasets import ProbingTask, resolve_tasks
+from sentprobe.encoders import get_encoder
+from sentprobe.encoders.base import Encoder
+from sentprobe.encoders.cache import EmbeddingCache
+from sentprobe.errors import SentprobeError
+from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
+from sentprobe.probes import LengthEncoder, MajorityProbe, NBTfidfProbe, make_probe
+
+DEFAULT_RESULTS = Path("sentprobe-results") / "results.sqlite"
+
+
+def default_cache_dir() -> Path:
+    """``$SENTPROBE_CACHE``, else ``~/.cache/sentprobe/embeddings``: shared by all runs."""
+    env = os.environ.get("SENTPROBE_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "sentprobe" / "embeddings"
+
+
+@dataclass(frozen=True)
+class TextBaseline:
+    """A baseline that classifies raw sentences (no encoder)."""
+
+    name: str
+    version: str
+    make: Callable[[], Any]
+
+
+#: Baselines by the name used on the command line. Encoder baselines name an encoder spec.
+BASELINES: dict[str, TextBaseline | str | Callable[[], Encoder]] = {
+    "majority": TextBaseline("Majority", "v1", MajorityProbe),
+    "length": LengthEncoder,
+    "nb-uni": TextBaseline("NB-uni-tfidf", "v1", lambda: NBTfidfProbe(ngram_range=(1, 1))),
+    "nb-bi": TextBaseline("NB-bi-tfidf", "v1", lambda: NBTfidfProbe(ngram_range=(1, 2))),
+    "bov": "bov-glove",
+    "bilstm-last": "bilstm-last-untrained",
+    "bilstm-max": "bilstm-max-untrained",
+    "gatedconv": "gatedconv-untrained",
+}
+#: Fast enough for the default run; the untrained encoders take minutes on a CPU.
+DEFAULT_BASELINES = ("majority", "length", "nb-uni", "nb-bi", "bov")
+
+
+def expand_baselines(spec: str | Sequence[str] | None) -> list[str]:
+    """``all``, ``none``, ``default`` or a comma-separated list of names from BASELINES."""
+    if spec is None:
+        return list(DEFAULT_BASELINES)
+    items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
+    out: list[str] = []
+    for item in items:
+        if item == "all":
+            out += list(BASELINES)
+        elif item == "default":
+            out += list(DEFAULT_BASELINES)
+        elif item in ("none", ""):
+            continue
+        elif item in BASELINES:
+            out.append(item)
+        else:
+            known = ", ".join(["all", "default", "none", *BASELINES])
+            raise SentprobeError(f"unknown baseline {item!r}; known: {known}")
+    return list(dict.fromkeys(out))
+
+
+def _short_name(task: ProbingTask) -> str:
+    return task.metadata.paper_name or task.name
+
+
+def _task_source(task: ProbingTask) -> str:
+    return task.name.rsplit("/", 1)[0] if "/" in task.name else task.metadata.source[:80]
+
+
+def _signature(estimator: Any) -> str:
+    params = sorted((k, repr(v)) for k, v in estimator.get_params().items() if k != "random_state")
+    return f"{type(estimator).__name__}{params}"
+
+
+def _accuracy(estimator: Any, X: Any, y: Sequence[str]) -> float:
+    return float(np.mean(np.asarray(estimator.predict(X)) == np.asarray(y)))
+
+
+class Runner:
+    """Runs rows x tasks x seeds into a results store. Build with ``run`` or use directly."""
+
+    def __init__(
+        self,
+        tasks: list[ProbingTask],
+        *,
+        probe: str = "paper",
+        seeds: int = 1,
+        store: ResultsStore,
+        cache: EmbeddingCache,
+        progress: bool = True,
+    ) -> None:
+        if seeds < 1:
+            raise SentprobeError("--seeds must be at least 1")
+        make_probe(probe, "check")  # unknown probe names fail before any work
+        self.tasks, self.probe, self.seeds = tasks, probe, seeds
+        self.store, self.cache, self.progress = store, cache, progress
+        self.keys: list[str] = []
+
+    # -- shared bookkeeping ---------------------------------------------------------------
+    def _record(self, key: str, task: ProbingTask, **fields: Any) -> None:
+        splits = task.splits
+        rec = ResultRecord(
+            task=_short_name(task),
+            task_source=_task_source(task),
+            task_hash=task.content_hash(),
+            category=task.metadata.category,
+            language=task.metadata.language,
+            n_train=len(splits["train"]),
+            n_dev=len(splits["dev"]) if "dev" in splits else 0,
+            n_test=len(splits["test"]),
+            n_classes=len(task.labels),
+            warnings=list(task.warnings),
+            **fields,
+        )
+        self.store.add(rec, key)
+
+    def _bar(self, total: int, desc: str):
+        return tqdm(total=total, desc=desc, unit="probe", disable=not self.progress, leave=False)
+
+    # -- text baselines ---------------------------------------------------------------------
+    def run_text_baseline(self, baseline: TextBaseline) -> None:
+        fingerprint = f"baseline:{baseline.name}:{baseline.version}"
+        units = [(t, s) for t in self.tasks for s in range(self.seeds)]
+        with self._bar(len(units), baseline.name) as bar:
+            for task, seed in units:
+                est = baseline.make()
+                key = unit_key(fingerprint, task.content_hash(), _signature(est), seed)
+                self.keys.append(key)
+                if not self.store.has(key):
+                    tr, dv = task.splits["train"], task.splits.get("dev")
+                    start = time.perf_counter()
+                    est.fit(tr.sentences, tr.labels, *((dv.sentences, dv.labels) if dv else ()))
+                    score = _accuracy(est, task.splits["test"].sentences, task.splits["test"].labels)
+                    self._record(
+                        key, task, encoder=baseline.name, encoder_fingerprint=fingerprint,
+                        seed=seed, probe=type(est).__name__, selection=est.selection_,
+                        config=est.best_params_, dev_score=est.best_score_, test_score=score,
+                        dim=0, probe_seconds=time.perf_counter() - start,
+                    )
+                bar.update()
+
+    # -- encoders ---------------------------------------------------------------------------
+    def run_encoder(self, encoder: Encoder, probe: str | None = None) -> None:
+        probe = probe or self.probe
+        views = encoder.views or [None]
+        pending: list[tuple[ProbingTask, int, int, str, Any]] = []
+        for task in self.tasks:
+            for v, view in enumerate(views):
+                fp = encoder.fingerprint if view is None else f"{encoder.fingerprint}#{view}"
+                for seed in range(self.seeds):
+                    est = make_probe(probe, _short_name(task), seed)
+                    key = unit_key(fp, task.content_hash(), f"{probe}:{_signature(est)}", seed)
+                    self.keys.append(key)
+                    if not self.store.has(key):
+                        pending.append((task, v, seed, key, est))
+        if not pending:
+            return
+
+        todo = {id(p[0]): p[0] for p in pending}.values()
+        needed = list(dict.fromkeys(s for t in todo for s in t.sentences()))
+        start = time.perf_counter()
+        vectors = self.cache.encode(encoder, needed, progress=encoder.name if self.progress else False)
+        per_sentence = (time.perf_counter() - start) / max(len(needed), 1)
+        row = {s: i for i, s in enumerate(needed)}
+
+        with self._bar(len(pending), f"probing {encoder.name}") as bar:
+            for task, v, seed, key, est in pending:
+                X = {}
+                for name, split in task.splits.items():
+                    idx = np.fromiter((row[s] for s in split.sentences), dtype=np.int64)
+                    X[name] = vectors[idx] if vectors.ndim == 2 else vectors[idx, v]
+                tr, dv, te = task.splits["train"], task.splits.get("dev"), task.splits["test"]
+                t0 = time.perf_counter()
+                est.fit(X["train"], tr.labels, *((X["dev"], dv.labels) if dv else ()))
+                score = _accuracy(est, X["test"], te.labels)
+                view = views[v]
+                label = encoder.name if view is None else f"{encoder.name}@{view}"
+                self._record(
+                    key, task, encoder=label,
+                    encoder_fingerprint=encoder.fingerprint + ("" if view is None else f"#{view}"),
+                    seed=seed, probe=probe, selection=est.selection_, config=est.best_params_,
+                    dev_score=est.best_score_, test_score=score, dim=int(X["train"].shape[1]),
+                    encode_seconds=per_sentence * len(task.sentences()),
+                    probe_seconds=time.perf_counter() - t0,
+                    extra={"grid": [[c, s] for c, s in getattr(est, "grid_scores_", [])],
+                           "n_iter": getattr(est, "n_iter_", None)},
+                )
+                bar.update()
+
+    def frame(self) -> pd.DataFrame:
+        """The records of this run's units (older runs stay in the store)."""
+        frame = self.store.to_frame()
+        return frame[frame["key"].isin(set(self.keys))].reset_index(drop=True)
+
+
+def run(
+    encoders: Sequence[str | Encoder] = ("minilm",),
+    tasks: str | Sequence[str] | Sequence[ProbingTask] = "sample-en",
+    *,
+    baselines: str | Sequence[str] | None = None,
+    probe: str = "paper",
+    seeds: int = 1,
+    results: str | Path = DEFAULT_RESULTS,
+    cache_dir: str | Path | None = None,
+    encoder_options: dict[str, Any] | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Probe ``encoders`` (and ``baselines``) on ``tasks``; returns one row per result.
+
+    Everything that can be checked is checked before work starts: task files are loaded and
+    validated, baseline and probe names resolved.
+    """
+    task_list = (list(tasks) if tasks and isinstance(tasks[0], ProbingTask)
+                 else resolve_tasks(tasks))  # type: ignore[arg-type]
+    names = expand_baselines(baselines)
+    Path(results).parent.mkdir(parents=True, exist_ok=True)
+    cache = EmbeddingCache(cache_dir if cache_dir is not None else default_cache_dir())
+    with ResultsStore(results) as store:
+        runner = Runner(task_list, probe=probe, seeds=seeds, store=store, cache=cache,
+                        progress=progress)
+        for name in names:
+            item = BASELINES[name]
+            if isinstance(item, TextBaseline):
+                runner.run_text_baseline(item)
+            else:
+                enc = get_encoder(item) if isinstance(item, str) else item()
+                runner.run_encoder(enc, probe="logreg" if name == "length" else None)
+        for spec in encoders:
+            enc = spec if isinstance(spec, Encoder) else get_encoder(spec, **(encoder_options or {}))
+            runner.run_encoder(enc)
+        return runner.frame()
+

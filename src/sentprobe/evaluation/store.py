@@ -1,0 +1,215 @@
+"""Results store: one SQLite file where runs accumulate, one row per finished unit.
+
+A *unit* is (encoder fingerprint, task data hash, probe signature, seed). Each finished unit
+is committed at once, so a killed run keeps its work and a rerun skips what ``has`` finds.
+SQLite needs no server, WAL mode lets a reader (``sentprobe report``) work while a run
+writes, and the file is easy to copy or inspect with any SQLite tool.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sentprobe.errors import SentprobeError
+
+SCHEMA_VERSION = 1
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class ResultRecord:
+    """One probe trained and scored on one task with one encoder and one seed."""
+
+    encoder: str
+    encoder_fingerprint: str
+    task: str
+    task_source: str
+    task_hash: str
+    category: str
+    language: str
+    seed: int
+    probe: str
+    selection: str  # "dev" or "cv5"
+    config: dict[str, Any]
+    dev_score: float | None
+    test_score: float
+    n_train: int
+    n_dev: int
+    n_test: int
+    n_classes: int
+    dim: int
+    encode_seconds: float = 0.0
+    probe_seconds: float = 0.0
+    created: str = field(default_factory=_now)
+    warnings: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+FIELDS = [f.name for f in fields(ResultRecord)]
+_JSON_FIELDS = {"config", "warnings", "extra"}
+_SQL_TYPES = {
+    "seed": "INTEGER",
+    "n_train": "INTEGER",
+    "n_dev": "INTEGER",
+    "n_test": "INTEGER",
+    "n_classes": "INTEGER",
+    "dim": "INTEGER",
+    "dev_score": "REAL",
+    "test_score": "REAL",
+    "encode_seconds": "REAL",
+    "probe_seconds": "REAL",
+}
+
+
+def unit_key(encoder_fingerprint: str, task_hash: str, probe_signature: str, seed: int) -> str:
+    """Identity of a unit of work: same inputs, same key, so finished units are skipped."""
+    parts = json.dumps([encoder_fingerprint, task_hash, probe_signature, int(seed)])
+    return hashlib.sha256(parts.encode("utf-8")).hexdigest()[:32]
+
+
+class ResultsStore:
+    """Append/upsert ``ResultRecord``s into an SQLite file; usable as a context manager."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise SentprobeError(f"{self.path}: results store path is a directory")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, timeout=30.0)
+        except sqlite3.Error as e:
+            raise SentprobeError(f"{self.path}: cannot open results file ({e})") from None
+        try:
+            self._setup()
+        except sqlite3.DatabaseError as e:
+            self._db.close()
+            raise SentprobeError(f"{self.path}: not a sentprobe results file ({e})") from None
+        except SentprobeError:
+            self._db.close()
+            raise
+
+    def _setup(self) -> None:
+        db = self._db
+        db.execute("PRAGMA journal_mode=WAL")
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "meta" in tables:
+            row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            version = int(row[0]) if row else None
+            if version != SCHEMA_VERSION:
+                raise SentprobeError(
+                    f"{self.path}: results schema version {version}, this sentprobe reads "
+                    f"version {SCHEMA_VERSION}; use a matching sentprobe or a new results file"
+                )
+            return
+        if tables:
+            raise SentprobeError(f"{self.path}: an SQLite file, but not a sentprobe results file")
+        columns = ", ".join(f"{name} {_SQL_TYPES.get(name, 'TEXT')}" for name in FIELDS)
+        with db:
+            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+            db.execute(
+                "INSERT INTO meta VALUES ('schema_version', ?), ('created', ?)",
+                (str(SCHEMA_VERSION), _now()),
+            )
+            db.execute(f"CREATE TABLE results (key TEXT PRIMARY KEY, {columns})")
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as e:
+            raise SentprobeError(f"{self.path}: cannot read results ({e})") from None
+
+    def has(self, key: str) -> bool:
+        return bool(self._query("SELECT 1 FROM results WHERE key=?", (key,)))
+
+    def get(self, key: str) -> ResultRecord | None:
+        rows = self._query(f"SELECT {', '.join(FIELDS)} FROM results WHERE key=?", (key,))
+        return _to_record(rows[0]) if rows else None
+
+    def add(self, record: ResultRecord, key: str) -> None:
+        """Insert or replace the unit ``key``; committed immediately."""
+        values = [_to_sql(name, v) for name, v in asdict(record).items()]
+        placeholders = ", ".join("?" * (len(FIELDS) + 1))
+        try:
+            with self._db:
+                # REPLACE gives the row a new rowid, so rowid order is "last written" order.
+                self._db.execute(
+                    f"INSERT OR REPLACE INTO results (key, {', '.join(FIELDS)}) "
+                    f"VALUES ({placeholders})",
+                    (key, *values),
+                )
+        except sqlite3.DatabaseError as e:
+            raise SentprobeError(f"{self.path}: cannot write result ({e})") from None
+
+    def records(
+        self, encoder: str | None = None, task: str | None = None, probe: str | None = None
+    ) -> list[ResultRecord]:
+        """Stored records in the order they were (last) written, optionally filtered."""
+        return [record for _, record in self._select(encoder, task, probe)]
+
+    def _select(
+        self, encoder: str | None, task: str | None, probe: str | None
+    ) -> list[tuple[str, ResultRecord]]:
+        filters = {"encoder": encoder, "task": task, "probe": probe}
+        where = [f"{name}=?" for name, value in filters.items() if value is not None]
+        params = tuple(value for value in filters.values() if value is not None)
+        sql = f"SELECT key, {', '.join(FIELDS)} FROM results"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        rows = self._query(sql + " ORDER BY rowid", params)
+        return [(row[0], _to_record(row[1:])) for row in rows]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per record (columns: ``key`` plus the record fields), in write order."""
+        rows = [{"key": key, **asdict(record)} for key, record in self._select(None, None, None)]
+        return pd.DataFrame(rows, columns=["key", *FIELDS])
+
+    def __len__(self) -> int:
+        return int(self._query("SELECT COUNT(*) FROM results")[0][0])
+
+
+def _json_default(value: Any) -> Any:
+    """numpy scalars/arrays (common in configs and scores) as plain JSON; else their str."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return str(value)
+
+
+def _to_sql(name: str, value: Any) -> Any:
+    if name in _JSON_FIELDS:
+        return json.dumps(value, sort_keys=True, default=_json_default)
+    if value is None:
+        return None
+    sql_type = _SQL_TYPES.get(name)
+    if sql_type == "INTEGER":
+        return int(value)
+    if sql_type == "REAL":
+        return float(value)  # also turns numpy scalars into types sqlite3 can bind
+    return str(value)
+
+
+def _to_record(row: tuple) -> ResultRecord:
+    values = {
+        name: json.loads(v) if name in _JSON_FIELDS else v
+        for name, v in zip(FIELDS, row, strict=True)
+    }
+    return ResultRecord(**values)

@@ -1,0 +1,204 @@
+"""The paper's MLP probe (Linear -> Sigmoid -> dropout -> Linear), its whole grid as one network.
+
+All configurations (hidden size x dropout x L2) are trained side by side: their hidden layers
+are concatenated into one wide first layer (one matrix product per step for the whole grid),
+and each configuration's output layer is a slice of a padded batch of small matrices. A
+configuration whose dev accuracy stops improving is dropped from the batch, so the remaining
+ones train faster; its best-on-dev weights are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from sentprobe.probes._common import as_grid
+from sentprobe.probes.base import GridFit, GridProbe
+
+DEFAULT_NHID: tuple[int, ...] = (50, 100, 200)
+DEFAULT_DROPOUT: tuple[float, ...] = (0.0, 0.1, 0.2)
+DEFAULT_L2: tuple[float, ...] = (1e-5, 1e-4, 1e-3)
+
+
+class _StackedMLP:
+    """Parameters and Adam state of G MLPs; ``keep`` removes finished ones from the batch.
+
+    Members are ordered by hidden size, so the hidden units of equal-sized members form one
+    contiguous block that a view turns into ``(n, members, size)`` for a batched matmul.
+    """
+
+    def __init__(self, d: int, K: int, configs: list[dict[str, Any]], gen: torch.Generator):
+        order = sorted(range(len(configs)), key=lambda i: configs[i]["nhid"])
+        self.ids = order  # original config index of each member
+        self.hid = torch.tensor([configs[i]["nhid"] for i in order])
+        self.drop = torch.tensor([float(configs[i]["dropout"]) for i in order])
+        self.l2 = torch.tensor([float(configs[i]["l2"]) for i in order])
+        H, G = int(self.hid.sum()), len(order)
+        self.p = {
+            "W1": (torch.rand(d, H, generator=gen) * 2 - 1) / d**0.5,
+            "b1": (torch.rand(H, generator=gen) * 2 - 1) / d**0.5,
+            "b2": torch.zeros(G, K),
+        }
+        for size in self.hid.unique().tolist():
+            m = int((self.hid == size).sum())
+            bound = 1 / size**0.5
+            self.p[f"W2_{size}"] = (torch.rand(m, size, K, generator=gen) * 2 - 1) * bound
+        for g in range(G):
+            self.p["b2"][g] = (torch.rand(K, generator=gen) * 2 - 1) / float(self.hid[g]) ** 0.5
+        self.m = {k: torch.zeros_like(v) for k, v in self.p.items()}
+        self.v = {k: torch.zeros_like(v) for k, v in self.p.items()}
+        self.step = 0
+        self._index()
+
+    def _index(self) -> None:
+        self.member = torch.repeat_interleave(torch.arange(len(self.hid)), self.hid)  # (H,)
+        sizes, counts = torch.unique_consecutive(self.hid, return_counts=True)
+        self.blocks = [(int(s), int(c)) for s, c in zip(sizes, counts)]
+
+    def keep(self, members: torch.Tensor) -> None:
+        """Keep only ``members`` (sorted positions), dropping the others' weights and state."""
+        units = torch.isin(self.member, members)
+        start, kept = 0, {}
+        for size, count in self.blocks:
+            local = members[(members >= start) & (members < start + count)] - start
+            kept[size] = local
+            start += count
+        for store in (self.p, self.m, self.v):
+            store["W1"], store["b1"] = store["W1"][:, units].contiguous(), store["b1"][units]
+            store["b2"] = store["b2"][members]
+            for size, local in kept.items():
+                if len(local):
+                    store[f"W2_{size}"] = store[f"W2_{size}"][local]
+                else:
+                    del store[f"W2_{size}"]
+        self.ids = [self.ids[i] for i in members.tolist()]
+        self.hid, self.drop, self.l2 = self.hid[members], self.drop[members], self.l2[members]
+        self._index()
+
+    def logits(self, X: torch.Tensor, p: dict[str, torch.Tensor], gen=None) -> torch.Tensor:
+        h = torch.sigmoid(torch.addmm(p["b1"], X, p["W1"]))  # (n, H)
+        if gen is not None and bool((self.drop > 0).any()):
+            keep = 1 - self.drop[self.member]
+            h = h * ((torch.rand(h.shape, generator=gen) < keep) / keep)
+        n, out, unit = len(h), [], 0
+        for size, count in self.blocks:
+            hb = h[:, unit : unit + size * count].reshape(n, count, size).transpose(0, 1)
+            out.append(torch.bmm(hb, p[f"W2_{size}"]))  # (count, n, K)
+            unit += size * count
+        return (torch.cat(out, 0) + p["b2"][:, None]).transpose(0, 1)  # (n, G, K)
+
+    def adam_step(self, X: torch.Tensor, y: torch.Tensor, lr: float, gen: torch.Generator) -> None:
+        p = {k: v.requires_grad_(True) for k, v in self.p.items()}
+        Z = self.logits(X, p, gen)
+        n, G, K = Z.shape
+        ce = torch.nn.functional.cross_entropy(
+            Z.reshape(n * G, K), y.repeat_interleave(G), reduction="sum"
+        ) / n
+        lam = self.l2[self.member]
+        reg = (p["W1"] ** 2).sum(0) @ lam
+        start = 0
+        for size, count in self.blocks:
+            reg = reg + (p[f"W2_{size}"] ** 2).sum((1, 2)) @ self.l2[start : start + count]
+            start += count
+        reg = 0.5 * reg
+        grads = torch.autograd.grad(ce + reg, list(p.values()))
+        self.step += 1
+        b1, b2, eps = 0.9, 0.999, 1e-8
+        c1, c2 = 1 - b1**self.step, 1 - b2**self.step
+        with torch.no_grad():
+            for (k, w), gr in zip(p.items(), grads):
+                self.m[k].mul_(b1).add_(gr, alpha=1 - b1)
+                self.v[k].mul_(b2).addcmul_(gr, gr, value=1 - b2)
+                w.addcdiv_(self.m[k], (self.v[k] / c2).sqrt_().add_(eps), value=-lr / c1)
+                self.p[k] = w.detach()
+
+    @torch.inference_mode()
+    def accuracy(self, X: torch.Tensor, y: torch.Tensor, chunk: int = 8192) -> torch.Tensor:
+        correct = torch.zeros(len(self.ids))
+        for i in range(0, len(X), chunk):
+            Z = self.logits(X[i : i + chunk], self.p)
+            correct += (Z.argmax(-1) == y[i : i + chunk, None]).float().sum(0)
+        return correct / len(X)
+
+    def member_params(self, j: int) -> dict[str, torch.Tensor]:
+        units = self.member == j
+        size = int(self.hid[j])
+        first = int((self.hid < size).sum())  # members are sorted by size
+        return {
+            "W1": self.p["W1"][:, units].clone(),
+            "b1": self.p["b1"][units].clone(),
+            "W2": self.p[f"W2_{size}"][j - first].clone(),
+            "b2": self.p["b2"][j].clone(),
+        }
+
+
+class MLPProbe(GridProbe):
+    """Sigmoid MLP probe of Conneau et al. (2018); each argument may be a value or a grid.
+
+    Trained with Adam on shuffled minibatches for at most ``max_epochs``; with a dev split, a
+    configuration stops after ``patience`` epochs without dev improvement and keeps its best
+    weights, so its reported dev accuracy is a selection score.
+    """
+
+    def __init__(
+        self,
+        nhid: int | Sequence[int] = DEFAULT_NHID,
+        dropout: float | Sequence[float] = DEFAULT_DROPOUT,
+        l2: float | Sequence[float] = DEFAULT_L2,
+        lr: float = 2e-3,
+        batch_size: int = 256,
+        max_epochs: int = 30,
+        patience: int = 3,
+        cv: int = 5,
+        random_state: int | None = 0,
+    ) -> None:
+        self.nhid = nhid
+        self.dropout = dropout
+        self.l2 = l2
+        self.lr = lr
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.patience = patience
+        self.cv = cv
+        self.random_state = random_state
+
+    def _configs(self) -> list[dict[str, Any]]:
+        return as_grid(nhid=self.nhid, dropout=self.dropout, l2=self.l2)
+
+    def _fit_grid(self, X, y, X_dev, y_dev, configs, seed, max_iter=None) -> list[GridFit]:
+        gen = torch.Generator().manual_seed(seed)
+        net = _StackedMLP(X.shape[1], len(self.classes_), configs, gen)
+        epochs = max_iter or self.max_epochs
+        G = len(configs)
+        best: list[GridFit | None] = [None] * G
+        stale = [0] * G
+        y = y.clamp_min(0)
+        for epoch in range(1, epochs + 1):
+            order = torch.randperm(len(X), generator=gen)
+            for i in range(0, len(X), self.batch_size):
+                batch = order[i : i + self.batch_size]
+                net.adam_step(X[batch], y[batch], self.lr, gen)
+            if X_dev is None:
+                continue
+            acc = net.accuracy(X_dev, y_dev)
+            still = []
+            for j, cfg in enumerate(net.ids):
+                if best[cfg] is None or acc[j] > best[cfg].dev_score:
+                    best[cfg] = GridFit(float(acc[j]), net.member_params(j), epoch)
+                    stale[cfg] = 0
+                else:
+                    stale[cfg] += 1
+                if stale[cfg] < self.patience:
+                    still.append(j)
+            if not still:
+                break
+            if len(still) < len(net.ids):
+                net.keep(torch.tensor(still))
+        if X_dev is None:
+            return [GridFit(None, net.member_params(j), epochs) for j in range(G)]
+        return [b for b in best if b is not None]
+
+    def _logits(self, params, X):
+        return torch.sigmoid(X @ params["W1"] + params["b1"]) @ params["W2"] + params["b2"]

@@ -1,0 +1,295 @@
+"""Results tables in the layout of the paper's Table 2: encoders as rows, tasks as columns.
+
+Columns follow ``PAPER_TASKS`` under Surface / Syntactic / Semantic headers, other tasks
+after them under "Other". Rows start with the paper's baselines, then untrained encoders,
+then the rest in the order first seen. Scores are percentages; several seeds give
+"mean ± std". Input is the frame of ``ResultsStore.to_frame()`` (one row per record).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+from rich.table import Table
+from rich.text import Text
+
+from sentprobe.datasets.task import PAPER_TASKS
+from sentprobe.errors import SentprobeError
+
+BASELINES = ("Majority", "Length", "NB-uni-tfidf", "NB-bi-tfidf", "BoV-GloVe")
+GROUP_TITLES = {
+    "surface": "Surface",
+    "syntactic": "Syntactic",
+    "semantic": "Semantic",
+    "other": "Other",
+}
+FORMATS = ("markdown", "csv", "latex", "json")
+REQUIRED = ("encoder", "task", "probe", "seed")
+MISSING = "-"
+
+
+@dataclass
+class _Summary:
+    """Aggregated cells plus the row and column order of the table."""
+
+    cells: pd.DataFrame  # index (row, column); columns mean, std, n
+    rows: list[str]
+    columns: list[tuple[str, str]]  # (group title, column label)
+    encoders: dict[str, str]  # row label -> encoder name
+
+    def cell(self, row: str, column: str) -> tuple[float, float, int] | None:
+        try:
+            mean, std, n = self.cells.loc[(row, column), ["mean", "std", "n"]]
+        except KeyError:
+            return None
+        return float(mean), float(std), int(n)
+
+    @property
+    def several_seeds(self) -> bool:
+        return bool((self.cells["n"] > 1).any())
+
+
+def _column_labels(frame: pd.DataFrame) -> pd.Series:
+    """Task name, disambiguated when one task comes from several languages/sources."""
+    labels = frame["task"].astype(str).copy()
+    for task, group in frame.groupby("task", sort=False):
+        variants = group[["task_source", "language"]].drop_duplicates()
+        if len(variants) < 2:
+            continue
+        by_language = variants["language"].nunique() == len(variants)
+        by_source = variants["task_source"].nunique() == len(variants)
+        if by_language:
+            suffix = " (" + group["language"] + ")"
+        elif by_source:
+            suffix = " [" + group["task_source"] + "]"
+        else:
+            suffix = " [" + group["task_source"] + ", " + group["language"] + "]"
+        labels[group.index] = f"{task}" + suffix
+    return labels
+
+
+def _row_rank(encoder: str) -> int:
+    lowered = [b.lower() for b in BASELINES]
+    if encoder.lower() in lowered:
+        return lowered.index(encoder.lower())
+    if "(untrained)" in encoder:
+        return len(BASELINES)
+    return len(BASELINES) + 1
+
+
+def _summarize(frame: pd.DataFrame, metric: str, percent: bool) -> _Summary:
+    missing = [c for c in (*REQUIRED, metric) if c not in frame.columns]
+    if missing:
+        raise SentprobeError(f"results are missing column(s): {', '.join(missing)}")
+    df = frame.copy()
+    for name, default in (("task_source", ""), ("language", ""), ("category", "other")):
+        if name not in df.columns:
+            df[name] = default
+        df[name] = df[name].fillna(default).astype(str)
+    df = df.reset_index(drop=True)
+    if "created" in df.columns:  # stable: equal timestamps keep write order
+        df = df.sort_values("created", kind="stable")
+    identity = ["encoder", "task", "task_source", "language", "probe", "seed"]
+    df = df.drop_duplicates(subset=identity, keep="last").sort_index()
+
+    df["column"] = _column_labels(df)
+    paper_order = {task: i for i, task in enumerate(PAPER_TASKS)}
+    df["group"] = [GROUP_TITLES[PAPER_TASKS.get(t, "other")] for t in df["task"]]
+    df["_order"] = [paper_order.get(t, len(paper_order)) for t in df["task"]]
+    columns = (
+        df[["_order", "group", "column"]]
+        .drop_duplicates("column")
+        .sort_values("_order", kind="stable")[["group", "column"]]
+    )
+
+    probes = df.groupby("encoder", sort=False)["probe"].nunique()
+    df["row"] = [
+        f"{e} [{p}]" if probes[e] > 1 else str(e)
+        for e, p in zip(df["encoder"], df["probe"], strict=True)
+    ]
+    encoders = dict(zip(df["row"], df["encoder"].astype(str), strict=True))
+    rows = sorted(dict.fromkeys(df["row"]), key=lambda r: _row_rank(encoders[r]))
+
+    scale = 100.0 if percent else 1.0
+    values = pd.to_numeric(df[metric], errors="coerce") * scale
+    cells = values.groupby([df["row"], df["column"]], sort=False).agg(
+        mean="mean", std="std", n="count"
+    )
+    return _Summary(cells, rows, list(columns.itertuples(index=False, name=None)), encoders)
+
+
+def pivot(
+    frame: pd.DataFrame, metric: str = "test_score", stat: str = "mean", percent: bool = True
+) -> pd.DataFrame:
+    """The table's numbers: rows = encoders, columns = (group, task), ``stat`` in
+    {"mean", "std", "n"} over seeds (percentages unless ``percent=False``)."""
+    if frame.empty:
+        return pd.DataFrame()
+    summary = _summarize(frame, metric, percent)
+    wide = summary.cells[stat].unstack("column")
+    wide = wide.reindex(index=summary.rows, columns=[c for _, c in summary.columns])
+    wide.columns = pd.MultiIndex.from_tuples(summary.columns, names=["group", "task"])
+    wide.index.name = "encoder"
+    return wide
+
+
+def _format_cell(cell: tuple[float, float, int] | None, decimals: int, pm: str) -> str:
+    if cell is None or math.isnan(cell[0]):
+        return MISSING
+    mean, std, n = cell
+    text = f"{mean:.{decimals}f}"
+    if n > 1 and not math.isnan(std):
+        text += f"{pm}{std:.{decimals}f}"
+    return text
+
+
+def _group_spans(columns: list[tuple[str, str]]) -> list[tuple[str, int]]:
+    spans: list[tuple[str, int]] = []
+    for group, _ in columns:
+        if spans and spans[-1][0] == group:
+            spans[-1] = (group, spans[-1][1] + 1)
+        else:
+            spans.append((group, 1))
+    return spans
+
+
+def _markdown(summary: _Summary, decimals: int) -> str:
+    """Pipe table; the group row is the header, task names the first (bold) row."""
+    groups, seen = [], set()
+    for group, _ in summary.columns:
+        groups.append(group if group not in seen else "")
+        seen.add(group)
+    lines = [
+        ["", *groups],
+        ["**Encoder**", *(f"**{c}**" for _, c in summary.columns)],
+        *(
+            [
+                row,
+                *(_format_cell(summary.cell(row, c), decimals, " ± ") for _, c in summary.columns),
+            ]
+            for row in summary.rows
+        ),
+    ]
+    lines = [[cell.replace("|", "\\|") for cell in line] for line in lines]
+    widths = [max(3, *(len(line[i]) for line in lines)) for i in range(len(lines[0]))]
+
+    def render(cells: list[str]) -> str:
+        padded = [cells[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)
+        ]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = "|" + "|".join(["-" * (widths[0] + 2)] + ["-" * (w + 1) + ":" for w in widths[1:]])
+    return "\n".join([render(lines[0]), rule + "|", *(render(line) for line in lines[1:])]) + "\n"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _tex(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def _latex(summary: _Summary, decimals: int) -> str:
+    """booktabs tabular with a \\multicolumn group row, as in the paper."""
+    n = len(summary.columns)
+    group_cells, rules, start = [], [], 2
+    for group, span in _group_spans(summary.columns):
+        group_cells.append(rf"\multicolumn{{{span}}}{{c}}{{{_tex(group)}}}")
+        rules.append(rf"\cmidrule(lr){{{start}-{start + span - 1}}}")
+        start += span
+    lines = [
+        r"\begin{tabular}{l" + "r" * n + "}",
+        r"\toprule",
+        " & ".join(["", *group_cells]) + r" \\",
+        " ".join(rules),
+        " & ".join(["Encoder", *(_tex(c) for _, c in summary.columns)]) + r" \\",
+        r"\midrule",
+    ]
+    for row in summary.rows:
+        cells = [
+            _format_cell(summary.cell(row, c), decimals, r" $\pm$ ") for _, c in summary.columns
+        ]
+        lines.append(" & ".join([_tex(row), *cells]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def _flat(summary: _Summary, decimals: int) -> pd.DataFrame:
+    """Wide frame for csv/json: a mean column per task, plus "<task> std" with seeds."""
+    data: dict[str, list] = {"encoder": list(summary.rows)}
+    for _, column in summary.columns:
+        cells = [summary.cell(row, column) for row in summary.rows]
+        data[column] = [None if c is None else _round(c[0], decimals) for c in cells]
+        if summary.several_seeds:
+            data[f"{column} std"] = [None if c is None else _round(c[1], decimals) for c in cells]
+    return pd.DataFrame(data)
+
+
+def _round(value: float, decimals: int) -> float | None:
+    return None if math.isnan(value) else round(value, decimals)
+
+
+def results_table(
+    frame: pd.DataFrame,
+    metric: str = "test_score",
+    fmt: str = "markdown",
+    decimals: int = 1,
+    percent: bool = True,
+) -> str:
+    """Render the results as markdown, csv, latex or json (a list of row records)."""
+    if fmt not in FORMATS:
+        raise SentprobeError(f"unknown table format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if frame.empty:
+        raise SentprobeError("no results to report")
+    summary = _summarize(frame, metric, percent)
+    if fmt == "markdown":
+        return _markdown(summary, decimals)
+    if fmt == "latex":
+        return _latex(summary, decimals)
+    flat = _flat(summary, decimals)
+    if fmt == "csv":
+        return flat.to_csv(index=False)
+    records = [
+        {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()}
+        for rec in flat.to_dict(orient="records")
+    ]
+    return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+
+
+def rich_table(
+    frame: pd.DataFrame, metric: str = "test_score", decimals: int = 1, percent: bool = True
+) -> Table:
+    """The same table for the terminal; column titles are "Group" over "Task"."""
+    table = Table(title=f"{metric} (%)" if percent else metric)
+    table.add_column("Encoder", no_wrap=True)
+    if frame.empty:
+        return table
+    summary = _summarize(frame, metric, percent)
+    previous = None
+    for group, column in summary.columns:
+        title = Text(f"{group if group != previous else ''}\n{column}")  # Text: no markup
+        table.add_column(title, justify="right")
+        previous = group
+    last_baseline = max(
+        (i for i, r in enumerate(summary.rows) if _row_rank(summary.encoders[r]) < len(BASELINES)),
+        default=None,
+    )
+    for i, row in enumerate(summary.rows):
+        cells = [_format_cell(summary.cell(row, c), decimals, " ± ") for _, c in summary.columns]
+        table.add_row(Text(row), *cells, end_section=i == last_baseline)
+    return table

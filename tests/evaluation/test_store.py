@@ -1,0 +1,130 @@
+import sqlite3
+
+import numpy as np
+import pytest
+
+from sentprobe.errors import SentprobeError
+from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
+
+
+def record(**overrides) -> ResultRecord:
+    values = dict(
+        encoder="MiniLM-L6",
+        encoder_fingerprint="st:all-MiniLM-L6-v2@abc",
+        task="SentLen",
+        task_source="paper",
+        task_hash="0123456789abcdef",
+        category="surface",
+        language="en",
+        seed=0,
+        probe="logreg",
+        selection="dev",
+        config={"C": 1.0, "grid": [0.1, 1.0]},
+        dev_score=0.9,
+        test_score=0.875,
+        n_train=100,
+        n_dev=10,
+        n_test=10,
+        n_classes=6,
+        dim=384,
+        warnings=["few examples"],
+        extra={"dev_scores": {"0.1": 0.8, "1.0": 0.9}},
+    )
+    values.update(overrides)
+    return ResultRecord(**values)
+
+
+def test_unit_key_is_stable_and_distinguishes_inputs():
+    key = unit_key("fp", "hash", "logreg:grid", 0)
+    assert key == unit_key("fp", "hash", "logreg:grid", 0)
+    others = {
+        unit_key("fp2", "hash", "logreg:grid", 0),
+        unit_key("fp", "hash2", "logreg:grid", 0),
+        unit_key("fp", "hash", "mlp:grid", 0),
+        unit_key("fp", "hash", "logreg:grid", 1),
+        unit_key("fphash", "", "logreg:grid", 0),  # no ambiguity from concatenation
+    }
+    assert key not in others and len(others) == 5
+
+
+def test_roundtrip_and_persistence(tmp_path):
+    path = tmp_path / "sub" / "results.sqlite"
+    rec = record()
+    key = unit_key(rec.encoder_fingerprint, rec.task_hash, "logreg", rec.seed)
+    with ResultsStore(path) as store:
+        assert not store.has(key) and store.get(key) is None
+        store.add(rec, key)
+        assert store.has(key)
+    with ResultsStore(path) as store:  # reopened: runs accumulate
+        assert store.get(key) == rec
+        assert store.records() == [rec]
+        assert len(store) == 1
+
+
+def test_upsert_filters_and_order(tmp_path):
+    store = ResultsStore(tmp_path / "r.db")
+    store.add(record(test_score=0.5), "k1")
+    store.add(record(task="WC", category="surface"), "k2")
+    store.add(record(probe="mlp"), "k3")
+    store.add(record(test_score=0.6), "k1")  # same unit again: replaces, now last written
+    assert len(store) == 3
+    assert store.get("k1").test_score == 0.6
+    assert [r.task for r in store.records(task="WC")] == ["WC"]
+    assert [r.probe for r in store.records(task="SentLen", probe="mlp")] == ["mlp"]
+    assert store.records(encoder="other") == []
+    frame = store.to_frame()
+    assert list(frame["key"]) == ["k2", "k3", "k1"]
+    assert frame.loc[2, "config"] == {"C": 1.0, "grid": [0.1, 1.0]}
+    assert frame.loc[2, "warnings"] == ["few examples"]
+    assert {"test_score", "dev_score", "created", "extra"} <= set(frame.columns)
+
+
+def test_numpy_values_are_stored_as_plain_numbers(tmp_path):
+    store = ResultsStore(tmp_path / "r.db")
+    rec = record(
+        test_score=np.float32(0.25),
+        seed=np.int64(3),
+        dev_score=None,
+        config={"C": np.float64(0.1), "h": np.int64(50)},
+    )
+    store.add(rec, "k")
+    got = store.get("k")
+    assert got.test_score == 0.25 and got.seed == 3 and got.dev_score is None
+    assert got.config == {"C": 0.1, "h": 50}
+
+
+def test_empty_store_frame_has_columns(tmp_path):
+    frame = ResultsStore(tmp_path / "r.db").to_frame()
+    assert frame.empty and "test_score" in frame.columns
+
+
+def test_corrupt_or_foreign_file_is_a_clear_error(tmp_path):
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(SentprobeError, match="junk.db"):
+        ResultsStore(junk)
+
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE t (x)")
+    with pytest.raises(SentprobeError, match="foreign.db.*not a sentprobe"):
+        ResultsStore(foreign)
+
+    with pytest.raises(SentprobeError, match="directory"):
+        ResultsStore(tmp_path)
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "r.db"
+    ResultsStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
+    with pytest.raises(SentprobeError, match="schema version 99"):
+        ResultsStore(path)
+
+
+def test_wal_mode(tmp_path):
+    path = tmp_path / "r.db"
+    ResultsStore(path).close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

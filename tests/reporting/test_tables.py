@@ -1,0 +1,169 @@
+import json
+from io import StringIO
+
+import pandas as pd
+import pytest
+from rich.console import Console
+
+from sentprobe.errors import SentprobeError
+from sentprobe.reporting import pivot, results_table, rich_table
+
+
+def rec(
+    encoder,
+    task,
+    score,
+    seed=0,
+    probe="logreg",
+    source="paper",
+    language="en",
+    created="2024-01-01T00:00:00",
+):
+    return dict(
+        encoder=encoder,
+        task=task,
+        test_score=score,
+        seed=seed,
+        probe=probe,
+        task_source=source,
+        language=language,
+        created=created,
+        category="other",
+    )
+
+
+@pytest.fixture
+def frame():
+    return pd.DataFrame(
+        [
+            rec("MiniLM", "CoordInv", 0.6),
+            rec("MiniLM", "MyTask", 0.7),
+            rec("MiniLM", "SentLen", 0.80, seed=0),
+            rec("MiniLM", "SentLen", 0.90, seed=1),
+            rec("GloVe", "TreeDepth", 0.30),
+            rec("BERT (untrained)", "SentLen", 0.40),
+            rec("BoV-GloVe", "WC", 0.75),
+            rec("Majority", "SentLen", 0.17, probe="majority"),
+            rec("NB-uni-tfidf", "SOMO", 0.5),
+        ]
+    )
+
+
+def header_and_rows(markdown: str):
+    lines = markdown.strip().splitlines()
+    cells = [[c.strip() for c in line.strip("|").split(" | ")] for line in lines]
+    return cells[0], cells[2], {row[0]: row[1:] for row in cells[3:]}
+
+
+def test_pivot_layout_and_order(frame):
+    table = pivot(frame)
+    assert list(table.columns.get_level_values("task")) == [
+        "SentLen",
+        "WC",
+        "TreeDepth",
+        "SOMO",
+        "CoordInv",
+        "MyTask",
+    ]
+    assert list(table.columns.get_level_values("group")) == [
+        "Surface",
+        "Surface",
+        "Syntactic",
+        "Semantic",
+        "Semantic",
+        "Other",
+    ]
+    assert list(table.index) == [
+        "Majority",
+        "NB-uni-tfidf",
+        "BoV-GloVe",
+        "BERT (untrained)",
+        "MiniLM",
+        "GloVe",
+    ]
+    assert table.loc["MiniLM", ("Surface", "SentLen")] == pytest.approx(85.0)
+    assert pivot(frame, stat="n").loc["MiniLM", ("Surface", "SentLen")] == 2
+    assert pivot(frame, percent=False).loc["GloVe", ("Syntactic", "TreeDepth")] == 0.3
+
+
+def test_markdown_groups_mean_std_and_missing(frame):
+    header, tasks, rows = header_and_rows(results_table(frame, fmt="markdown"))
+    assert header[1:] == ["Surface", "", "Syntactic", "Semantic", "", "Other"]
+    assert tasks[0] == "**Encoder**" and tasks[1] == "**SentLen**"
+    assert rows["MiniLM"][0] == "85.0 ± 7.1"
+    assert rows["MiniLM"][4] == "60.0" and rows["GloVe"][0] == "-"
+    assert list(rows)[:3] == ["Majority", "NB-uni-tfidf", "BoV-GloVe"]
+    assert results_table(frame, decimals=2).count("85.00 ± 7.07") == 1
+
+
+def test_latest_record_wins(frame):
+    newer = rec("GloVe", "TreeDepth", 0.35, created="2025-01-01T00:00:00")
+    older = rec("GloVe", "TreeDepth", 0.99, created="2023-01-01T00:00:00")
+    table = pivot(pd.concat([frame, pd.DataFrame([newer, older])], ignore_index=True))
+    assert table.loc["GloVe", ("Syntactic", "TreeDepth")] == pytest.approx(35.0)
+
+
+def test_two_probes_label_rows_and_sources_stay_apart(frame):
+    extra = pd.DataFrame(
+        [
+            rec("MiniLM", "SentLen", 0.5, probe="mlp"),
+            rec("MiniLM", "SentLen", 0.6, language="de", source="xprobe"),
+            rec("GloVe", "BShift", 0.52, source="mine"),
+            rec("GloVe", "BShift", 0.58, source="theirs"),
+        ]
+    )
+    table = pivot(pd.concat([frame, extra], ignore_index=True))
+    assert {"MiniLM [logreg]", "MiniLM [mlp]", "GloVe"} <= set(table.index)
+    tasks = list(table.columns.get_level_values("task"))
+    assert tasks[:3] == ["SentLen (en)", "SentLen (de)", "WC"]
+    assert {"BShift [mine]", "BShift [theirs]"} <= set(tasks)
+    assert table.loc["MiniLM [mlp]", ("Surface", "SentLen (en)")] == pytest.approx(50.0)
+
+
+def test_csv_has_mean_and_std_columns(frame):
+    csv = pd.read_csv(StringIO(results_table(frame, fmt="csv")))
+    assert list(csv.columns[:5]) == ["encoder", "SentLen", "SentLen std", "WC", "WC std"]
+    minilm = csv.set_index("encoder").loc["MiniLM"]
+    assert minilm["SentLen"] == 85.0 and minilm["SentLen std"] == 7.1
+    assert pd.isna(minilm["WC"])
+
+
+def test_json_is_a_list_of_records(frame):
+    records = json.loads(results_table(frame, fmt="json"))
+    assert [r["encoder"] for r in records][0] == "Majority"
+    minilm = next(r for r in records if r["encoder"] == "MiniLM")
+    assert minilm["SentLen"] == 85.0 and minilm["SentLen std"] == 7.1 and minilm["WC"] is None
+
+
+def test_single_seed_has_no_std_columns(frame):
+    one_seed = frame[frame["seed"] == 0]
+    assert "std" not in results_table(one_seed, fmt="csv").splitlines()[0]
+    assert "±" not in results_table(one_seed)
+
+
+def test_latex_booktabs_with_group_row(frame):
+    tex = results_table(
+        frame.assign(encoder=frame["encoder"].replace("GloVe", "GloVe_42%")), fmt="latex"
+    )
+    assert r"\multicolumn{2}{c}{Surface}" in tex and r"\cmidrule(lr){2-3}" in tex
+    assert r"85.0 $\pm$ 7.1" in tex and r"GloVe\_42\%" in tex
+    assert tex.startswith(r"\begin{tabular}{lrrrrrr}") and r"\bottomrule" in tex
+
+
+def test_rich_table(frame):
+    table = rich_table(frame.assign(encoder=frame["encoder"].replace("GloVe", "GloVe [x]")))
+    console = Console(file=StringIO(), width=200)
+    console.print(table)
+    text = console.file.getvalue()
+    assert "Surface" in text and "85.0 ± 7.1" in text
+    assert "GloVe [x]" in text  # brackets are not eaten as rich markup
+    assert len(table.columns) == 7
+
+
+def test_bad_input_is_a_clear_error(frame):
+    with pytest.raises(SentprobeError, match="no results"):
+        results_table(frame.iloc[0:0])
+    with pytest.raises(SentprobeError, match="format"):
+        results_table(frame, fmt="html")
+    with pytest.raises(SentprobeError, match="missing column.*test_score"):
+        results_table(frame.drop(columns="test_score"))
