@@ -1,0 +1,3 @@
+from sentprobe.cli.main import main
+
+main()

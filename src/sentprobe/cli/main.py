@@ -1,0 +1,201 @@
+"""The ``sentprobe`` command: run probes, list tasks and encoders, print reports."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sentprobe.errors import SentprobeError
+
+app = typer.Typer(
+    name="sentprobe",
+    help="What linguistic information does a sentence encoder put into its vectors?\n\n"
+    "Probe any encoder on the SentEval probing tasks (or your own), with the paper's baselines.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console()
+err = Console(stderr=True)
+
+
+class Format(str, Enum):
+    markdown = "markdown"
+    csv = "csv"
+    latex = "latex"
+    json = "json"
+
+
+def _write(text: str, output: Path | None) -> None:
+    """Print, or write atomically so a failed run never leaves half a file."""
+    if output is None:
+        print(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text + "\n")
+    os.replace(tmp, output)
+    err.print(f"wrote {output}")
+
+
+def _layer(value: str | None) -> int | str | None:
+    if value is None or value in ("all", "last"):
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise SentprobeError(f"--layer must be an integer, 'last' or 'all', got {value!r}") from None
+
+
+def _show_warnings(frame) -> None:
+    seen: set[str] = set()
+    for task, warnings in zip(frame["task"], frame["warnings"]):
+        for w in warnings:
+            if (task, w) not in seen:
+                seen.add((task, w))
+                err.print(f"[yellow]warning[/] {task}: {w}")
+
+
+@app.command()
+def run(
+    encoder: Annotated[list[str], typer.Option(
+        "--encoder", "-e",
+        help="Encoder to probe (repeatable): a registered name (see `sentprobe encoders`), "
+        "hf:<model>, st:<model>, a local model directory, precomputed:<matrix>:<sentences>, "
+        "or your code as file.py[:object] / package.module:object.")] = ["minilm"],  # noqa: B006
+    tasks: Annotated[str, typer.Option(
+        "--tasks", "-t",
+        help="Suite or task names (see `sentprobe tasks`), or paths to SentEval / X-Probe "
+        "directories or files; comma-separated.")] = "sample-en",
+    layer: Annotated[Optional[str], typer.Option(  # noqa: UP007
+        help="Hugging Face models: layer index, 'last' or 'all' (one row per layer).")] = None,
+    pooling: Annotated[Optional[str], typer.Option(  # noqa: UP007
+        help="Hugging Face models: mean, max, cls or last.")] = None,
+    batch_size: Annotated[Optional[int], typer.Option(help="Sentences per encoder batch.")] = None,  # noqa: UP007
+    probe: Annotated[str, typer.Option(
+        help="paper (MLP grid, logistic regression for WC), mlp, or logreg.")] = "paper",
+    seeds: Annotated[int, typer.Option(help="Repeat each probe with this many seeds.")] = 1,
+    baselines: Annotated[str, typer.Option(
+        help="default (majority,length,nb-uni,nb-bi,bov), all (adds untrained BiLSTM-last, "
+        "BiLSTM-max, GatedConvNet), none, or a comma-separated list.")] = "default",
+    results: Annotated[Path, typer.Option(help="SQLite results store; runs accumulate.")] = Path(
+        "sentprobe-results/results.sqlite"),
+    cache_dir: Annotated[Optional[Path], typer.Option(  # noqa: UP007
+        help="Embedding cache [default: $SENTPROBE_CACHE or ~/.cache/sentprobe/embeddings].")] = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Table format.")] = Format.markdown,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the table here.")] = None,  # noqa: UP007
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+) -> None:
+    """Probe encoders on tasks and print the results table (tasks as columns, encoders as rows).
+
+    Finished (encoder, task, seed) units are skipped when the same run is started again, and
+    cached embeddings are never recomputed.
+    """
+    from sentprobe.evaluation.runner import run as run_probes
+    from sentprobe.reporting import results_table
+
+    options = {"layer": _layer(layer), "pooling": pooling, "batch_size": batch_size}
+    frame = run_probes(encoder, tasks, baselines=baselines, probe=probe, seeds=seeds,
+                       results=results, cache_dir=cache_dir, encoder_options=options,
+                       progress=not quiet)
+    _show_warnings(frame)
+    _write(results_table(frame, fmt=fmt.value), output)
+
+
+@app.command()
+def report(
+    results: Annotated[Path, typer.Option(help="SQLite results store.")] = Path(
+        "sentprobe-results/results.sqlite"),
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Table format.")] = Format.markdown,
+    metric: Annotated[str, typer.Option(help="test_score, or dev_score (the selection score).")] = "test_score",
+    encoder: Annotated[Optional[list[str]], typer.Option(  # noqa: UP007
+        "--encoder", "-e", help="Only these rows (repeatable).")] = None,
+    probe: Annotated[Optional[str], typer.Option(help="Only results of this probe.")] = None,  # noqa: UP007
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the table here.")] = None,  # noqa: UP007
+) -> None:
+    """Print the paper-style table of everything stored in a results store."""
+    from sentprobe.evaluation.store import ResultsStore
+    from sentprobe.reporting import results_table
+
+    if not results.is_file():
+        raise SentprobeError(f"{results}: no results store here (run `sentprobe run` first)")
+    if metric not in ("test_score", "dev_score"):
+        raise SentprobeError(f"--metric must be test_score or dev_score, got {metric!r}")
+    with ResultsStore(results) as store:
+        frame = store.to_frame()
+    if encoder:
+        frame = frame[frame["encoder"].isin(encoder)]
+    if probe:
+        frame = frame[frame["probe"] == probe]
+    _write(results_table(frame, metric=metric, fmt=fmt.value), output)
+
+
+@app.command()
+def tasks() -> None:
+    """List the registered suites and tasks."""
+    from sentprobe.datasets import list_suites, list_tasks
+
+    table = Table(title="Suites")
+    table.add_column("suite")
+    table.add_column("tasks")
+    for suite in list_suites():
+        table.add_row(suite.name, ", ".join(suite.tasks))
+    out.print(table)
+    table = Table(title="Tasks")
+    for col in ("name", "paper name", "category", "language", "classes", "source"):
+        table.add_column(col)
+    for t in list_tasks():
+        table.add_row(t.name, t.paper_name or "", t.category, t.language, str(t.n_labels), t.source)
+    out.print(table)
+    out.print("Any SentEval file/directory or X-Probe folder can also be given by path to --tasks.")
+
+
+@app.command()
+def encoders() -> None:
+    """List the registered encoders and the other ways to name one."""
+    from sentprobe.encoders import accepted_options
+    from sentprobe.evaluation.runner import BASELINES
+    from sentprobe.registry import encoders as registry
+
+    table = Table(title="Encoders")
+    table.add_column("name")
+    table.add_column("options")
+    for name, factory in registry.items():
+        opts = accepted_options(factory)
+        table.add_row(name, ", ".join(opts) if opts else "")
+    out.print(table)
+    out.print("Also: hf:<model or dir>, st:<model or dir>, a local model directory, "
+              "precomputed:<matrix .npy/.npz/.safetensors>:<sentences .txt>, file.py[:object], "
+              "package.module:object (an Encoder, a callable on a list of sentences, or a "
+              "SentEval prepare/batcher file).")
+    out.print(f"Baselines (--baselines): {', '.join(BASELINES)}")
+
+
+def main() -> None:
+    """Entry point: user errors become one clean message and exit code 1."""
+    try:
+        app(standalone_mode=False)
+    except SentprobeError as exc:
+        err.print(f"[red]error:[/] {exc}", highlight=False)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        err.print("interrupted: finished units are saved; run the same command to resume")
+        sys.exit(130)
+    except Exception as exc:  # click's usage errors
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.exceptions.Abort):
+            sys.exit(1)
+        raise

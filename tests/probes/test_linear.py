@@ -1,0 +1,79 @@
+import numpy as np
+import pytest
+import torch
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+
+from sentprobe.probes.linear import LogisticProbe, _Stacked
+
+
+def blobs(n, k=3, d=10, sep=3.0, seed=0):
+    rng = np.random.default_rng(seed)
+    centers = rng.normal(size=(k, d)) * sep
+    y = rng.integers(0, k, n)
+    X = centers[y] + rng.normal(size=(n, d))
+    return X.astype(np.float32), np.array([f"c{i}" for i in y])
+
+
+def test_is_a_sklearn_estimator():
+    X, y = blobs(300)
+    probe = LogisticProbe(l2=1e-3)
+    assert probe.fit(X, y) is probe
+    assert clone(probe).get_params()["l2"] == 1e-3
+    assert set(probe.classes_) == {"c0", "c1", "c2"}
+    assert probe.predict_proba(X).shape == (300, 3)
+    assert np.allclose(probe.predict_proba(X).sum(1), 1, atol=1e-5)
+    assert probe.coef_.shape == (3, 10)
+    assert probe.score(X, y) > 0.95
+
+
+def test_reaches_the_same_optimum_as_sklearn():
+    X, y = blobs(500, sep=0.5, seed=1)
+    lam = 1e-2
+    probe = LogisticProbe(l2=lam, max_iter=1000).fit(X, y)
+    Xs = ((X - X.mean(0)) / X.std(0)).astype(np.float32)
+    ref = LogisticRegression(C=1 / (lam * len(X)), tol=1e-10, max_iter=5000).fit(Xs, y)
+    yi = torch.from_numpy(np.searchsorted(probe.classes_, y))
+    fun = _Stacked(torch.from_numpy(Xs), yi, torch.tensor([lam]), 3)
+    ours = torch.cat([torch.from_numpy(probe.coef_.T), torch.from_numpy(probe.intercept_)[None]])
+    theirs = torch.tensor(np.vstack([ref.coef_.T, ref.intercept_[None]]), dtype=torch.float32)
+    f_ours = fun(ours.reshape(1, -1), torch.tensor([0]))[0].item()
+    f_ref = fun(theirs.reshape(1, -1), torch.tensor([0]))[0].item()
+    assert f_ours <= f_ref + 1e-4
+
+
+def test_grid_is_selected_on_dev_and_test_is_untouched():
+    X, y = blobs(400, sep=0.4, seed=2)
+    Xd, yd = blobs(200, sep=0.4, seed=2)
+    probe = LogisticProbe(l2=[1e-5, 1e-1, 10.0]).fit(X, y, Xd, yd)
+    assert probe.selection_ == "dev"
+    scores = [s for _, s in probe.grid_scores_]
+    assert probe.best_score_ == max(scores)
+    assert probe.best_params_ == probe.grid_scores_[int(np.argmax(scores))][0]
+    # a huge penalty is visibly worse on dev
+    assert scores[2] < max(scores)
+
+
+def test_cross_validation_without_dev():
+    X, y = blobs(300, seed=3)
+    probe = LogisticProbe(l2=[1e-4, 1e-2], cv=3).fit(X, y)
+    assert probe.selection_ == "cv3"
+    assert len(probe.grid_scores_) == 2
+    assert probe.score(X, y) > 0.9
+
+
+def test_unseen_dev_label_counts_as_wrong():
+    X, y = blobs(200, k=2, seed=4)
+    yd = y.copy()
+    yd[:10] = "never-seen"
+    probe = LogisticProbe(l2=1e-3).fit(X, y, X, yd)
+    assert probe.best_score_ <= 1 - 10 / 200 + 1e-6
+
+
+def test_rejects_bad_features():
+    from sentprobe.errors import SentprobeError
+
+    X, y = blobs(50)
+    X[0, 0] = np.nan
+    with pytest.raises(SentprobeError, match="NaN"):
+        LogisticProbe().fit(X, y)
