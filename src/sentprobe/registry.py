@@ -11,10 +11,12 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
+from sentprobe.errors import SentprobeError
+
 T = TypeVar("T")
 
 
-class RegistryError(KeyError):
+class RegistryError(SentprobeError, KeyError):
     """An unknown name was asked for; the message lists what is available."""
 
     def __str__(self) -> str:  # KeyError quotes its message; we want plain text

@@ -37,8 +37,9 @@ def test_monitor_stops_problems():
         return idx == 0  # stop the first problem at the first check
 
     fun = _quadratics([[1.0, 100.0], [1.0, 100.0]])
-    _, iters = batched_lbfgs(fun, torch.zeros(2, 2), max_iter=100, gtol=0, ftol=0,
-                             monitor=monitor, monitor_every=2)
+    _, iters = batched_lbfgs(
+        fun, torch.zeros(2, 2), max_iter=100, gtol=0, ftol=0, monitor=monitor, monitor_every=2
+    )
     assert iters[0] == 2
     assert iters[1] > 2
     assert calls[0] == [0, 1] and all(c == [1] for c in calls[1:])

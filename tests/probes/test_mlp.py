@@ -15,7 +15,7 @@ def test_learns_what_a_linear_probe_cannot():
     X, y = xor(2000)
     Xd, yd = xor(500, seed=1)
     Xt, yt = xor(500, seed=2)
-    mlp = MLPProbe(nhid=50, dropout=0.0, l2=1e-5, max_epochs=60, patience=10).fit(X, y, Xd, yd)
+    mlp = MLPProbe(nhid=50, dropout=0.0, l2=1e-5, max_checks=20, patience=5).fit(X, y, Xd, yd)
     lin = LogisticProbe().fit(X, y, Xd, yd)
     assert mlp.score(Xt, yt) > 0.9
     assert lin.score(Xt, yt) < 0.65
@@ -24,7 +24,7 @@ def test_learns_what_a_linear_probe_cannot():
 def test_full_paper_grid_is_searched():
     X, y = xor(600)
     Xd, yd = xor(200, seed=1)
-    probe = MLPProbe(max_epochs=3).fit(X, y, Xd, yd)
+    probe = MLPProbe(max_checks=2).fit(X, y, Xd, yd)
     configs = [c for c, _ in probe.grid_scores_]
     assert len(configs) == 27
     assert {c["nhid"] for c in configs} == {50, 100, 200}
@@ -35,9 +35,9 @@ def test_full_paper_grid_is_searched():
 
 def test_seeded_and_deterministic():
     X, y = xor(400)
-    a = MLPProbe(nhid=50, dropout=0.1, l2=1e-4, max_epochs=2, random_state=1).fit(X, y)
-    b = MLPProbe(nhid=50, dropout=0.1, l2=1e-4, max_epochs=2, random_state=1).fit(X, y)
-    c = MLPProbe(nhid=50, dropout=0.1, l2=1e-4, max_epochs=2, random_state=2).fit(X, y)
+    a = MLPProbe(nhid=50, dropout=0.1, l2=1e-4, max_checks=1, random_state=1).fit(X, y)
+    b = MLPProbe(nhid=50, dropout=0.1, l2=1e-4, max_checks=1, random_state=1).fit(X, y)
+    c = MLPProbe(nhid=50, dropout=0.1, l2=1e-4, max_checks=1, random_state=2).fit(X, y)
     assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
     assert not np.array_equal(a.predict_proba(X), c.predict_proba(X))
 
@@ -47,7 +47,8 @@ def test_stacked_members_match_their_own_training():
     grid equals the same configuration's weights when it is the last one left."""
     X, y = xor(300)
     Xd, yd = xor(100, seed=1)
-    probe = MLPProbe(nhid=[50, 100], dropout=0.0, l2=[1e-5, 1e-3], max_epochs=4,
-                     patience=1).fit(X, y, Xd, yd)
+    probe = MLPProbe(nhid=[50, 100], dropout=0.0, l2=[1e-5, 1e-3], max_checks=3, patience=1).fit(
+        X, y, Xd, yd
+    )
     assert len(probe.grid_scores_) == 4
     assert all(0.0 <= s <= 1.0 for _, s in probe.grid_scores_)

@@ -7,7 +7,7 @@ import sys
 import tempfile
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -53,7 +53,9 @@ def _layer(value: str | None) -> int | str | None:
     try:
         return int(value)
     except ValueError:
-        raise SentprobeError(f"--layer must be an integer, 'last' or 'all', got {value!r}") from None
+        raise SentprobeError(
+            f"--layer must be an integer, 'last' or 'all', got {value!r}"
+        ) from None
 
 
 def _show_warnings(frame) -> None:
@@ -67,32 +69,66 @@ def _show_warnings(frame) -> None:
 
 @app.command()
 def run(
-    encoder: Annotated[list[str], typer.Option(
-        "--encoder", "-e",
-        help="Encoder to probe (repeatable): a registered name (see `sentprobe encoders`), "
-        "hf:<model>, st:<model>, a local model directory, precomputed:<matrix>:<sentences>, "
-        "or your code as file.py[:object] / package.module:object.")] = ["minilm"],  # noqa: B006
-    tasks: Annotated[str, typer.Option(
-        "--tasks", "-t",
-        help="Suite or task names (see `sentprobe tasks`), or paths to SentEval / X-Probe "
-        "directories or files; comma-separated.")] = "sample-en",
-    layer: Annotated[Optional[str], typer.Option(  # noqa: UP007
-        help="Hugging Face models: layer index, 'last' or 'all' (one row per layer).")] = None,
-    pooling: Annotated[Optional[str], typer.Option(  # noqa: UP007
-        help="Hugging Face models: mean, max, cls or last.")] = None,
-    batch_size: Annotated[Optional[int], typer.Option(help="Sentences per encoder batch.")] = None,  # noqa: UP007
-    probe: Annotated[str, typer.Option(
-        help="paper (MLP grid, logistic regression for WC), mlp, or logreg.")] = "paper",
+    encoder: Annotated[
+        list[str],
+        typer.Option(
+            "--encoder",
+            "-e",
+            help="Encoder to probe (repeatable): a registered name (see `sentprobe encoders`), "
+            "hf:<model>, st:<model>, a local model directory, precomputed:<matrix>:<sentences>, "
+            "or your code as file.py[:object] / package.module:object.",
+        ),
+    ] = ["minilm"],  # noqa: B006
+    tasks: Annotated[
+        str,
+        typer.Option(
+            "--tasks",
+            "-t",
+            help="Suite or task names (see `sentprobe tasks`), or paths to SentEval / X-Probe "
+            "directories or files; comma-separated.",
+        ),
+    ] = "sample-en",
+    layer: Annotated[
+        str | None,
+        typer.Option(  # noqa: UP007
+            help="Hugging Face models: layer index, 'last' or 'all' (one row per layer)."
+        ),
+    ] = None,
+    pooling: Annotated[
+        str | None,
+        typer.Option(  # noqa: UP007
+            help="Hugging Face models: mean, max, cls or last."
+        ),
+    ] = None,
+    batch_size: Annotated[int | None, typer.Option(help="Sentences per encoder batch.")] = None,  # noqa: UP007
+    probe: Annotated[
+        str,
+        typer.Option(
+            help="logreg (L2 grid on dev, SentEval's default), mlp (the paper's sigmoid MLP grid), "
+            "or paper (MLP, logistic regression for WC: the protocol of the paper's Table 2)."
+        ),
+    ] = "logreg",
     seeds: Annotated[int, typer.Option(help="Repeat each probe with this many seeds.")] = 1,
-    baselines: Annotated[str, typer.Option(
-        help="default (majority,length,nb-uni,nb-bi,bov), all (adds untrained BiLSTM-last, "
-        "BiLSTM-max, GatedConvNet), none, or a comma-separated list.")] = "default",
+    baselines: Annotated[
+        str,
+        typer.Option(
+            help="default (majority,length,nb-uni,nb-bi,bov), all (adds untrained BiLSTM-last, "
+            "BiLSTM-max, GatedConvNet), none, or a comma-separated list."
+        ),
+    ] = "default",
     results: Annotated[Path, typer.Option(help="SQLite results store; runs accumulate.")] = Path(
-        "sentprobe-results/results.sqlite"),
-    cache_dir: Annotated[Optional[Path], typer.Option(  # noqa: UP007
-        help="Embedding cache [default: $SENTPROBE_CACHE or ~/.cache/sentprobe/embeddings].")] = None,
+        "sentprobe-results/results.sqlite"
+    ),
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(  # noqa: UP007
+            help="Embedding cache [default: $SENTPROBE_CACHE or ~/.cache/sentprobe/embeddings]."
+        ),
+    ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Table format.")] = Format.markdown,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the table here.")] = None,  # noqa: UP007
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the table here.")
+    ] = None,  # noqa: UP007
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
 ) -> None:
     """Probe encoders on tasks and print the results table (tasks as columns, encoders as rows).
@@ -104,9 +140,17 @@ def run(
     from sentprobe.reporting import results_table
 
     options = {"layer": _layer(layer), "pooling": pooling, "batch_size": batch_size}
-    frame = run_probes(encoder, tasks, baselines=baselines, probe=probe, seeds=seeds,
-                       results=results, cache_dir=cache_dir, encoder_options=options,
-                       progress=not quiet)
+    frame = run_probes(
+        encoder,
+        tasks,
+        baselines=baselines,
+        probe=probe,
+        seeds=seeds,
+        results=results,
+        cache_dir=cache_dir,
+        encoder_options=options,
+        progress=not quiet,
+    )
     _show_warnings(frame)
     _write(results_table(frame, fmt=fmt.value), output)
 
@@ -114,13 +158,22 @@ def run(
 @app.command()
 def report(
     results: Annotated[Path, typer.Option(help="SQLite results store.")] = Path(
-        "sentprobe-results/results.sqlite"),
+        "sentprobe-results/results.sqlite"
+    ),
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Table format.")] = Format.markdown,
-    metric: Annotated[str, typer.Option(help="test_score, or dev_score (the selection score).")] = "test_score",
-    encoder: Annotated[Optional[list[str]], typer.Option(  # noqa: UP007
-        "--encoder", "-e", help="Only these rows (repeatable).")] = None,
-    probe: Annotated[Optional[str], typer.Option(help="Only results of this probe.")] = None,  # noqa: UP007
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the table here.")] = None,  # noqa: UP007
+    metric: Annotated[
+        str, typer.Option(help="test_score, or dev_score (the selection score).")
+    ] = "test_score",
+    encoder: Annotated[
+        list[str] | None,
+        typer.Option(  # noqa: UP007
+            "--encoder", "-e", help="Only these rows (repeatable)."
+        ),
+    ] = None,
+    probe: Annotated[str | None, typer.Option(help="Only results of this probe.")] = None,  # noqa: UP007
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the table here.")
+    ] = None,  # noqa: UP007
 ) -> None:
     """Print the paper-style table of everything stored in a results store."""
     from sentprobe.evaluation.store import ResultsStore
@@ -173,10 +226,12 @@ def encoders() -> None:
         opts = accepted_options(factory)
         table.add_row(name, ", ".join(opts) if opts else "")
     out.print(table)
-    out.print("Also: hf:<model or dir>, st:<model or dir>, a local model directory, "
-              "precomputed:<matrix .npy/.npz/.safetensors>:<sentences .txt>, file.py[:object], "
-              "package.module:object (an Encoder, a callable on a list of sentences, or a "
-              "SentEval prepare/batcher file).")
+    out.print(
+        "Also: hf:<model or dir>, st:<model or dir>, a local model directory, "
+        "precomputed:<matrix .npy/.npz/.safetensors>:<sentences .txt>, file.py[:object], "
+        "package.module:object (an Encoder, a callable on a list of sentences, or a "
+        "SentEval prepare/batcher file)."
+    )
     out.print(f"Baselines (--baselines): {', '.join(BASELINES)}")
 
 

@@ -1,0 +1,143 @@
+"""Built-in encoders, their registry names, and ``get_encoder`` for what a CLI user types.
+
+Everything heavy (torch, transformers) is imported only when an encoder is built, so that
+``import sentprobe.encoders`` and ``sentprobe --help`` stay fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import SentprobeError
+from ..registry import encoders
+from .base import Encoder
+
+__all__ = ["DEFAULT_ENCODER", "Encoder", "LazyFactory", "accepted_options", "get_encoder"]
+
+DEFAULT_ENCODER = "minilm"
+
+
+class LazyFactory:
+    """A registry entry that imports its target only when called (or inspected)."""
+
+    def __init__(self, target: str, **fixed: Any) -> None:
+        self.target, self.fixed = target, fixed
+
+    def load(self) -> Callable[..., Encoder]:
+        module, attr = self.target.split(":")
+        return getattr(importlib.import_module(module, __name__), attr)
+
+    def __call__(self, **options: Any) -> Encoder:
+        return self.load()(**self.fixed, **options)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        sig = inspect.signature(self.load())
+        return sig.replace(parameters=[p for n, p in sig.parameters.items() if n not in self.fixed])
+
+    def __repr__(self) -> str:
+        fixed = "".join(f", {k}={v!r}" for k, v in self.fixed.items())
+        return f"LazyFactory({self.target!r}{fixed})"
+
+
+_BUILTINS = {
+    "minilm": LazyFactory(".sbert:minilm"),
+    "hf": LazyFactory(".hf:HFEncoder"),
+    "sbert": LazyFactory(".sbert:SentenceTransformerEncoder"),
+    "bov-glove": LazyFactory(".static:BoVEncoder"),
+    "bilstm-last-untrained": LazyFactory(".untrained:BiLSTMEncoder", pooling="last"),
+    "bilstm-max-untrained": LazyFactory(".untrained:BiLSTMEncoder", pooling="max"),
+    "gatedconv-untrained": LazyFactory(".untrained:GatedConvEncoder"),
+    "precomputed": LazyFactory(".precomputed:PrecomputedEncoder"),
+}
+for _name, _factory in _BUILTINS.items():
+    encoders.register(_name, _factory)
+
+
+def accepted_options(factory: Callable[..., Any]) -> list[str] | None:
+    """Keyword options ``factory`` takes; None if it takes any (``**kwargs``)."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _build(label: str, factory: Callable[..., Any], options: dict[str, Any]) -> Encoder:
+    accepted = accepted_options(factory)
+    if accepted is not None:
+        unknown = sorted(set(options) - set(accepted))
+        if unknown:
+            raise SentprobeError(
+                f"encoder {label!r} does not take option(s) {', '.join(unknown)}; "
+                f"it takes: {', '.join(accepted) or '(none)'}"
+            )
+    try:
+        encoder = factory(**options)
+    except TypeError as e:  # e.g. a required argument missing
+        raise SentprobeError(f"encoder {label!r}: {e}") from e
+    if not isinstance(encoder, Encoder):
+        raise SentprobeError(f"encoder {label!r} built a {type(encoder).__name__}, not an Encoder")
+    return encoder
+
+
+def _split_precomputed(rest: str) -> tuple[str, str]:
+    """``matrix:sentences``; paths may contain ':' (Windows drives), so try each split."""
+    cuts = [m.start() for m in re.finditer(":", rest)]
+    for cut in cuts:
+        left, right = rest[:cut], rest[cut + 1 :]
+        if Path(left).is_file() and Path(right).is_file():
+            return left, right
+    if len(cuts) == 1:
+        return rest[: cuts[0]], rest[cuts[0] + 1 :]  # let the encoder name the missing file
+    raise SentprobeError(f"expected precomputed:<matrix file>:<sentences file>, got {rest!r}")
+
+
+_USER_CODE = re.compile(r"^(.+\.py(:[A-Za-z_][\w.]*)?|[A-Za-z_][\w.]*:[A-Za-z_][\w.]*)$")
+
+
+def get_encoder(spec: str = DEFAULT_ENCODER, **options: Any) -> Encoder:
+    """Build the encoder a user named on the command line.
+
+    ``spec`` is one of: a registered name (``minilm``, ``bov-glove``...); ``hf:<model>``;
+    ``st:<model>``; ``precomputed:<matrix>:<sentences>``; user code ``file.py[:obj]`` or
+    ``package.module:obj``; or a local model directory (HFEncoder when ``layer`` or
+    ``pooling`` is given or it has no ``modules.json``, else sentence-transformers).
+    Options set to None are ignored; an option the encoder does not take is an error.
+    """
+    options = {k: v for k, v in options.items() if v is not None}
+    if spec in encoders:
+        return _build(spec, encoders.get(spec), options)
+    prefix, _, rest = spec.partition(":")
+    if prefix == "hf" and rest:
+        return _build(spec, LazyFactory(".hf:HFEncoder", model=rest), options)
+    if prefix == "st" and rest:
+        return _build(spec, LazyFactory(".sbert:SentenceTransformerEncoder", model=rest), options)
+    if prefix == "precomputed" and rest:
+        matrix, sentences = _split_precomputed(rest)
+        factory = LazyFactory(
+            ".precomputed:PrecomputedEncoder", matrix_path=matrix, sentences_path=sentences
+        )
+        return _build(spec, factory, options)
+    path = Path(spec).expanduser()
+    if path.is_dir() and (path / "config.json").is_file():
+        if "layer" in options or "pooling" in options or not (path / "modules.json").is_file():
+            return _build(spec, LazyFactory(".hf:HFEncoder", model=str(path)), options)
+        factory = LazyFactory(".sbert:SentenceTransformerEncoder", model=str(path))
+        return _build(spec, factory, options)
+    if _USER_CODE.match(spec) or path.is_file():
+        from .custom import load_user_encoder
+
+        return _build(spec, lambda batch_size=None: load_user_encoder(spec, batch_size), options)
+    raise SentprobeError(
+        f"unknown encoder {spec!r}. Use a registered name ({', '.join(encoders.names())}), "
+        "hf:<model>, st:<model>, precomputed:<matrix>:<sentences>, a local model directory, "
+        "file.py[:object] or package.module:object"
+    )

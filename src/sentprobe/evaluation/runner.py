@@ -111,9 +111,6 @@ class Runner:
         cache: EmbeddingCache,
         progress: bool = True,
     ) -> None:
-        if seeds < 1:
-            raise SentprobeError("--seeds must be at least 1")
-        make_probe(probe, "check")  # unknown probe names fail before any work
         self.tasks, self.probe, self.seeds = tasks, probe, seeds
         self.store, self.cache, self.progress = store, cache, progress
         self.keys: list[str] = []
@@ -152,12 +149,22 @@ class Runner:
                     tr, dv = task.splits["train"], task.splits.get("dev")
                     start = time.perf_counter()
                     est.fit(tr.sentences, tr.labels, *((dv.sentences, dv.labels) if dv else ()))
-                    score = _accuracy(est, task.splits["test"].sentences, task.splits["test"].labels)
+                    score = _accuracy(
+                        est, task.splits["test"].sentences, task.splits["test"].labels
+                    )
                     self._record(
-                        key, task, encoder=baseline.name, encoder_fingerprint=fingerprint,
-                        seed=seed, probe=type(est).__name__, selection=est.selection_,
-                        config=est.best_params_, dev_score=est.best_score_, test_score=score,
-                        dim=0, probe_seconds=time.perf_counter() - start,
+                        key,
+                        task,
+                        encoder=baseline.name,
+                        encoder_fingerprint=fingerprint,
+                        seed=seed,
+                        probe=type(est).__name__,
+                        selection=est.selection_,
+                        config=est.best_params_,
+                        dev_score=est.best_score_,
+                        test_score=score,
+                        dim=0,
+                        probe_seconds=time.perf_counter() - start,
                     )
                 bar.update()
 
@@ -181,7 +188,9 @@ class Runner:
         todo = {id(p[0]): p[0] for p in pending}.values()
         needed = list(dict.fromkeys(s for t in todo for s in t.sentences()))
         start = time.perf_counter()
-        vectors = self.cache.encode(encoder, needed, progress=encoder.name if self.progress else False)
+        vectors = self.cache.encode(
+            encoder, needed, progress=encoder.name if self.progress else False
+        )
         per_sentence = (time.perf_counter() - start) / max(len(needed), 1)
         row = {s: i for i, s in enumerate(needed)}
 
@@ -198,14 +207,23 @@ class Runner:
                 view = views[v]
                 label = encoder.name if view is None else f"{encoder.name}@{view}"
                 self._record(
-                    key, task, encoder=label,
+                    key,
+                    task,
+                    encoder=label,
                     encoder_fingerprint=encoder.fingerprint + ("" if view is None else f"#{view}"),
-                    seed=seed, probe=probe, selection=est.selection_, config=est.best_params_,
-                    dev_score=est.best_score_, test_score=score, dim=int(X["train"].shape[1]),
+                    seed=seed,
+                    probe=probe,
+                    selection=est.selection_,
+                    config=est.best_params_,
+                    dev_score=est.best_score_,
+                    test_score=score,
+                    dim=int(X["train"].shape[1]),
                     encode_seconds=per_sentence * len(task.sentences()),
                     probe_seconds=time.perf_counter() - t0,
-                    extra={"grid": [[c, s] for c, s in getattr(est, "grid_scores_", [])],
-                           "n_iter": getattr(est, "n_iter_", None)},
+                    extra={
+                        "grid": [[c, s] for c, s in getattr(est, "grid_scores_", [])],
+                        "n_iter": getattr(est, "n_iter_", None),
+                    },
                 )
                 bar.update()
 
@@ -220,7 +238,7 @@ def run(
     tasks: str | Sequence[str] | Sequence[ProbingTask] = "sample-en",
     *,
     baselines: str | Sequence[str] | None = None,
-    probe: str = "paper",
+    probe: str = "logreg",
     seeds: int = 1,
     results: str | Path = DEFAULT_RESULTS,
     cache_dir: str | Path | None = None,
@@ -229,26 +247,38 @@ def run(
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks``; returns one row per result.
 
-    Everything that can be checked is checked before work starts: task files are loaded and
-    validated, baseline and probe names resolved.
+    Everything that can be checked is checked before anything is written: task files are
+    loaded and validated, encoders built, baseline and probe names resolved.
     """
-    task_list = (list(tasks) if tasks and isinstance(tasks[0], ProbingTask)
-                 else resolve_tasks(tasks))  # type: ignore[arg-type]
-    names = expand_baselines(baselines)
+    if seeds < 1:
+        raise SentprobeError("--seeds must be at least 1")
+    task_list = list(tasks) if tasks and isinstance(tasks[0], ProbingTask) else resolve_tasks(tasks)  # type: ignore[arg-type]
+    rows: list[tuple[TextBaseline | Encoder, str | None]] = []
+    for name in expand_baselines(baselines):
+        item = BASELINES[name]
+        if isinstance(item, TextBaseline):
+            rows.append((item, None))
+        else:
+            rows.append(
+                (
+                    get_encoder(item) if isinstance(item, str) else item(),
+                    "logreg" if name == "length" else None,
+                )
+            )
+    for spec in encoders:
+        enc = spec if isinstance(spec, Encoder) else get_encoder(spec, **(encoder_options or {}))
+        rows.append((enc, None))
+    make_probe(probe, "check")  # an unknown probe name fails before anything is written
+
     Path(results).parent.mkdir(parents=True, exist_ok=True)
     cache = EmbeddingCache(cache_dir if cache_dir is not None else default_cache_dir())
     with ResultsStore(results) as store:
-        runner = Runner(task_list, probe=probe, seeds=seeds, store=store, cache=cache,
-                        progress=progress)
-        for name in names:
-            item = BASELINES[name]
-            if isinstance(item, TextBaseline):
-                runner.run_text_baseline(item)
+        runner = Runner(
+            task_list, probe=probe, seeds=seeds, store=store, cache=cache, progress=progress
+        )
+        for row, row_probe in rows:
+            if isinstance(row, TextBaseline):
+                runner.run_text_baseline(row)
             else:
-                enc = get_encoder(item) if isinstance(item, str) else item()
-                runner.run_encoder(enc, probe="logreg" if name == "length" else None)
-        for spec in encoders:
-            enc = spec if isinstance(spec, Encoder) else get_encoder(spec, **(encoder_options or {}))
-            runner.run_encoder(enc)
+                runner.run_encoder(row, probe=row_probe)
         return runner.frame()
-

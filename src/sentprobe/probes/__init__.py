@@ -17,9 +17,11 @@ probes.register("logreg", lambda task, seed=0: LogisticProbe(random_state=seed))
 probes.register("mlp", lambda task, seed=0: MLPProbe(random_state=seed))
 probes.register(
     "paper",
-    lambda task, seed=0: LogisticProbe(random_state=seed)
-    if task.split("/")[-1] == "WC"
-    else MLPProbe(random_state=seed),
+    lambda task, seed=0: (
+        LogisticProbe(random_state=seed)
+        if task.split("/")[-1] == "WC"
+        else MLPProbe(random_state=seed)
+    ),
 )
 
 

@@ -14,7 +14,7 @@ from sentprobe.errors import SentprobeError
 
 
 def use_all_cores() -> None:
-    """PyTorch may start with fewer threads than cores inside some launchers; probing is BLAS-bound."""
+    """Probing is BLAS-bound; PyTorch may start with fewer threads than cores in some launchers."""
     n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     if torch.get_num_threads() != n:
         torch.set_num_threads(n)
@@ -28,7 +28,7 @@ def as_grid(**params: Any) -> list[dict[str, Any]]:
 
 
 def encode_labels(y: Sequence, classes: np.ndarray) -> torch.Tensor:
-    """Map labels to indices of ``classes``; labels never seen in training become -1 (always wrong)."""
+    """Map labels to indices of ``classes``; labels unseen in training become -1 (never right)."""
     y = np.asarray(y)
     pos = np.searchsorted(classes, y)
     pos = np.clip(pos, 0, len(classes) - 1)

@@ -1,4 +1,4 @@
-"""Model selection shared by every probe: a grid trained as one batch, chosen on dev or by k-fold CV.
+"""Model selection shared by every probe: a grid trained as one batch, chosen on dev or by CV.
 
 A probe is a scikit-learn style estimator: ``__init__`` stores parameters (scalars or lists; a
 list makes a grid), ``fit`` learns and returns ``self``, learned attributes end in ``_``.
@@ -73,8 +73,9 @@ class GridProbe(ClassifierMixin, BaseEstimator):
 
         if X_dev is not None:
             Xd, y_dev = check_xy(X_dev, y_dev)
-            fits = self._fit_grid(Xs, yt, self.scaler_(Xd), encode_labels(y_dev, self.classes_),
-                                  configs, seed)
+            fits = self._fit_grid(
+                Xs, yt, self.scaler_(Xd), encode_labels(y_dev, self.classes_), configs, seed
+            )
             scores = [f.dev_score for f in fits]
             best = int(np.argmax(scores))
             self.selection_ = "dev"
@@ -86,9 +87,14 @@ class GridProbe(ClassifierMixin, BaseEstimator):
                 mask = torch.ones(len(yt), dtype=torch.bool)
                 mask[torch.from_numpy(held)] = False
                 sub = Standardizer(Xt[mask])
-                per_fold.append(self._fit_grid(sub(Xt[mask]), yt[mask], sub(Xt[~mask]), yt[~mask],
-                                               configs, seed))
-            scores = [float(np.mean([f[i].dev_score for f in per_fold])) for i in range(len(configs))]
+                per_fold.append(
+                    self._fit_grid(
+                        sub(Xt[mask]), yt[mask], sub(Xt[~mask]), yt[~mask], configs, seed
+                    )
+                )
+            scores = [
+                float(np.mean([f[i].dev_score for f in per_fold])) for i in range(len(configs))
+            ]
             best = int(np.argmax(scores))
             n_iter = int(np.ceil(np.mean([f[best].n_iter for f in per_fold])))
             chosen = self._fit_grid(Xs, yt, None, None, [configs[best]], seed, max_iter=n_iter)[0]

@@ -40,7 +40,9 @@ class MajorityProbe(ClassifierMixin, BaseEstimator):
         self.classes_, counts = np.unique(np.asarray(y), return_counts=True)
         self.majority_ = self.classes_[int(np.argmax(counts))]
         self.best_params_, self.selection_ = {}, "none"
-        self.best_score_ = None if y_dev is None else float(np.mean(np.asarray(y_dev) == self.majority_))
+        self.best_score_ = (
+            None if y_dev is None else float(np.mean(np.asarray(y_dev) == self.majority_))
+        )
         return self
 
     def predict(self, X) -> np.ndarray:
@@ -50,8 +52,12 @@ class MajorityProbe(ClassifierMixin, BaseEstimator):
 class NBTfidfProbe(ClassifierMixin, BaseEstimator):
     """Multinomial Naive Bayes on tf-idf n-grams; smoothing ``alpha`` chosen on dev (or CV)."""
 
-    def __init__(self, ngram_range: tuple[int, int] = (1, 1),
-                 alpha: Sequence[float] = (0.01, 0.1, 1.0), cv: int = 5) -> None:
+    def __init__(
+        self,
+        ngram_range: tuple[int, int] = (1, 1),
+        alpha: Sequence[float] = (0.01, 0.1, 1.0),
+        cv: int = 5,
+    ) -> None:
         self.ngram_range = ngram_range
         self.alpha = alpha
         self.cv = cv
@@ -67,7 +73,9 @@ class NBTfidfProbe(ClassifierMixin, BaseEstimator):
             scores = [m.score(list(X_dev), y_dev) for m in fits]
             self.selection_ = "dev"
         else:
-            scores = [cross_val_score(self._pipeline(a), X, y, cv=self.cv).mean() for a in self.alpha]
+            scores = [
+                cross_val_score(self._pipeline(a), X, y, cv=self.cv).mean() for a in self.alpha
+            ]
             fits = None
             self.selection_ = f"cv{self.cv}"
         best = int(np.argmax(scores))

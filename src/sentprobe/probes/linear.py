@@ -109,8 +109,9 @@ class LogisticProbe(GridProbe):
             if final_acc >= best_acc[i]:  # the run ended between two checks, on a better point
                 fits.append(GridFit(final_acc, self._unpack(W[i], p, K), int(iters[i])))
             else:
-                fits.append(GridFit(float(best_acc[i]), self._unpack(best_w[i], p, K),
-                                    int(best_it[i])))
+                fits.append(
+                    GridFit(float(best_acc[i]), self._unpack(best_w[i], p, K), int(best_it[i]))
+                )
         return fits
 
     @staticmethod

@@ -93,9 +93,12 @@ class _StackedMLP:
         p = {k: v.requires_grad_(True) for k, v in self.p.items()}
         Z = self.logits(X, p, gen)
         n, G, K = Z.shape
-        ce = torch.nn.functional.cross_entropy(
-            Z.reshape(n * G, K), y.repeat_interleave(G), reduction="sum"
-        ) / n
+        ce = (
+            torch.nn.functional.cross_entropy(
+                Z.reshape(n * G, K), y.repeat_interleave(G), reduction="sum"
+            )
+            / n
+        )
         lam = self.l2[self.member]
         reg = (p["W1"] ** 2).sum(0) @ lam
         start = 0
@@ -137,9 +140,10 @@ class _StackedMLP:
 class MLPProbe(GridProbe):
     """Sigmoid MLP probe of Conneau et al. (2018); each argument may be a value or a grid.
 
-    Trained with Adam on shuffled minibatches for at most ``max_epochs``; with a dev split, a
-    configuration stops after ``patience`` epochs without dev improvement and keeps its best
-    weights, so its reported dev accuracy is a selection score.
+    Trained with Adam on shuffled minibatches; dev accuracy is checked every ``eval_steps``
+    updates (or every epoch, if longer), at most ``max_checks`` times. A configuration stops
+    after ``patience`` checks without dev improvement and keeps its best weights, so its
+    reported dev accuracy is a selection score. ``n_iter_`` counts checks.
     """
 
     def __init__(
@@ -149,7 +153,8 @@ class MLPProbe(GridProbe):
         l2: float | Sequence[float] = DEFAULT_L2,
         lr: float = 2e-3,
         batch_size: int = 256,
-        max_epochs: int = 30,
+        eval_steps: int = 100,
+        max_checks: int = 30,
         patience: int = 3,
         cv: int = 5,
         random_state: int | None = 0,
@@ -159,7 +164,8 @@ class MLPProbe(GridProbe):
         self.l2 = l2
         self.lr = lr
         self.batch_size = batch_size
-        self.max_epochs = max_epochs
+        self.eval_steps = eval_steps
+        self.max_checks = max_checks
         self.patience = patience
         self.cv = cv
         self.random_state = random_state
@@ -170,23 +176,28 @@ class MLPProbe(GridProbe):
     def _fit_grid(self, X, y, X_dev, y_dev, configs, seed, max_iter=None) -> list[GridFit]:
         gen = torch.Generator().manual_seed(seed)
         net = _StackedMLP(X.shape[1], len(self.classes_), configs, gen)
-        epochs = max_iter or self.max_epochs
+        # Dev is checked every ``eval_steps`` updates (at least once per epoch), so small
+        # training sets get as many updates between checks as large ones.
+        steps_per_epoch = -(-len(X) // self.batch_size)
+        epochs_per_check = -(-self.eval_steps // steps_per_epoch)
+        checks = max_iter or self.max_checks
         G = len(configs)
         best: list[GridFit | None] = [None] * G
         stale = [0] * G
         y = y.clamp_min(0)
-        for epoch in range(1, epochs + 1):
-            order = torch.randperm(len(X), generator=gen)
-            for i in range(0, len(X), self.batch_size):
-                batch = order[i : i + self.batch_size]
-                net.adam_step(X[batch], y[batch], self.lr, gen)
+        for check in range(1, checks + 1):
+            for _ in range(epochs_per_check):
+                order = torch.randperm(len(X), generator=gen)
+                for i in range(0, len(X), self.batch_size):
+                    batch = order[i : i + self.batch_size]
+                    net.adam_step(X[batch], y[batch], self.lr, gen)
             if X_dev is None:
                 continue
             acc = net.accuracy(X_dev, y_dev)
             still = []
             for j, cfg in enumerate(net.ids):
                 if best[cfg] is None or acc[j] > best[cfg].dev_score:
-                    best[cfg] = GridFit(float(acc[j]), net.member_params(j), epoch)
+                    best[cfg] = GridFit(float(acc[j]), net.member_params(j), check)
                     stale[cfg] = 0
                 else:
                     stale[cfg] += 1
@@ -197,7 +208,7 @@ class MLPProbe(GridProbe):
             if len(still) < len(net.ids):
                 net.keep(torch.tensor(still))
         if X_dev is None:
-            return [GridFit(None, net.member_params(j), epochs) for j in range(G)]
+            return [GridFit(None, net.member_params(j), checks) for j in range(G)]
         return [b for b in best if b is not None]
 
     def _logits(self, params, X):

@@ -1,0 +1,280 @@
+"""User code as encoders: a plain function, or SentEval's ``prepare``/``batcher`` pair.
+
+SentEval users can point sentprobe at their existing script (``sentprobe ... my_senteval.py``)
+and keep their ``prepare(params, samples)`` and ``batcher(params, batch)`` unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import json
+import re
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import DataError, SentprobeError
+from .base import Encoder
+from .hf import sorted_batches
+
+
+def as_matrix(out: Any, n: int, who: str) -> np.ndarray:
+    """Check user output: ``n`` rows of finite numbers, returned as float32 (n, d)."""
+    if hasattr(out, "detach"):  # torch tensor, possibly on GPU or requiring grad
+        out = out.detach().cpu().float().numpy()
+    try:
+        arr = np.asarray(out, dtype=np.float32)
+    except (TypeError, ValueError) as e:
+        raise SentprobeError(f"{who} returned {type(out).__name__}, not numbers: {e}") from None
+    if arr.ndim != 2:
+        raise SentprobeError(
+            f"{who} must return a 2-d array (sentences x dims), got shape {arr.shape}"
+        )
+    if arr.shape[0] != n:
+        raise SentprobeError(f"{who} returned {arr.shape[0]} rows for {n} sentences")
+    bad = ~np.isfinite(arr).all(axis=1)
+    if bad.any():
+        raise SentprobeError(
+            f"{who} returned NaN or infinite values for {int(bad.sum())} of {n} sentences "
+            f"(first: row {int(np.argmax(bad))})"
+        )
+    return arr
+
+
+def source_fingerprint(*objs: Any) -> str:
+    """Hash of the objects' qualified names and source code.
+
+    Cannot see weights loaded from files: pass an explicit ``fingerprint`` (e.g. a
+    version string) whenever the model behind the code changes.
+    """
+    h = hashlib.sha1()
+    for obj in objs:
+        if obj is None:
+            continue
+        target = obj if inspect.isfunction(obj) or inspect.ismethod(obj) else type(obj)
+        h.update(f"{target.__module__}.{target.__qualname__}\0".encode())
+        with contextlib.suppress(OSError, TypeError):  # no source if defined interactively or in C
+            h.update(inspect.getsource(target).encode())
+    return h.hexdigest()[:16]
+
+
+def _callable_name(fn: Callable) -> str:
+    return getattr(fn, "__name__", None) or type(fn).__name__
+
+
+class CallableEncoder(Encoder):
+    """Wrap ``fn(list[str]) -> (n, d) array-like`` (numpy, torch, lists)."""
+
+    def __init__(
+        self,
+        fn: Callable[[list[str]], Any],
+        name: str | None = None,
+        fingerprint: str | None = None,
+        batch_size: int = 64,
+    ) -> None:
+        if not callable(fn):
+            raise SentprobeError(f"{fn!r} is not callable")
+        self.fn = fn
+        self.name = name or _callable_name(fn)
+        self.batch_size = batch_size
+        self._fingerprint = fingerprint or f"callable|{self.name}|{source_fingerprint(fn)}"
+
+    @property
+    def fingerprint(self) -> str:
+        return self._fingerprint
+
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
+        sentences = list(sentences)
+        return as_matrix(self.fn(sentences), len(sentences), f"encoder {self.name!r}")
+
+
+class SentEvalParams(dict):
+    """SentEval's ``dotdict``: item and attribute access; a missing attribute reads as None."""
+
+    def __getattr__(self, key: str) -> Any:
+        return self.get(key)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        self[key] = value
+
+    def __delattr__(self, key: str) -> None:
+        self.pop(key, None)
+
+
+#: Defaults SentEval's engine fills in (senteval/engine.py).
+SENTEVAL_DEFAULTS = {
+    "task_path": "",
+    "usepytorch": True,
+    "seed": 1111,
+    "batch_size": 128,
+    "nhid": 0,
+    "kfold": 5,
+    "classifier": {"nhid": 0},
+}
+
+
+class SentEvalEncoder(Encoder):
+    """SentEval's pair: ``prepare(params, samples)`` once, then ``batcher(params, batch)``.
+
+    As in SentEval, both receive sentences as token lists (``sentence.split()``), ``prepare``
+    sees every sentence to be encoded, and batches of ``params.batch_size`` arrive sorted by
+    length (results are put back in the original order).
+    """
+
+    def __init__(
+        self,
+        prepare: Callable[[Any, list[list[str]]], Any] | None,
+        batcher: Callable[[Any, list[list[str]]], Any],
+        params: dict | None = None,
+        name: str | None = None,
+        fingerprint: str | None = None,
+    ) -> None:
+        if not callable(batcher):
+            raise SentprobeError(f"batcher {batcher!r} is not callable")
+        self.batcher = batcher
+        self.prepare_fn = prepare
+        self.params = SentEvalParams({**SENTEVAL_DEFAULTS, **(params or {})})
+        self.batch_size = int(self.params.batch_size)
+        self.name = name or getattr(batcher, "__module__", None) or "senteval"
+        if fingerprint is None:
+            user = json.dumps(params or {}, sort_keys=True, default=repr)
+            fingerprint = f"senteval|{source_fingerprint(prepare, batcher)}|{user}"
+        self._fingerprint = fingerprint
+        self._prepared = False
+
+    @property
+    def fingerprint(self) -> str:
+        return self._fingerprint
+
+    def prepare(self, sentences: Sequence[str]) -> None:
+        if self.prepare_fn is not None:
+            self.prepare_fn(self.params, [s.split() for s in sentences])
+        self._prepared = True
+
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
+        if not self._prepared:  # called without the runner: prepare on what we have
+            self.prepare(sentences)
+        tokens = [s.split() for s in sentences]
+        bs = int(self.params.batch_size)
+        out: np.ndarray | None = None
+        for idx in sorted_batches([len(t) for t in tokens], bs):
+            batch = [tokens[i] for i in idx]
+            emb = as_matrix(self.batcher(self.params, batch), len(batch), f"{self.name} batcher")
+            if out is None:
+                out = np.empty((len(tokens), emb.shape[1]), dtype=np.float32)
+            elif emb.shape[1] != out.shape[1]:
+                raise SentprobeError(
+                    f"{self.name} batcher returned {emb.shape[1]} dims, earlier {out.shape[1]}"
+                )
+            out[idx] = emb
+        return out if out is not None else np.empty((0, 0), dtype=np.float32)
+
+
+# -- loading user code from the command line ------------------------------------------------
+
+_SPEC = re.compile(r"^(?P<target>.+?)(?::(?P<obj>[A-Za-z_][\w.]*))?$")
+
+
+def _import_file(path: Path):
+    if not path.is_file():
+        raise SentprobeError(f"{path}: no such file")
+    name = f"sentprobe_user_{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look modules up here
+    sys.path.insert(0, str(path.parent))  # let the file import its neighbours
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:
+        del sys.modules[name]
+        raise DataError(path, e.lineno, f"syntax error: {e.msg}") from None
+    except Exception as e:
+        del sys.modules[name]
+        raise SentprobeError(f"{path}: running the file failed: {type(e).__name__}: {e}") from e
+    finally:
+        sys.path.remove(str(path.parent))
+    return module
+
+
+def _import_module(name: str):
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        raise SentprobeError(f"cannot import module {name!r}: {e}") from e
+
+
+def _takes_no_arguments(obj: Callable) -> bool:
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return False
+    return all(
+        p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        for p in sig.parameters.values()
+    )
+
+
+def load_user_encoder(spec: str, batch_size: int | None = None) -> Encoder:
+    """Resolve ``file.py:obj``, ``package.module:obj`` or a SentEval-style ``file.py``.
+
+    ``obj`` may be an Encoder, an Encoder subclass or factory (called without arguments),
+    or a function ``list[str] -> array`` (wrapped in :class:`CallableEncoder`). A file given
+    alone must define SentEval's ``batcher`` (and optionally ``prepare`` and a
+    ``params_senteval`` dict).
+    """
+    m = _SPEC.match(spec)
+    target, obj_name = m["target"], m["obj"]
+    is_file = target.endswith(".py") or Path(target).is_file()
+    module = _import_file(Path(target)) if is_file else _import_module(target)
+    where = target if is_file else f"module {target}"
+
+    if obj_name is None:
+        if not is_file:
+            raise SentprobeError(f"{spec!r}: name the object to use, e.g. {target}:my_encoder")
+        batcher = getattr(module, "batcher", None)
+        if not callable(batcher):
+            raise SentprobeError(
+                f"{target} defines no batcher(params, batch) function. Define SentEval's "
+                f"prepare/batcher in it, or name an encoder object: {target}:<name>"
+            )
+        params = getattr(module, "params_senteval", None) or getattr(module, "params", None)
+        if batch_size is not None:
+            params = {**(params or {}), "batch_size": batch_size}
+        return SentEvalEncoder(
+            getattr(module, "prepare", None), batcher, params, name=Path(target).stem
+        )
+
+    obj: Any = module
+    for part in obj_name.split("."):
+        if not hasattr(obj, part):
+            public = sorted(n for n in vars(module) if not n.startswith("_"))
+            raise SentprobeError(
+                f"{where} has no {obj_name!r}; it defines: {', '.join(public) or '(nothing)'}"
+            )
+        obj = getattr(obj, part)
+
+    if inspect.isclass(obj) and not issubclass(obj, Encoder):
+        raise SentprobeError(f"{where}:{obj_name} is a class but not a sentprobe Encoder")
+    if not isinstance(obj, Encoder) and callable(obj) and _takes_no_arguments(obj):
+        obj = obj()  # an Encoder subclass or a factory
+        if not isinstance(obj, Encoder):
+            raise SentprobeError(
+                f"{where}:{obj_name}() returned {type(obj).__name__}, not a sentprobe Encoder"
+            )
+    if isinstance(obj, Encoder):
+        if batch_size is not None:
+            obj.batch_size = batch_size
+        return obj
+    if callable(obj):
+        return CallableEncoder(obj, name=obj_name, batch_size=batch_size or 64)
+    raise SentprobeError(
+        f"{where}:{obj_name} is a {type(obj).__name__}; expected an Encoder, an Encoder "
+        "class/factory, or a function list[str] -> array"
+    )

