@@ -1,0 +1,41 @@
+"""sentprobe: what linguistic information does a sentence encoder put into its vectors?
+
+The Python API in a few names (imported lazily so the command line starts fast)::
+
+    import sentprobe
+    frame = sentprobe.run(["minilm"], "sample-en")       # probe, store, return results
+    print(sentprobe.results_table(frame))                 # the paper's Table 2 layout
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+__version__ = "0.1.0"
+
+_API = {
+    "run": "sentprobe.evaluation.runner",
+    "Runner": "sentprobe.evaluation.runner",
+    "ResultsStore": "sentprobe.evaluation.store",
+    "results_table": "sentprobe.reporting",
+    "get_encoder": "sentprobe.encoders",
+    "Encoder": "sentprobe.encoders.base",
+    "EmbeddingCache": "sentprobe.encoders.cache",
+    "resolve_tasks": "sentprobe.datasets",
+    "load_tasks": "sentprobe.datasets",
+    "ProbingTask": "sentprobe.datasets",
+    "TaskMetadata": "sentprobe.datasets",
+    "LogisticProbe": "sentprobe.probes",
+    "MLPProbe": "sentprobe.probes",
+    "SentprobeError": "sentprobe.errors",
+    "DataError": "sentprobe.errors",
+}
+
+__all__ = [*_API, "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        return getattr(import_module(_API[name]), name)
+    raise AttributeError(f"module 'sentprobe' has no attribute {name!r}")

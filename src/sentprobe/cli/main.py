@@ -237,6 +237,8 @@ def encoders() -> None:
 
 def main() -> None:
     """Entry point: user errors become one clean message and exit code 1."""
+    # sentprobe shows its own encoding bars; the hub's download/loading bars are noise here
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
         app(standalone_mode=False)
     except SentprobeError as exc:

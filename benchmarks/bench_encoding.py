@@ -1,0 +1,143 @@
+"""MiniLM encoding throughput: sentprobe's encoders vs a bare SentenceTransformer loop.
+
+On the same ~5k corpus sentences (a fixed random sample of the benchmark corpus built by
+``benchmarks/data.py``), same 2 threads, same batch size, no cache hits:
+
+- ``sentprobe EmbeddingCache (fresh dir)``: what ``sentprobe run`` does: dedupe, length-sort,
+  batch, encode with ``get_encoder("minilm")``, write shards to a new, empty cache;
+- ``sentprobe encoder.encode``: ``get_encoder("minilm").encode`` on batches of its size;
+- ``bare SentenceTransformer``: ``SentenceTransformer(model_dir).encode(sentences, ...)``;
+- ``sentprobe HFEncoder layer=all``: all 7 hidden states of MiniLM (mean-pooled) in one pass.
+
+Models are loaded and warmed up before timing. Usage (repository root)::
+
+    HF_HUB_OFFLINE=1 python benchmarks/bench_encoding.py [--n 5000] [--batch-size 64]
+        [--repeats 1] [--out benchmarks/results/encoding.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from data import DEFAULT_WORKDIR, load_corpus  # noqa: E402
+
+from sentprobe.encoders import get_encoder  # noqa: E402
+from sentprobe.encoders.cache import EmbeddingCache  # noqa: E402
+from sentprobe.encoders.sbert import minilm_path  # noqa: E402
+
+THREADS = 2
+
+
+def sample_sentences(workdir: Path, n: int, seed: int = 0) -> list[str]:
+    """A fixed random sample of ``n`` distinct corpus sentences."""
+    sentences, _ = load_corpus(workdir)
+    pick = np.random.default_rng(seed).choice(len(sentences), size=n, replace=False)
+    return [" ".join(sentences[i]) for i in sorted(pick)]
+
+
+def timed(fn: Callable[[], np.ndarray], repeats: int) -> tuple[float, np.ndarray]:
+    """Best wall time of ``repeats`` runs, and the last output."""
+    best, out = float("inf"), np.zeros(0)
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
+    ap.add_argument("--n", type=int, default=5000)
+    ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--out", type=Path,
+                    default=Path(__file__).resolve().parent / "results" / "encoding.json")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(THREADS)
+    sentences = sample_sentences(args.workdir, args.n)
+    bs = args.batch_size
+    print(f"{len(sentences)} sentences, mean {np.mean([len(s.split()) for s in sentences]):.1f} "
+          f"tokens (Moses), batch size {bs}, {THREADS} threads, load {os.getloadavg()}",
+          flush=True)
+
+    from sentence_transformers import SentenceTransformer
+
+    model_dir = str(minilm_path())
+    encoder = get_encoder("minilm", batch_size=bs)
+    bare = SentenceTransformer(model_dir, device="cpu")
+    hf_all = get_encoder(f"hf:{model_dir}", layer="all", batch_size=bs)
+    warm = sentences[:bs]
+    encoder.encode(warm)
+    bare.encode(warm, batch_size=bs)
+    hf_all.encode(warm)
+    torch.set_num_threads(THREADS)  # the encoders set threads on load; make sure
+
+    def via_cache() -> np.ndarray:
+        with tempfile.TemporaryDirectory() as tmp:
+            return EmbeddingCache(tmp).encode(encoder, sentences, progress=False)
+
+    def direct() -> np.ndarray:
+        return np.concatenate([encoder.encode(sentences[i : i + bs])
+                               for i in range(0, len(sentences), bs)])
+
+    def bare_st() -> np.ndarray:
+        return bare.encode(sentences, batch_size=bs, convert_to_numpy=True,
+                           show_progress_bar=False)
+
+    def hf_layers() -> np.ndarray:
+        return hf_all.encode(sentences)
+
+    runs: list[tuple[str, Callable[[], np.ndarray]]] = [
+        ("bare SentenceTransformer.encode", bare_st),
+        ("sentprobe EmbeddingCache (fresh dir) + minilm", via_cache),
+        ("sentprobe minilm .encode in batches", direct),
+        ("sentprobe HFEncoder layer=all (7 views)", hf_layers),
+    ]
+    rows: list[dict[str, Any]] = []
+    outputs = {}
+    for name, fn in runs:
+        seconds, out = timed(fn, args.repeats)
+        outputs[name] = out
+        rows.append({"encoder": name, "seconds": round(seconds, 2),
+                     "sentences_per_s": round(len(sentences) / seconds, 1),
+                     "shape": list(out.shape), "load_after": os.getloadavg()[0]})
+        print(f"{name:<48} {seconds:7.1f}s {len(sentences) / seconds:8.1f} sent/s  "
+              f"shape {out.shape}", flush=True)
+    ref = outputs["bare SentenceTransformer.encode"]
+    for name in ("sentprobe EmbeddingCache (fresh dir) + minilm",
+                 "sentprobe minilm .encode in batches"):
+        print(f"max |diff| vs bare ({name}): {np.abs(outputs[name] - ref).max():.2e}")
+    last = outputs["sentprobe HFEncoder layer=all (7 views)"][:, -1]
+    cos = np.sum(last * ref, 1) / np.linalg.norm(last, axis=1) / np.linalg.norm(ref, axis=1)
+    print(f"HFEncoder last layer vs SentenceTransformer: min cosine {cos.min():.4f} "
+          "(ST L2-normalises after pooling)")
+    result = {
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "n_sentences": len(sentences),
+        "batch_size": bs,
+        "threads": THREADS,
+        "repeats": args.repeats,
+        "torch": torch.__version__,
+        "rows": rows,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
