@@ -204,8 +204,9 @@ def tasks() -> None:
         table.add_row(suite.name, ", ".join(suite.tasks))
     out.print(table)
     table = Table(title="Tasks")
-    for col in ("name", "paper name", "category", "language", "classes", "source"):
-        table.add_column(col)
+    for col in ("name", "paper name", "category", "language", "classes"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("source", no_wrap=True, overflow="ellipsis", max_width=30)
     for t in list_tasks():
         table.add_row(t.name, t.paper_name or "", t.category, t.language, str(t.n_labels), t.source)
     out.print(table)
