@@ -236,6 +236,133 @@ def encoders() -> None:
     out.print(f"Baselines (--baselines): {', '.join(BASELINES)}")
 
 
+class AuditFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class FailOn(str, Enum):
+    error = "error"
+    warning = "warning"
+    never = "never"
+
+
+class Show(str, Enum):
+    info = "info"
+    warning = "warning"
+    error = "error"
+
+
+@app.command()
+def audit(
+    path: Annotated[
+        str,
+        typer.Argument(
+            help="A SentEval file or directory, an X-Probe task/language/multi-language folder, "
+            "a TSV/JSONL table, or a registered suite or task name."
+        ),
+    ],
+    fmt: Annotated[
+        AuditFormat, typer.Option("--format", "-f", help="text (readable) or json.")
+    ] = AuditFormat.text,
+    fail_on: Annotated[
+        FailOn,
+        typer.Option(help="Exit with code 1 when a finding is at least this severe."),
+    ] = FailOn.error,
+    show: Annotated[
+        Show, typer.Option(help="Text report: hide findings below this severity.")
+    ] = Show.info,
+    baselines: Annotated[
+        bool,
+        typer.Option(
+            "--baselines/--no-baselines",
+            help="Train the Length and NB-uni-tfidf baselines as leakage alarms.",
+        ),
+    ] = True,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report here.")
+    ] = None,  # noqa: UP007
+) -> None:
+    """Check probing data for shared sentences, several labels per sentence, imbalanced or
+    one-class splits, lexical-split violations and surface cues (casing, length, words).
+
+    Exits with code 1 when a finding reaches --fail-on (error by default), so it can gate a
+    pipeline.
+    """
+    from sentprobe.analysis import audit_suite, rich_report
+
+    report = audit_suite(path, baselines=baselines)
+    if fmt is AuditFormat.json:
+        _write(report.to_json().rstrip("\n"), output)
+    elif output is not None:
+        _write(report.to_text(show.value).rstrip("\n"), output)
+    else:
+        out.print(rich_report(report, show.value), highlight=False)
+    if report.failed(fail_on.value):
+        n = len(report.at_least(fail_on.value))  # type: ignore[arg-type]
+        err.print(f"[red]audit failed:[/] {n} finding(s) at or above {fail_on.value}")
+        raise SystemExit(1)
+
+
+class Mode(str, Enum):
+    diff = "diff"
+    ratio = "ratio"
+
+
+@app.command()
+def crosslang(
+    reference: Annotated[str, typer.Option(help="Reference language (e.g. en).")] = "en",
+    results: Annotated[Path, typer.Option(help="SQLite results store.")] = Path(
+        "sentprobe-results/results.sqlite"
+    ),
+    fmt: Annotated[
+        Format,
+        typer.Option(
+            "--format", "-f", help="markdown/latex (both tables), json (both), csv (relative)."
+        ),
+    ] = Format.markdown,
+    metric: Annotated[str, typer.Option(help="test_score or dev_score.")] = "test_score",
+    mode: Annotated[
+        Mode,
+        typer.Option(help="diff: difference in points; ratio: score / reference (X-Probe Fig. 4)."),
+    ] = Mode.diff,
+    encoder: Annotated[
+        list[str] | None,
+        typer.Option("--encoder", "-e", help="Only these encoders (repeatable)."),  # noqa: UP007
+    ] = None,
+    probe: Annotated[str | None, typer.Option(help="Only results of this probe.")] = None,  # noqa: UP007
+    include_baselines: Annotated[
+        bool, typer.Option(help="Keep Majority/Length/NB/BoV rows (left out by default).")
+    ] = False,
+    heatmap: Annotated[
+        Path | None,
+        typer.Option(help="Also draw the relative scores as a heatmap (.png/.pdf/.svg)."),  # noqa: UP007
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the tables here.")
+    ] = None,  # noqa: UP007
+) -> None:
+    """Compare languages: scores relative to a reference language per encoder x task, and
+    per task the mean and standard deviation across languages and encoders (X-Probe)."""
+    from sentprobe.evaluation.store import ResultsStore
+    from sentprobe.reporting.crosslang import crosslang_report, relative_heatmap
+
+    if not results.is_file():
+        raise SentprobeError(f"{results}: no results store here (run `sentprobe run` first)")
+    if metric not in ("test_score", "dev_score"):
+        raise SentprobeError(f"--metric must be test_score or dev_score, got {metric!r}")
+    with ResultsStore(results) as store:
+        frame = store.to_frame()
+    if probe:
+        frame = frame[frame["probe"] == probe]
+    kw = {"encoders": encoder, "include_baselines": include_baselines, "metric": metric}
+    text = crosslang_report(frame, reference, fmt.value, mode=mode.value, **kw)
+    if heatmap is not None:
+        relative_heatmap(frame, reference, heatmap, mode=mode.value, **kw)
+        err.print(f"wrote {heatmap}")
+    _write(text.rstrip("\n"), output)
+
+
 def main() -> None:
     """Entry point: user errors become one clean message and exit code 1."""
     # sentprobe shows its own encoding bars; the hub's download/loading bars are noise here

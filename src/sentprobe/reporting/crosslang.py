@@ -1,0 +1,325 @@
+"""Cross-language reports: the same encoders probed on the same tasks in several languages.
+
+Two views from X-Probe (Ravishankar et al. 2019): scores relative to a reference language per
+encoder x task x language (their Figure 4, a heatmap; here as a difference in points by
+default, or the paper's ratio), and per task the mean and standard deviation across languages
+and encoders (their Table 1). Input is the frame of ``ResultsStore.to_frame()``; tables are
+rendered by :func:`sentprobe.reporting.tables.results_table`, so they look like every other
+sentprobe table.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from sentprobe.datasets.task import PAPER_TASKS
+from sentprobe.errors import SentprobeError
+from sentprobe.reporting.tables import BASELINES, results_table
+
+Mode = Literal["diff", "ratio"]
+MODES: tuple[str, ...] = ("diff", "ratio")
+FORMATS = ("markdown", "csv", "latex", "json")
+
+
+def language_scores(
+    frame: pd.DataFrame,
+    metric: str = "test_score",
+    encoders: Sequence[str] | None = None,
+    include_baselines: bool = False,
+) -> pd.DataFrame:
+    """One row per (encoder, task, language): the score in points, averaged over seeds.
+
+    The latest record of each unit counts (as in the results table); an encoder probed with
+    several probes becomes one row per probe ("name [probe]"); a task name carrying its
+    language ("de/Foo") loses it so the same task matches across languages. The paper's
+    text baselines are left out unless ``include_baselines`` (they are not encoders).
+    """
+    missing = [c for c in ("encoder", "task", "language", metric) if c not in frame.columns]
+    if missing:
+        raise SentprobeError(f"results are missing column(s): {', '.join(missing)}")
+    df = frame.copy().reset_index(drop=True)
+    for name, default in (("probe", ""), ("seed", 0), ("task_source", "")):
+        if name not in df.columns:
+            df[name] = default
+    df["language"] = df["language"].fillna("").astype(str)
+    if "created" in df.columns:
+        df = df.sort_values("created", kind="stable")
+    identity = ["encoder", "task", "task_source", "language", "probe", "seed"]
+    df = df.drop_duplicates(subset=identity, keep="last").sort_index()
+    if encoders:
+        df = df[df["encoder"].isin(list(encoders))]
+    if not include_baselines:
+        df = df[~df["encoder"].str.lower().isin([b.lower() for b in BASELINES])]
+    if df.empty:
+        raise SentprobeError(
+            "no results to compare across languages"
+            + ("" if include_baselines else " (baselines are left out; include them to see them)")
+        )
+    df["task"] = [
+        t.split("/", 1)[1] if t.startswith(f"{lang}/") else t
+        for t, lang in zip(df["task"].astype(str), df["language"])
+    ]
+    probes = df.groupby("encoder")["probe"].nunique()
+    df["row"] = [
+        f"{e} [{p}]" if probes[e] > 1 else str(e) for e, p in zip(df["encoder"], df["probe"])
+    ]
+    df["score"] = 100.0 * pd.to_numeric(df[metric], errors="coerce")
+    out = (
+        df.groupby(["row", "task", "language"], sort=False)["score"]
+        .mean()
+        .reset_index()
+        .rename(columns={"row": "encoder"})
+    )
+    return out
+
+
+def _task_order(tasks: Sequence[str]) -> list[str]:
+    order = {t: i for i, t in enumerate(PAPER_TASKS)}
+    return sorted(dict.fromkeys(tasks), key=lambda t: (order.get(t, len(order)), t))
+
+
+def relative_scores(
+    frame: pd.DataFrame,
+    reference: str,
+    metric: str = "test_score",
+    mode: Mode = "diff",
+    encoders: Sequence[str] | None = None,
+    include_baselines: bool = False,
+) -> pd.DataFrame:
+    """Scores relative to ``reference`` per encoder x task x language (reference excluded).
+
+    Columns: encoder, task, language, score, reference_score (points) and ``relative``: the
+    difference in points (``mode="diff"``) or the ratio score / reference (``"ratio"``, as in
+    X-Probe's Figure 4, where 1 is parity). Cells without a reference score are NaN.
+    """
+    if mode not in MODES:
+        raise SentprobeError(f"unknown mode {mode!r}; choose diff or ratio")
+    scores = language_scores(frame, metric, encoders, include_baselines)
+    languages = sorted(scores["language"].unique())
+    if reference not in languages:
+        raise SentprobeError(
+            f"no results for the reference language {reference!r} "
+            f"(languages in the results: {', '.join(languages) or 'none'})"
+        )
+    if len(languages) < 2:
+        raise SentprobeError(f"only {reference!r} in the results: nothing to compare with")
+    ref = scores[scores["language"] == reference][["encoder", "task", "score"]]
+    ref = ref.rename(columns={"score": "reference_score"})
+    rel = scores[scores["language"] != reference].merge(ref, on=["encoder", "task"], how="left")
+    if mode == "diff":
+        rel["relative"] = rel["score"] - rel["reference_score"]
+    else:
+        rel["relative"] = rel["score"] / rel["reference_score"].replace(0.0, np.nan)
+    order = {t: i for i, t in enumerate(_task_order(rel["task"]))}
+    rel = rel.assign(_t=rel["task"].map(order)).sort_values(
+        ["encoder", "language", "_t"], kind="stable"
+    )
+    return rel.drop(columns="_t").reset_index(drop=True)
+
+
+def task_summary(
+    frame: pd.DataFrame,
+    metric: str = "test_score",
+    encoders: Sequence[str] | None = None,
+    include_baselines: bool = False,
+) -> pd.DataFrame:
+    """Per task (paper order): mean and sample standard deviation (ddof=1) of the scores in
+    points across languages and encoders, with how many scores, languages and encoders."""
+    scores = language_scores(frame, metric, encoders, include_baselines)
+    rows = []
+    for task in _task_order(scores["task"]):
+        s = scores[scores["task"] == task]
+        values = s["score"].dropna()
+        rows.append(
+            {
+                "task": task,
+                "mean": float(values.mean()) if len(values) else math.nan,
+                "std": float(values.std(ddof=1)) if len(values) > 1 else math.nan,
+                "n": int(len(values)),
+                "languages": int(s["language"].nunique()),
+                "encoders": int(s["encoder"].nunique()),
+            }
+        )
+    return pd.DataFrame(rows, columns=["task", "mean", "std", "n", "languages", "encoders"])
+
+
+# ---------------------------------------------------------------------------- tables
+
+
+def _as_results(df: pd.DataFrame, row: pd.Series, value: pd.Series, seed: pd.Series | int = 0):
+    """A frame ``results_table`` can render: rows, tasks and a plain (not %) score column."""
+    return pd.DataFrame(
+        {
+            "encoder": row.to_numpy(),
+            "task": df["task"].to_numpy(),
+            "value": value.to_numpy(),
+            "seed": seed if isinstance(seed, int) else seed.to_numpy(),
+            "probe": "-",
+            "language": "",
+            "task_source": "",
+        }
+    )
+
+
+def relative_table(
+    frame: pd.DataFrame,
+    reference: str,
+    fmt: str = "markdown",
+    metric: str = "test_score",
+    mode: Mode = "diff",
+    decimals: int | None = None,
+    encoders: Sequence[str] | None = None,
+    include_baselines: bool = False,
+) -> str:
+    """Relative scores as a paper-style table: rows "encoder (language)", tasks as columns."""
+    rel = relative_scores(frame, reference, metric, mode, encoders, include_baselines)
+    rows = rel["encoder"] + " (" + rel["language"] + ")"
+    table = _as_results(rel, rows, rel["relative"])
+    dec = decimals if decimals is not None else (1 if mode == "diff" else 2)
+    return results_table(table, metric="value", fmt=fmt, decimals=dec, percent=False)
+
+
+def summary_table(
+    frame: pd.DataFrame,
+    fmt: str = "markdown",
+    metric: str = "test_score",
+    decimals: int = 1,
+    encoders: Sequence[str] | None = None,
+    include_baselines: bool = False,
+) -> str:
+    """X-Probe's Table 1 as one row, tasks as columns: "mean ± std" (points) of all scores."""
+    scores = language_scores(frame, metric, encoders, include_baselines)
+    n_lang, n_enc = scores["language"].nunique(), scores["encoder"].nunique()
+    label = f"All ({n_lang} languages x {n_enc} encoders)"
+    pair = scores["encoder"] + "\t" + scores["language"]
+    seed = pd.Series(pd.factorize(pair)[0], index=scores.index)  # one "seed" per pair: n > 1
+    table = _as_results(scores, pd.Series(label, index=scores.index), scores["score"], seed)
+    return results_table(table, metric="value", fmt=fmt, decimals=decimals, percent=False)
+
+
+def _records(df: pd.DataFrame, decimals: int) -> list[dict]:
+    out = []
+    for rec in df.to_dict(orient="records"):
+        out.append(
+            {
+                k: (
+                    None
+                    if isinstance(v, float) and math.isnan(v)
+                    else round(v, decimals)
+                    if isinstance(v, float)
+                    else v
+                )
+                for k, v in rec.items()
+            }
+        )
+    return out
+
+
+def crosslang_report(
+    frame: pd.DataFrame,
+    reference: str,
+    fmt: str = "markdown",
+    metric: str = "test_score",
+    mode: Mode = "diff",
+    encoders: Sequence[str] | None = None,
+    include_baselines: bool = False,
+) -> str:
+    """Both views in one document. markdown/latex: the two tables under headings; json: an
+    object with ``relative`` and ``summary`` record lists; csv: the relative scores in long
+    form (one row per encoder x task x language, with the absolute scores)."""
+    if fmt not in FORMATS:
+        raise SentprobeError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    kw = {"metric": metric, "encoders": encoders, "include_baselines": include_baselines}
+    if fmt in ("json", "csv"):
+        rel = relative_scores(frame, reference, mode=mode, **kw)
+        if fmt == "csv":
+            return rel.to_csv(index=False, float_format="%.4f")
+        doc = {
+            "reference": reference,
+            "metric": metric,
+            "mode": mode,
+            "relative": _records(rel, 4),
+            "summary": _records(task_summary(frame, **kw), 4),
+        }
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    what = "difference in points" if mode == "diff" else "ratio, 1 = parity"
+    rel_title = f"{metric} relative to {reference} ({what})"
+    sum_title = f"{metric}: mean ± std across languages and encoders (points)"
+    relative = relative_table(frame, reference, fmt, mode=mode, **kw)
+    summary = summary_table(frame, fmt, **kw)
+    if fmt == "latex":
+        return f"% {rel_title}\n{relative}\n% {sum_title}\n{summary}"
+    return f"### {rel_title}\n\n{relative}\n### {sum_title}\n\n{summary}"
+
+
+# ---------------------------------------------------------------------------- heatmap
+
+
+def relative_heatmap(
+    frame: pd.DataFrame,
+    reference: str,
+    path: str | Path,
+    metric: str = "test_score",
+    mode: Mode = "diff",
+    encoders: Sequence[str] | None = None,
+    include_baselines: bool = False,
+) -> Path:
+    """Write a heatmap of :func:`relative_scores` (PNG, PDF or SVG by extension): one panel
+    per encoder, tasks x languages, a diverging colormap centred at parity (0 points, or 1
+    for ratios) with one scale for all panels, each cell annotated."""
+    try:
+        from matplotlib.colors import TwoSlopeNorm
+        from matplotlib.figure import Figure  # no pyplot: no GUI backend, no global state
+    except ImportError:
+        raise SentprobeError("the heatmap needs matplotlib: pip install matplotlib") from None
+    rel = relative_scores(frame, reference, metric, mode, encoders, include_baselines)
+    tasks = _task_order(rel["task"])
+    languages = sorted(rel["language"].unique())
+    panels = list(dict.fromkeys(rel["encoder"]))
+    centre = 0.0 if mode == "diff" else 1.0
+    spread = float(np.nanmax(np.abs(rel["relative"].to_numpy() - centre), initial=0.0))
+    spread = spread if spread > 0 and math.isfinite(spread) else (1.0 if mode == "diff" else 0.1)
+    norm = TwoSlopeNorm(vcenter=centre, vmin=centre - spread, vmax=centre + spread)
+
+    width = 1.2 + len(panels) * (0.9 + 0.75 * len(languages))
+    fig = Figure(figsize=(max(4.0, width), 1.4 + 0.45 * len(tasks)), layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False, sharey=True)[0]
+    image = None
+    for ax, encoder in zip(axes, panels):
+        sub = rel[rel["encoder"] == encoder].pivot_table(
+            index="task", columns="language", values="relative", aggfunc="mean", dropna=False
+        )
+        grid = sub.reindex(index=tasks, columns=languages).to_numpy(dtype=float)
+        image = ax.imshow(np.ma.masked_invalid(grid), cmap="RdBu", norm=norm, aspect="auto")
+        ax.set_facecolor("#dddddd")  # missing cells
+        ax.set_xticks(range(len(languages)), languages)
+        ax.set_yticks(range(len(tasks)), tasks)
+        ax.set_title(encoder, fontsize=9)
+        for i in range(len(tasks)):
+            for j in range(len(languages)):
+                v = grid[i, j]
+                text = "–" if math.isnan(v) else (f"{v:+.1f}" if mode == "diff" else f"{v:.2f}")
+                dark = not math.isnan(v) and abs(v - centre) > 0.6 * spread
+                ax.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if dark else "black",
+                )
+    label = f"points vs {reference}" if mode == "diff" else f"ratio to {reference}"
+    fig.colorbar(image, ax=list(axes), shrink=0.8, label=label)
+    fig.suptitle(f"{metric} relative to {reference}", fontsize=10)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=150)
+    return path

@@ -1,0 +1,178 @@
+"""Cross-language reports: relative scores, the Table-1 summary, the heatmap, the CLI."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pandas as pd
+import pytest
+
+from sentprobe.cli.main import main
+from sentprobe.errors import SentprobeError
+from sentprobe.evaluation.store import ResultRecord, ResultsStore
+from sentprobe.reporting.crosslang import (
+    crosslang_report,
+    relative_heatmap,
+    relative_scores,
+    task_summary,
+)
+
+# encoder -> language -> task -> accuracy (0-1)
+SCORES = {
+    "A": {
+        "en": {"SentLen": 0.80, "WC": 0.50, "BShift": 0.60},
+        "de": {"SentLen": 0.90, "WC": 0.30, "BShift": 0.60},
+        "fr": {"SentLen": 0.70, "WC": 0.40, "BShift": 0.55},
+    },
+    "B": {
+        "en": {"SentLen": 0.60, "WC": 0.20, "BShift": 0.50},
+        "de": {"SentLen": 0.65, "WC": 0.10, "BShift": 0.52},
+        "fr": {"SentLen": 0.60, "WC": 0.25},  # no BShift in French
+    },
+}
+
+
+def row(encoder, language, task, score, seed=0, probe="logreg", created="2024-01-01"):
+    return dict(
+        encoder=encoder,
+        task=task,
+        language=language,
+        test_score=score,
+        seed=seed,
+        probe=probe,
+        task_source=language,
+        category="other",
+        created=created,
+    )
+
+
+@pytest.fixture
+def frame() -> pd.DataFrame:
+    rows = [
+        row(e, lang, t, s)
+        for e, langs in SCORES.items()
+        for lang, tasks in langs.items()
+        for t, s in tasks.items()
+    ]
+    rows.append(row("Majority", "de", "WC", 0.001))  # a baseline: left out by default
+    return pd.DataFrame(rows)
+
+
+def cell(df, encoder, task, language, column="relative"):
+    sel = df[(df.encoder == encoder) & (df.task == task) & (df.language == language)]
+    assert len(sel) == 1
+    return float(sel[column].iloc[0])
+
+
+def test_relative_scores_in_points_and_ratio(frame):
+    rel = relative_scores(frame, "en")
+    assert set(rel.language) == {"de", "fr"} and set(rel.encoder) == {"A", "B"}
+    assert cell(rel, "A", "SentLen", "de") == pytest.approx(10.0)
+    assert cell(rel, "A", "WC", "de") == pytest.approx(-20.0)
+    assert cell(rel, "B", "WC", "fr") == pytest.approx(5.0)
+    assert cell(rel, "A", "WC", "de", "reference_score") == pytest.approx(50.0)
+    assert len(rel) == 11  # 2 encoders x 2 languages x 3 tasks, minus B/fr/BShift
+    assert list(rel[rel.encoder == "A"].task[:3]) == ["SentLen", "WC", "BShift"]  # paper order
+    ratio = relative_scores(frame, "en", mode="ratio")
+    assert cell(ratio, "B", "SentLen", "de") == pytest.approx(65 / 60)
+
+
+def test_seeds_are_averaged_and_task_language_prefix_dropped():
+    frame = pd.DataFrame(
+        [
+            row("A", "en", "SentLen", 0.5),
+            row("A", "de", "de/SentLen", 0.6, seed=0),
+            row("A", "de", "de/SentLen", 0.8, seed=1),
+            row("A", "de", "de/SentLen", 0.1, seed=1, created="2023-01-01"),  # older: replaced
+        ]
+    )
+    rel = relative_scores(frame, "en")
+    assert cell(rel, "A", "SentLen", "de") == pytest.approx(20.0)
+
+
+def test_task_summary_mean_and_std_across_languages_and_encoders(frame):
+    summary = task_summary(frame).set_index("task")
+    assert list(summary.index) == ["SentLen", "WC", "BShift"]
+    sentlen = [80, 90, 70, 60, 65, 60]
+    assert summary.loc["SentLen", "mean"] == pytest.approx(sum(sentlen) / 6)
+    assert summary.loc["SentLen", "std"] == pytest.approx(pd.Series(sentlen).std(ddof=1))
+    assert summary.loc["BShift", "n"] == 5
+    assert summary.loc["WC", "encoders"] == 2 and summary.loc["WC", "languages"] == 3
+    with_baselines = task_summary(frame, include_baselines=True).set_index("task")
+    assert with_baselines.loc["WC", "n"] == 7
+
+
+def test_markdown_report_uses_the_results_table_layout(frame):
+    text = crosslang_report(frame, "en")
+    assert "### test_score relative to en (difference in points)" in text
+    assert "| **Encoder** | **SentLen** | **WC** | **BShift** |" in text
+    a_de = next(line for line in text.splitlines() if line.startswith("| A (de)"))
+    assert [c.strip() for c in a_de.strip("|").split("|")][1:] == ["10.0", "-20.0", "0.0"]
+    b_fr = next(line for line in text.splitlines() if line.startswith("| B (fr)"))
+    assert b_fr.rstrip(" |").endswith("-")  # missing cell
+    assert "70.8 ± 12.0" in text  # SentLen mean ± std
+    assert "Majority" not in text
+
+
+def test_json_and_csv(frame):
+    doc = json.loads(crosslang_report(frame, "en", fmt="json"))
+    assert doc["reference"] == "en" and len(doc["relative"]) == 11
+    assert doc["summary"][0]["task"] == "SentLen"
+    csv = crosslang_report(frame, "en", fmt="csv")
+    assert csv.splitlines()[0] == "encoder,task,language,score,reference_score,relative"
+
+
+def test_missing_reference_is_a_clean_error(frame):
+    with pytest.raises(SentprobeError, match="reference language 'ru'"):
+        relative_scores(frame, "ru")
+    with pytest.raises(SentprobeError, match="nothing to compare"):
+        relative_scores(frame[frame.language == "en"], "en")
+
+
+def test_heatmap_is_written(frame, tmp_path):
+    pytest.importorskip("matplotlib")
+    path = relative_heatmap(frame, "en", tmp_path / "out" / "heat.png")
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+
+
+def record(encoder: str, language: str, task: str, score: float) -> ResultRecord:
+    return ResultRecord(
+        encoder=encoder,
+        encoder_fingerprint=encoder,
+        task=task,
+        task_source=language,
+        task_hash=f"{language}-{task}",
+        category="other",
+        language=language,
+        seed=0,
+        probe="logreg",
+        selection="dev",
+        config={},
+        dev_score=score,
+        test_score=score,
+        n_train=10,
+        n_dev=10,
+        n_test=10,
+        n_classes=2,
+        dim=1,
+    )
+
+
+def test_cli_crosslang(frame, tmp_path, monkeypatch, capsys):
+    pytest.importorskip("matplotlib")
+    store_path = tmp_path / "r.sqlite"
+    with ResultsStore(store_path) as store:
+        for i, r in enumerate(frame.itertuples()):
+            store.add(record(r.encoder, r.language, r.task, r.test_score), key=str(i))
+    heat = tmp_path / "h.png"
+    argv = ["sentprobe", "crosslang", "--results", str(store_path), "--reference", "en"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--heatmap", str(heat)])
+    main()
+    out = capsys.readouterr().out
+    assert "| A (de)" in out and heat.stat().st_size > 0
+    monkeypatch.setattr(sys, "argv", [*argv[:-1], "xx"])
+    with pytest.raises(SystemExit) as exc:
+        main()
+    assert exc.value.code == 1
