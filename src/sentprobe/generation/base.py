@@ -38,6 +38,8 @@ class GeneratedTask:
     splits: dict[str, list[Example]]
     stats: Counter = field(default_factory=Counter)
     params: dict = field(default_factory=dict)
+    #: altered sentence -> the corpus sentence it was made from (SOMO, CoordInv), for audits
+    sources: dict[str, str] = field(default_factory=dict)
 
     def counts_summary(self) -> str:
         """E.g. ``"2000 train / 500 dev / 500 test, 6 labels"``."""
@@ -118,3 +120,13 @@ def assign_splits(
 def shuffled(examples: list[Example], rng: np.random.Generator) -> list[Example]:
     """Random order within a split (as in the SentEval files), reproducible from ``rng``."""
     return [examples[i] for i in rng.permutation(len(examples))]
+
+
+def splits_from(
+    drawn: Mapping[str, Mapping[str, Sequence[str]]], rng: np.random.Generator
+) -> dict[str, list[Example]]:
+    """``{split: {label: [sentence, ...]}}`` -> shuffled ``{split: [(sentence, label), ...]}``."""
+    return {
+        s: shuffled([(text, lab) for lab, texts in drawn[s].items() for text in texts], rng)
+        for s in SPLITS
+    }

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import ClassVar
 
+from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.datasets.task import SPLITS
 
 from .base import (
@@ -18,6 +19,7 @@ from .base import (
     shuffled,
 )
 from .corpus import Tokens
+from .inputs import token_sequences
 
 __all__ = ["SentenceLength", "WordContent"]
 
@@ -45,8 +47,12 @@ class SentenceLength:
         return None
 
     def generate(
-        self, sentences: Sequence[Tokens], sizes: Mapping[str, int], seed: int
+        self,
+        sentences: Sequence[Tokens] | Sequence[AnnotatedSentence],
+        sizes: Mapping[str, int],
+        seed: int,
     ) -> GeneratedTask:
+        sentences = token_sequences(sentences)
         stats: Counter = Counter()
         pools: dict[str, list[Tokens]] = {label: [] for label in self.labels}
         for tokens in sentences:
@@ -138,8 +144,12 @@ class WordContent:
         return targets
 
     def generate(
-        self, sentences: Sequence[Tokens], sizes: Mapping[str, int], seed: int
+        self,
+        sentences: Sequence[Tokens] | Sequence[AnnotatedSentence],
+        sizes: Mapping[str, int],
+        seed: int,
     ) -> GeneratedTask:
+        sentences = token_sequences(sentences)
         stats: Counter = Counter()
         counts = per_class(sizes, self.n_targets, self.name)
         need = sum(counts.values())

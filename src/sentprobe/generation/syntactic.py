@@ -1,21 +1,33 @@
-"""Parser-free syntactic task (Conneau et al. 2018, sec. 2): BShift."""
+"""Syntactic tasks (Conneau et al. 2018, sec. 2): BShift (no parser), TreeDepth, TopConst."""
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import numpy as np
 
+from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.datasets.task import SPLITS
 
-from .base import GeneratedTask, GenerationError, make_rng, per_class, shuffled
+from .base import (
+    GeneratedTask,
+    GenerationError,
+    assign_splits,
+    make_rng,
+    per_class,
+    shuffled,
+    splits_from,
+)
 from .corpus import Tokens
+from .inputs import Item, annotated_items, token_sequences
+from .trees import constituency_depth, dependency_depth, implementation, top_constituent_sequence
 
-__all__ = ["BigramShift", "is_punctuation"]
+__all__ = ["BigramShift", "TopConst", "TreeDepth", "is_punctuation", "length_matched_counts"]
 
 _QUOTES = {'"', "\u201c", "\u201d", "\u201e", "``", "''"}
 
@@ -63,8 +75,12 @@ class BigramShift:
         return tokens[:i] + (tokens[i + 1], tokens[i]) + tokens[i + 2 :]
 
     def generate(
-        self, sentences: Sequence[Tokens], sizes: Mapping[str, int], seed: int
+        self,
+        sentences: Sequence[Tokens] | Sequence[AnnotatedSentence],
+        sizes: Mapping[str, int],
+        seed: int,
     ) -> GeneratedTask:
+        sentences = token_sequences(sentences)
         stats: Counter = Counter()
         pool: list[Tokens] = []
         for tokens in sentences:
@@ -107,3 +123,210 @@ class BigramShift:
             ) from None
         stats["used"] = sum(len(v) for v in splits.values())
         return GeneratedTask(self.name, self.file, list(self.labels), splits, stats, asdict(self))
+
+
+def length_matched_counts(
+    available: Mapping[str, Mapping[int, int]], total: int, spread: float = 1.0
+) -> dict[int, int]:
+    """How many sentences of each length to take for EVERY class, so length says nothing.
+
+    The target joint distribution of (length, class) is the product of a Gaussian over
+    length (mean and standard deviation of all available sentences, the std scaled by
+    ``spread``) and a uniform over classes: the paper's bivariate Gaussian with diagonal
+    covariance, made balanced. The Gaussian is scaled up until ``total`` sentences per class
+    are reached, clipped where some class runs out of sentences of that length. Returns
+    ``{length: count}`` summing to ``total``, or raises ValueError with the maximum.
+    """
+    lengths = sorted({n for per_len in available.values() for n in per_len})
+    common = {n: min(per_len.get(n, 0) for per_len in available.values()) for n in lengths}
+    most = sum(common.values())
+    if most < total:
+        raise ValueError(most)
+    weights = [(n, c) for per_len in available.values() for n, c in per_len.items()]
+    size = sum(c for _, c in weights)
+    mean = sum(n * c for n, c in weights) / size
+    std = max(1.0, math.sqrt(sum(c * (n - mean) ** 2 for n, c in weights) / size)) * spread
+    g = {n: math.exp(-0.5 * ((n - mean) / std) ** 2) for n in lengths}
+
+    def take(k: float) -> dict[int, int]:
+        return {n: min(int(k * g[n]), common[n]) for n in lengths}
+
+    lo, hi = 0.0, 1.0
+    while sum(take(hi).values()) < total:
+        hi *= 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if sum(take(mid).values()) < total else (lo, mid)
+    counts = take(hi)
+    for n in sorted(lengths, key=lambda n: (-abs(n - mean), n)):  # trim the tails first
+        while sum(counts.values()) > total and counts[n] > 0:
+            counts[n] -= 1
+    return {n: c for n, c in counts.items() if c}
+
+
+@dataclass
+class TreeDepth:
+    """TreeDepth: the depth of the sentence's syntax tree, one class per depth in ``depths``.
+
+    ``structure="constituency"`` (English, the paper): depth of the PTB tree, 5-12.
+    ``structure="dependency"`` (X-Probe): nodes on the longest root-to-leaf path of the
+    dependency tree; the range is a parameter (profile table in ``suite.py``). With
+    ``decorrelate`` every class gets the same number of sentences of each length, drawn to a
+    Gaussian over length (``length_matched_counts``), and every split gets the same length
+    histogram per class, so a classifier on length alone is at chance.
+    """
+
+    name: ClassVar[str] = "TreeDepth"
+    file: ClassVar[str] = "tree_depth.txt"
+
+    structure: Literal["constituency", "dependency"] = "constituency"
+    depths: tuple[int, int] = (5, 12)
+    decorrelate: bool = True
+    length_spread: float = 1.0
+
+    @property
+    def labels(self) -> list[str]:
+        return [str(d) for d in range(self.depths[0], self.depths[1] + 1)]
+
+    def depth(self, sent: AnnotatedSentence) -> int | None:
+        if self.structure == "dependency":
+            return dependency_depth(sent.heads)
+        return constituency_depth(sent.constituency) if sent.constituency else None
+
+    def generate(
+        self, sentences: Sequence[AnnotatedSentence], sizes: Mapping[str, int], seed: int
+    ) -> GeneratedTask:
+        stats: Counter = Counter()
+        cells: dict[str, dict[int, list[Item]]] = {label: {} for label in self.labels}
+        for item in annotated_items(sentences, stats, self.name):
+            d = self.depth(item.sent)
+            if d is None:
+                stats["rejected: no constituency tree"] += 1
+            elif str(d) not in cells:
+                stats[f"rejected: depth outside {list(self.depths)}"] += 1
+            else:
+                cells[str(d)].setdefault(len(item), []).append(item)
+        stats["eligible"] = sum(len(v) for c in cells.values() for v in c.values())
+        counts = per_class(sizes, len(self.labels), self.name)
+        rng = make_rng(seed, self.name)
+        if not self.decorrelate:
+            pools = {lab: [it for n in sorted(c) for it in c[n]] for lab, c in cells.items()}
+            drawn = assign_splits(pools, counts, rng, self.name, "depth")
+            splits = splits_from(
+                {
+                    s: {lab: [it.text for it in its] for lab, its in by.items()}
+                    for s, by in drawn.items()
+                },
+                rng,
+            )
+        else:
+            splits = self._decorrelated(cells, counts, rng, stats)
+        stats["used"] = sum(len(v) for v in splits.values())
+        params = asdict(self) | {"depth_function": self._depth_function()}
+        return GeneratedTask(self.name, self.file, self.labels, splits, stats, params)
+
+    def _depth_function(self) -> str:
+        if self.structure == "dependency":
+            return "sentprobe.generation.trees.dependency_depth"
+        return implementation("tree_depth")
+
+    def _decorrelated(self, cells, counts, rng, stats) -> dict[str, list[tuple[str, str]]]:
+        total = sum(counts.values())
+        available = {lab: {n: len(v) for n, v in c.items()} for lab, c in cells.items()}
+        try:
+            per_length = length_matched_counts(available, total, self.length_spread)
+        except ValueError as e:
+            raise GenerationError(
+                f"{self.name}: every depth class needs {total} sentences with the same length "
+                f"distribution, but the corpus supports at most {e.args[0]} per class "
+                f"(sentences per depth: "
+                f"{ {lab: sum(v.values()) for lab, v in available.items()} }; rejected: "
+                f"{ {k: v for k, v in stats.items() if k.startswith('rejected')} }). Lower the "
+                f"sizes, narrow depths (now {list(self.depths)}), set decorrelate=False, or "
+                f"use a larger corpus."
+            ) from None
+        # one shared assignment of length slots to splits, so every class has the same
+        # length histogram in every split
+        slots = [n for n in sorted(per_length) for _ in range(per_length[n])]
+        order = rng.permutation(total)
+        bounds = np.cumsum([0] + [counts[s] for s in SPLITS])
+        split_of = {}
+        for k, s in enumerate(SPLITS):
+            for j in order[bounds[k] : bounds[k + 1]]:
+                split_of[int(j)] = s
+        drawn: dict[str, dict[str, list[str]]] = {s: {} for s in SPLITS}
+        for lab, by_len in cells.items():
+            picked = {
+                n: [by_len[n][i] for i in rng.choice(len(by_len[n]), c, replace=False)]
+                for n, c in per_length.items()
+            }
+            for j, n in enumerate(slots):
+                drawn[split_of[j]].setdefault(lab, []).append(picked[n].pop().text)
+        stats["not used: outside the length-matched sample"] = stats["eligible"] - total * len(
+            cells
+        )
+        return splits_from(drawn, rng)
+
+
+#: PTB tags of punctuation and quotes; TopConst drops sequences with one inside.
+PUNCT_TAGS = frozenset({",", ":", ".", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP", '"', "#", "$"})
+
+
+@dataclass
+class TopConst:
+    """TopConst: the sequence of top constituents under the clause node (e.g. NP_VP_.).
+
+    Classes are the ``n_frequent`` most frequent sequences (ties alphabetical) plus OTHER
+    for the rest. As in the paper, sequences with punctuation or quotes anywhere but the end,
+    or not ending in ``final``, are dropped (also from OTHER). Needs constituency trees.
+    """
+
+    name: ClassVar[str] = "TopConst"
+    file: ClassVar[str] = "top_constituents.txt"
+
+    n_frequent: int = 19
+    other: str = "OTHER"
+    final: str = "."
+
+    def sequence(self, sent: AnnotatedSentence) -> tuple[str, ...] | str:
+        """The sentence's top-constituent sequence, or why it is rejected."""
+        if not sent.constituency:
+            return "no constituency tree"
+        seq = top_constituent_sequence(sent.constituency)
+        if not seq or seq[-1] != self.final:
+            return f"does not end in {self.final!r}"
+        if any(tag in PUNCT_TAGS for tag in seq[:-1]):
+            return "punctuation or quotes inside the sequence"
+        return seq
+
+    def generate(
+        self, sentences: Sequence[AnnotatedSentence], sizes: Mapping[str, int], seed: int
+    ) -> GeneratedTask:
+        stats: Counter = Counter()
+        found: list[tuple[str, Item]] = []
+        for item in annotated_items(sentences, stats, self.name):
+            seq = self.sequence(item.sent)
+            if isinstance(seq, str):
+                stats[f"rejected: {seq}"] += 1
+            else:
+                found.append(("_".join(seq), item))
+        freq = Counter(label for label, _ in found)
+        frequent = sorted(freq, key=lambda x: (-freq[x], x))[: self.n_frequent]
+        labels = sorted(frequent) + [self.other]
+        pools: dict[str, list[Item]] = {lab: [] for lab in labels}
+        for label, item in found:
+            pools[label if label in frequent else self.other].append(item)
+        stats["eligible"] = len(found)
+        counts = per_class(sizes, len(labels), self.name)
+        rng = make_rng(seed, self.name)
+        drawn = assign_splits(pools, counts, rng, self.name, "sequence")
+        splits = splits_from(
+            {
+                s: {lab: [it.text for it in its] for lab, its in by.items()}
+                for s, by in drawn.items()
+            },
+            rng,
+        )
+        stats["used"] = sum(len(v) for v in splits.values())
+        params = asdict(self) | {"top_constituents_function": implementation("top_constituents")}
+        return GeneratedTask(self.name, self.file, labels, splits, stats, params)

@@ -1,7 +1,10 @@
-"""Writing generated tasks as SentEval files plus a ``manifest.json`` that records provenance.
+"""Writing generated tasks plus a ``manifest.json`` that records provenance.
 
-Each file goes to a temporary name first and is moved into place with ``os.replace``, so an
-interrupted run never leaves a half-written task; the manifest is written last.
+Two layouts: SentEval (``<out>/<task file>``, lines ``split<TAB>label<TAB>sentence``) and
+X-Probe (``<out>/<lang>/<task folder>/{tr,va,te}.txt``, lines ``sentence<TAB>label``, with
+X-Probe's label names). Each file goes to a temporary name first and is moved into place
+with ``os.replace``, so an interrupted run never leaves a half-written task; the manifest
+is written last.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ import os
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Literal
 
+from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.datasets.task import SPLITS
 
 from .base import SPLIT_CODES, GeneratedTask
@@ -67,6 +72,98 @@ def write_suite(out_dir: str | Path, tasks: Sequence[GeneratedTask], manifest: d
     out_dir = Path(out_dir)
     for task in tasks:
         atomic_write_text(out_dir / task.file, senteval_lines(task))
+    path = out_dir / "manifest.json"
+    atomic_write_text(path, json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+    return path
+
+
+def xprobe_files(task: GeneratedTask, lang: str) -> dict[str, str]:
+    """``{relative path: text}`` of a task in X-Probe's layout, labels renamed X-Probe's way."""
+    from .suite import XPROBE_LABELS  # suite imports the generators; keep writer light
+
+    mapping = XPROBE_LABELS.get(task.name, {})
+    folder = Path(lang) / Path(task.file).stem
+    out = {}
+    for split in SPLITS:
+        lines = []
+        for sentence, label in task.splits.get(split, []):
+            label = mapping.get(label, label)
+            if any(c in sentence or c in label for c in "\t\n\r"):
+                raise ValueError(f"{task.name}: tab or newline in example {sentence!r}")
+            lines.append(f"{sentence}\t{label}\n")
+        out[str(folder / f"{SPLIT_CODES[split]}.txt")] = "".join(lines)
+    return out
+
+
+def corpus_sha256(sentences: Iterable[AnnotatedSentence | Sequence[str]]) -> str:
+    """SHA-256 of the corpus as given: records as sorted-key JSON lines (annotations
+    included, so a re-annotation changes it), token sequences as space-joined lines."""
+    return sha256_lines(
+        json.dumps(s.to_json(), sort_keys=True, ensure_ascii=False)
+        if isinstance(s, AnnotatedSentence)
+        else " ".join(s)
+        for s in sentences
+    )
+
+
+def suite_manifest(
+    tasks: Sequence[GeneratedTask],
+    *,
+    corpus_sha256: str,
+    annotator: dict,
+    seed: int,
+    lang: str,
+    layout: Literal["senteval", "xprobe"] = "senteval",
+    generator_version: str | None = None,
+    **fields,
+) -> dict:
+    """Manifest of a generated suite: corpus hash, annotator (name/version from the caller),
+    seed, and per task its parameters, counts per class and split, and rejection stats."""
+    manifest = build_manifest(
+        tasks,
+        language=lang,
+        layout=layout,
+        corpus_sha256=corpus_sha256,
+        annotator=dict(annotator),
+        generator={"version": generator_version, "seed": seed},
+        **fields,
+    )
+    for t in tasks:
+        entry = manifest["tasks"][t.name]
+        entry["params"] = _jsonable(t.params)
+        entry["stats"] = dict(sorted(t.stats.items()))
+        if layout == "xprobe":
+            entry["file"] = str(Path(lang) / Path(t.file).stem)
+    return manifest
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def write_generated_suite(
+    out_dir: str | Path,
+    tasks: Sequence[GeneratedTask],
+    manifest: dict,
+    layout: Literal["senteval", "xprobe"] = "senteval",
+    lang: str | None = None,
+) -> Path:
+    """Write a suite in either layout, every file atomically, the manifest last."""
+    if layout == "senteval":
+        return write_suite(out_dir, tasks, manifest)
+    if layout != "xprobe":
+        raise ValueError(f"layout must be 'senteval' or 'xprobe', not {layout!r}")
+    lang = lang or manifest.get("language")
+    if not lang:
+        raise ValueError("the X-Probe layout needs a language (lang=...)")
+    out_dir = Path(out_dir)
+    for task in tasks:
+        for rel, text in xprobe_files(task, lang).items():
+            atomic_write_text(out_dir / rel, text)
     path = out_dir / "manifest.json"
     atomic_write_text(path, json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
     return path

@@ -1,0 +1,198 @@
+"""Semantic tasks with a lexical split (Conneau et al. 2018, sec. 2): Tense, SubjNum, ObjNum.
+
+Each finds one target word per sentence (the tense-bearing verb, the subject, the object of
+the main clause), labels the sentence from its tag, and keeps only targets whose form has a
+corpus frequency inside ``freq_band``; each form is then confined to one split.
+
+``annotation="ptb"`` (English, the paper): labels from Penn Treebank tags (``xpos``).
+``annotation="ud"`` (X-Probe): labels from UD features (``Tense``, ``Number``). Labels are
+SentEval's (PAST/PRES, NN/NNS); the X-Probe writer maps them to Past/Pres, Sing/Plur.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import ClassVar, Literal
+
+from sentprobe.annotation.record import AnnotatedSentence
+
+from .base import GeneratedTask, make_rng, per_class, splits_from
+from .inputs import Item, annotated_items
+from .lexical import form_frequencies, in_band, split_by_form
+
+__all__ = ["ObjNum", "SubjNum", "Tense"]
+
+Annotation = Literal["ptb", "ud"]
+#: Dependents that carry the finite verb of a clause whose root is a participle or predicate.
+FINITE_CARRIERS = ("aux", "aux:pass", "cop")
+
+
+def _feat(sent: AnnotatedSentence, i: int, name: str) -> str | None:
+    return sent.feats[i].get(name) if i < len(sent.feats) and sent.feats[i] else None
+
+
+def _xpos(sent: AnnotatedSentence, i: int) -> str:
+    return sent.xpos[i] if i < len(sent.xpos) else ""
+
+
+class _LexicalTask:
+    """Shared ``generate``: find targets, filter by form frequency, split by form."""
+
+    name: ClassVar[str]
+    file: ClassVar[str]
+    labels: ClassVar[list[str]]
+    freq_band: tuple[int, int]
+
+    def target(self, sent: AnnotatedSentence) -> tuple[str, int] | str:
+        """``(label, target token index)``, or the reason the sentence is rejected."""
+        raise NotImplementedError
+
+    def generate(
+        self, sentences: Sequence[AnnotatedSentence], sizes: Mapping[str, int], seed: int
+    ) -> GeneratedTask:
+        stats: Counter = Counter()
+        items = annotated_items(sentences, stats, self.name)
+        freq = form_frequencies(item.sent.tokens for item in items)
+        chosen: list[Item] = []
+        candidates: list[tuple[str, str]] = []
+        for item in items:
+            found = self.target(item.sent)
+            if isinstance(found, str):
+                stats[f"rejected: {found}"] += 1
+                continue
+            label, i = found
+            form = item.sent.tokens[i].lower()
+            if not in_band(freq[form], self.freq_band):
+                stats[f"rejected: target form frequency outside {list(self.freq_band)}"] += 1
+                continue
+            chosen.append(item)
+            candidates.append((label, form))
+        stats["eligible"] = len(chosen)
+        counts = per_class(sizes, len(self.labels), self.name)
+        rng = make_rng(seed, self.name)
+        picked = split_by_form(
+            candidates,
+            self.labels,
+            counts,
+            rng,
+            self.name,
+            relax=f"widen freq_band (now {list(self.freq_band)})",
+        )
+        drawn = {
+            s: {lab: [chosen[i].text for i in idx] for lab, idx in by.items()}
+            for s, by in picked.items()
+        }
+        stats["target forms used"] = len(
+            {candidates[i][1] for by in picked.values() for idx in by.values() for i in idx}
+        )
+        splits = splits_from(drawn, rng)
+        stats["used"] = sum(len(v) for v in splits.values())
+        return GeneratedTask(self.name, self.file, list(self.labels), splits, stats, asdict(self))
+
+
+@dataclass
+class Tense(_LexicalTask):
+    """Tense: is the main-clause verb past (PAST) or present (PRES)?
+
+    The tense-bearing word is the finite verb of the main clause, the word whose tag a
+    constituency parser's top VP head would show: the leftmost finite ``aux``/``aux:pass``/
+    ``cop`` dependent of the root if there is one ("has eaten" -> "has", "was happy" ->
+    "was"), else the root itself. ``ptb``: VBD -> PAST, VBZ/VBP -> PRES; a modal (MD) or a
+    non-finite root without a finite auxiliary is rejected. ``ud``: the same word's ``Tense``
+    feature (finite = ``VerbForm=Fin`` or no VerbForm); ``ud_root_only=True`` instead takes
+    the root's own ``Tense`` whatever its VerbForm, exactly as X-Probe (which labels "has
+    eaten" Past from the participle).
+    """
+
+    name: ClassVar[str] = "Tense"
+    file: ClassVar[str] = "past_present.txt"
+    labels: ClassVar[list[str]] = ["PAST", "PRES"]
+
+    annotation: Annotation = "ptb"
+    freq_band: tuple[int, int] = (100, 5000)
+    ud_root_only: bool = False
+
+    _PTB: ClassVar[dict[str, str]] = {"VBD": "PAST", "VBZ": "PRES", "VBP": "PRES"}
+    _UD: ClassVar[dict[str, str]] = {"Past": "PAST", "Pres": "PRES"}
+
+    def _finite(self, sent: AnnotatedSentence, i: int) -> bool:
+        if self.annotation == "ptb":
+            return _xpos(sent, i) in ("VBD", "VBZ", "VBP", "MD")
+        return _feat(sent, i, "Tense") is not None and _feat(sent, i, "VerbForm") in (None, "Fin")
+
+    def tense_word(self, sent: AnnotatedSentence) -> int | None:
+        """Index of the tense-bearing word of the main clause, or None."""
+        root = sent.root
+        if self.annotation == "ud" and self.ud_root_only:
+            return root
+        carriers = [j for j in sent.children(root) if sent.deprels[j] in FINITE_CARRIERS]
+        finite = [j for j in carriers if self._finite(sent, j)]
+        if finite:
+            return min(finite)
+        return root if self._finite(sent, root) else None
+
+    def target(self, sent: AnnotatedSentence) -> tuple[str, int] | str:
+        if self.annotation == "ptb" and not sent.xpos:
+            return "no PTB tags (xpos)"
+        i = self.tense_word(sent)
+        if i is None:
+            return "no finite verb in the main clause"
+        if self.annotation == "ptb":
+            if _xpos(sent, i) == "MD":
+                return "main clause verb is a modal (MD)"
+            label = self._PTB.get(_xpos(sent, i))
+        else:
+            label = self._UD.get(_feat(sent, i, "Tense") or "")
+        return (label, i) if label else "main clause tense not past or present"
+
+
+@dataclass
+class SubjNum(_LexicalTask):
+    """SubjNum: is the subject of the main clause singular (NN) or plural (NNS)?
+
+    The subject is the only dependent of the root with a relation in ``relations``
+    (sentences with none or several are rejected). ``ptb``: its tag NN or NNS (proper
+    nouns, pronouns and anything else rejected, as in the paper). ``ud``: its UPOS must be
+    in ``upos`` (nouns only by default) and its ``Number`` Sing (-> NN) or Plur (-> NNS).
+    """
+
+    name: ClassVar[str] = "SubjNum"
+    file: ClassVar[str] = "subj_number.txt"
+    labels: ClassVar[list[str]] = ["NN", "NNS"]
+    role: ClassVar[str] = "subject"
+
+    annotation: Annotation = "ptb"
+    freq_band: tuple[int, int] = (100, 5000)
+    relations: tuple[str, ...] = ("nsubj", "nsubj:pass")
+    upos: tuple[str, ...] = ("NOUN",)
+
+    _UD: ClassVar[dict[str, str]] = {"Sing": "NN", "Plur": "NNS"}
+
+    def target(self, sent: AnnotatedSentence) -> tuple[str, int] | str:
+        args = [j for j in sent.children(sent.root) if sent.deprels[j] in self.relations]
+        if not args:
+            return f"main clause has no {self.role}"
+        if len(args) > 1:
+            return f"main clause has several {self.role}s"
+        i = args[0]
+        if self.annotation == "ptb":
+            tag = _xpos(sent, i)
+            return (tag, i) if tag in ("NN", "NNS") else f"{self.role} not tagged NN/NNS"
+        if sent.upos[i] not in self.upos:
+            return f"{self.role} UPOS not in {list(self.upos)}"
+        label = self._UD.get(_feat(sent, i, "Number") or "")
+        return (label, i) if label else f"{self.role} Number not Sing/Plur"
+
+
+@dataclass
+class ObjNum(SubjNum):
+    """ObjNum: is the direct object of the main clause singular (NN) or plural (NNS)?
+    Same rules as SubjNum, on the root's ``obj`` dependent."""
+
+    name: ClassVar[str] = "ObjNum"
+    file: ClassVar[str] = "obj_number.txt"
+    role: ClassVar[str] = "object"
+
+    relations: tuple[str, ...] = ("obj", "dobj")
