@@ -27,6 +27,9 @@ class AnnotatedSentence:
     text: str | None = None  # the original surface string, if known
     sent_id: str | None = None
     lang: str = "und"
+    # Multi-word tokens as (first, last, surface) over 0-based word indices, inclusive: Spanish
+    # "del" = words "de" "el". Syntax is over words; ``surface_tokens`` renders what was written.
+    mwt: list[tuple[int, int, str]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -40,6 +43,23 @@ class AnnotatedSentence:
         """0-based indices of the dependents of 0-based token ``i``."""
         return [j for j, h in enumerate(self.heads) if h == i + 1]
 
+    def surface_tokens(self) -> list[str]:
+        """Tokens as written: each multi-word token's words replaced by its surface form."""
+        if not self.mwt:
+            return list(self.tokens)
+        spans = {first: (last, form) for first, last, form in self.mwt}
+        out: list[str] = []
+        i = 0
+        while i < len(self.tokens):
+            if i in spans:
+                last, form = spans[i]
+                out.append(form)
+                i = last + 1
+            else:
+                out.append(self.tokens[i])
+                i += 1
+        return out
+
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in (None, [], "und")} | {
             "lang": self.lang
@@ -47,4 +67,6 @@ class AnnotatedSentence:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> AnnotatedSentence:
+        if "mwt" in obj:
+            obj = obj | {"mwt": [tuple(span) for span in obj["mwt"]]}
         return cls(**obj)
