@@ -363,6 +363,11 @@ def crosslang(
     _write(text.rstrip("\n"), output)
 
 
+from sentprobe.cli.build import build  # noqa: E402
+
+app.command("build")(build)
+
+
 def main() -> None:
     """Entry point: user errors become one clean message and exit code 1."""
     # sentprobe shows its own encoding bars; the hub's download/loading bars are noise here
