@@ -105,7 +105,7 @@ def build(
             ", ".join(f"{k}: {v}" for k, v in top),
         )
     err.print(table)
-    for name, message in result.failures.items():
+    for message in result.failures.values():
         err.print(f"[red]error[/] {message}", highlight=False)
     if result.failures and not skip_failed:
         raise SentprobeError(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import ClassVar, Literal
 
@@ -299,6 +299,12 @@ class TopConst:
             return "punctuation or quotes inside the sequence"
         return seq
 
+    def class_name(self, seq: tuple[str, ...], frequent: Collection[str] | None = None) -> str:
+        """The label a sequence gets (``NP_VP_.``), or ``other`` when it is not one of the
+        ``frequent`` classes; shared with ``generation.labeling``."""
+        label = "_".join(seq)
+        return label if frequent is None or label in frequent else self.other
+
     def generate(
         self, sentences: Sequence[AnnotatedSentence], sizes: Mapping[str, int], seed: int
     ) -> GeneratedTask:
@@ -309,7 +315,7 @@ class TopConst:
             if isinstance(seq, str):
                 stats[f"rejected: {seq}"] += 1
             else:
-                found.append(("_".join(seq), item))
+                found.append((self.class_name(seq), item))
         freq = Counter(label for label, _ in found)
         frequent = sorted(freq, key=lambda x: (-freq[x], x))[: self.n_frequent]
         labels = sorted(frequent) + [self.other]
