@@ -10,17 +10,22 @@ are kept. Registered in ``cli.main`` as ``app.command("label")(label)``.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.console import Console
 
 from sentprobe.datasets.loaders import SENTEVAL_FILES, iter_lines
 from sentprobe.datasets.validation import ALLOWED_SPLITS, Problems, normalize_split
-from sentprobe.errors import SentprobeError
+from sentprobe.errors import DataError, SentprobeError
+
+if TYPE_CHECKING:
+    from sentprobe.annotation.record import AnnotatedSentence
+    from sentprobe.generation.labeling import Labelled, Vocabulary
 
 err = Console(stderr=True)
 
@@ -52,7 +57,7 @@ def read_label_input(path: Path) -> LabelInput:
     rows = list(iter_lines(path, problems))
     problems.raise_if_any()
     if not rows:
-        raise SentprobeError(f"{path}: no sentences (the file is empty)")
+        raise DataError(path, None, "no sentences (the file is empty)")
     first = rows[0][1].split("\t")
     fmt: Format
     if len(first) == 3:
@@ -107,54 +112,62 @@ def _task_from_path(path: Path) -> str | None:
     return None
 
 
-def _vocabulary(task: str, profile: str, gold: list[str] | None) -> str:
+def _vocabulary(task: str, profile: str, gold: list[str] | None) -> Vocabulary:
     """The profile's label names, unless the file's labels are all in the other vocabulary:
     the rule (profile) and the file's label names (layout) are independent choices."""
     from sentprobe.generation.labeling import vocabulary_labels
 
-    mine = "xprobe" if profile == "xprobe" else "senteval"
-    other = "senteval" if mine == "xprobe" else "xprobe"
+    mine: Vocabulary = "xprobe" if profile == "xprobe" else "senteval"
+    other: Vocabulary = "senteval" if mine == "xprobe" else "xprobe"
     if gold is None:
         return mine
     labels = set(gold)
-    own, alt = vocabulary_labels(task, mine), vocabulary_labels(task, other)  # type: ignore[arg-type]
+    own, alt = vocabulary_labels(task, mine), vocabulary_labels(task, other)
     if own is not None and alt is not None and not labels <= set(own) and labels <= set(alt):
         err.print(f"note: the file uses {other} label names ({', '.join(alt)}); so does the output")
         return other
     return mine
 
 
-def _annotate(sentences: list[list[str]], spec: str | None, lang: str) -> list:
-    """Annotate pre-tokenized sentences, warning when the annotator changed the tokens."""
+def _label_annotated(
+    sentences: list[list[str]],
+    spec: str | None,
+    lang: str,
+    rule: Callable[[AnnotatedSentence], Labelled],
+    constituency: bool,
+) -> list[Labelled]:
+    """Annotate pre-tokenized sentences and label each as it comes (records are not kept:
+    a published task has 120k sentences); warn when the annotator changed the tokens."""
     from rich.progress import track
 
     from sentprobe.annotation import default_annotator, get_annotator
     from sentprobe.generation.inputs import as_tokens
+    from sentprobe.generation.labeling import with_constituency
 
     annotator = get_annotator(spec) if spec else default_annotator(lang)
-    stream = annotator.annotate(sentences, pretokenized=True)
-    records = list(
-        track(
-            stream,
-            total=len(sentences),
-            description=f"annotating with {annotator.name}",
-            console=err,
-            transient=True,
-            disable=not err.is_terminal,
-        )
+    stream = track(
+        annotator.annotate(sentences, pretokenized=True),
+        total=len(sentences),
+        description=f"annotating with {annotator.name}",
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
     )
-    if len(records) != len(sentences):
+    results, changed = [], 0
+    for rec, toks in zip(stream, sentences):
+        changed += list(as_tokens(rec)) != toks
+        results.append(rule(with_constituency(rec) if constituency else rec))
+    if len(results) != len(sentences):
         raise SentprobeError(
-            f"annotator {annotator.name} returned {len(records)} records for "
+            f"annotator {annotator.name} returned {len(results)} records for "
             f"{len(sentences)} sentences"
         )
-    changed = sum(list(as_tokens(r)) != toks for r, toks in zip(records, sentences))
     if changed:
         err.print(
             f"[yellow]warning[/] annotator {annotator.name} changed the tokens of {changed} "
             "sentence(s); labels are computed on its tokens"
         )
-    return records
+    return results
 
 
 def _write_atomic(text: str, output: Path) -> None:
@@ -227,7 +240,6 @@ def label(
         needs_annotation,
         needs_constituency,
         resolve_task,
-        with_constituency,
     )
 
     if task is None:
@@ -246,14 +258,12 @@ def label(
         )
     vocab = _vocabulary(name, prof, data.gold) if data.gold is not None else None
     classes = set(data.gold) if name == "TopConst" and data.gold is not None else None
-    rule = labeler(name, prof, lang=lang, vocabulary=vocab, classes=classes)  # type: ignore[arg-type]
+    rule = labeler(name, prof, lang=lang, vocabulary=vocab, classes=classes)
 
     tokens = [s.split() for s in data.sentences]
     if needs_annotation(name):
-        records = _annotate(tokens, annotator, lang)
-        if needs_constituency(name, prof):
-            records = [with_constituency(r) for r in records]
-        results = [rule(r) for r in records]
+        constituency = needs_constituency(name, prof)
+        results = _label_annotated(tokens, annotator, lang, rule, constituency)
     else:
         results = [rule(t) for t in tokens]  # SentLen: tokens are all it needs
 
@@ -268,6 +278,7 @@ def label(
         f"{name}: labelled {len(results) - missing} of {len(results)} sentences; "
         f"{missing} could not be labelled ({UNLABELLED})" + (f" — {detail}" if detail else ""),
         highlight=False,
+        markup=False,
     )
     if compare:
         assert data.gold is not None

@@ -364,8 +364,10 @@ def crosslang(
 
 
 from sentprobe.cli.build import build  # noqa: E402
+from sentprobe.cli.label import label  # noqa: E402
 
 app.command("build")(build)
+app.command("label")(label)
 
 
 def main() -> None:

@@ -55,21 +55,28 @@ class LogisticProbe(GridProbe):
     """Logistic-regression probe; ``l2`` may be one value or a grid chosen on dev / by CV.
 
     With a dev split, training also stops early for a strength whose dev accuracy has not
-    improved for ``patience`` checks, and the best-on-dev weights are kept; the dev accuracy
-    it reports is therefore a selection score, not an unbiased estimate.
+    improved for ``patience`` checks (every ``check_every`` iterations), and the best-on-dev
+    weights are kept; the dev accuracy it reports is therefore a selection score, not an
+    unbiased estimate. Grids with up to ``stack_limit`` classes x strengths are solved as one
+    stacked run; larger ones (many classes) as a warm-started path from strong to weak L2,
+    checking dev after every iteration.
     """
 
     def __init__(
         self,
         l2: float | Sequence[float] = DEFAULT_L2,
         max_iter: int = 300,
-        patience: int = 4,
+        patience: int = 3,
+        check_every: int = 5,
+        stack_limit: int = 500,
         cv: int = 5,
         random_state: int | None = 0,
     ) -> None:
         self.l2 = l2
         self.max_iter = max_iter
         self.patience = patience
+        self.check_every = check_every
+        self.stack_limit = stack_limit
         self.cv = cv
         self.random_state = random_state
 
@@ -79,16 +86,31 @@ class LogisticProbe(GridProbe):
     def _fit_grid(self, X, y, X_dev, y_dev, configs, seed, max_iter=None) -> list[GridFit]:
         K = len(self.classes_)
         lam = torch.tensor([c["l2"] for c in configs], dtype=torch.float32)
+        p = X.shape[1] + 1
+        Xd = None if X_dev is None else torch.cat([X_dev, torch.ones(len(X_dev), 1)], 1)
+        if K * len(configs) <= self.stack_limit:
+            # Few classes: one stacked run over the whole grid keeps the BLAS busy.
+            return self._solve(X, y, Xd, y_dev, lam, torch.zeros(len(configs), p * K), max_iter)
+        # Many classes (e.g. WC's 1000): every grid point costs a full K-way product, so walk
+        # the regularisation path from strong to weak, each solve warm-started from the last.
+        order = sorted(range(len(configs)), key=lambda i: -configs[i]["l2"])
+        fits: dict[int, GridFit] = {}
+        w = torch.zeros(1, p * K)
+        for i in order:
+            fit, w = self._solve(X, y, Xd, y_dev, lam[i : i + 1], w, max_iter, keep_last=True)
+            fits[i] = fit[0]
+        return [fits[i] for i in range(len(configs))]
+
+    def _solve(self, X, y, Xd, y_dev, lam, w0, max_iter, keep_last=False):
+        """Stacked L-BFGS over ``lam``; with dev data, keeps each problem's best-on-dev point."""
+        K, p, G = len(self.classes_), X.shape[1] + 1, len(lam)
         fun = _Stacked(X, y, lam, K)
-        G, p = len(configs), X.shape[1] + 1
-        w0 = torch.zeros(G, p * K)
-        monitor = None
         best_acc = torch.full((G,), -1.0)
         best_w = w0.clone()
         best_it = torch.zeros(G, dtype=torch.long)
         stale = torch.zeros(G, dtype=torch.long)
-        if X_dev is not None:
-            Xd = torch.cat([X_dev, torch.ones(len(X_dev), 1)], 1)
+        monitor = None
+        if Xd is not None:
 
             def monitor(W: torch.Tensor, idx: torch.Tensor, it: int) -> torch.Tensor:
                 acc = _accuracy(Xd, y_dev, W, K)
@@ -99,20 +121,22 @@ class LogisticProbe(GridProbe):
                 stale[idx] = torch.where(better, 0, stale[idx] + 1)
                 return stale[idx] >= self.patience
 
-        W, iters = batched_lbfgs(fun, w0, max_iter=max_iter or self.max_iter, monitor=monitor)
+        # A warm-started path solve costs a K-way product per iteration: check dev every time.
+        every = 1 if keep_last else self.check_every
+        W, iters = batched_lbfgs(fun, w0, max_iter=max_iter or self.max_iter, monitor=monitor,
+                                 monitor_every=every)
         fits = []
         for i in range(G):
-            if X_dev is None:
+            if Xd is None:
                 fits.append(GridFit(None, self._unpack(W[i], p, K), int(iters[i])))
                 continue
             final_acc = float(_accuracy(Xd, y_dev, W[i : i + 1], K)[0])
             if final_acc >= best_acc[i]:  # the run ended between two checks, on a better point
                 fits.append(GridFit(final_acc, self._unpack(W[i], p, K), int(iters[i])))
             else:
-                fits.append(
-                    GridFit(float(best_acc[i]), self._unpack(best_w[i], p, K), int(best_it[i]))
-                )
-        return fits
+                fits.append(GridFit(float(best_acc[i]), self._unpack(best_w[i], p, K),
+                                    int(best_it[i])))
+        return (fits, W) if keep_last else fits
 
     @staticmethod
     def _unpack(w: torch.Tensor, p: int, K: int) -> dict[str, torch.Tensor]:
