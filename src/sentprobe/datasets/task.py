@@ -72,11 +72,16 @@ class ProbingTask:
         return [s for split in self.splits.values() for s in split.sentences]
 
     def content_hash(self) -> str:
-        """Identifies the exact data, so stored results are never reused for changed files."""
-        h = hashlib.sha1()
-        for name in sorted(self.splits):
-            split = self.splits[name]
-            h.update(name.encode())
-            for sent, label in zip(split.sentences, split.labels):
-                h.update(f"{label}\t{sent}\n".encode())
-        return h.hexdigest()[:16]
+        """Identifies the exact data, so stored results are never reused for changed files.
+
+        Computed once: a loaded task is treated as immutable.
+        """
+        if "_content_hash" not in self.__dict__:
+            h = hashlib.sha1()
+            for name in sorted(self.splits):
+                split = self.splits[name]
+                h.update(name.encode())
+                for sent, label in zip(split.sentences, split.labels):
+                    h.update(f"{label}\t{sent}\n".encode())
+            self.__dict__["_content_hash"] = h.hexdigest()[:16]
+        return self.__dict__["_content_hash"]

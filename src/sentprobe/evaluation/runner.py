@@ -105,7 +105,7 @@ class Runner:
         self,
         tasks: list[ProbingTask],
         *,
-        probe: str = "paper",
+        probe: str = "logreg",
         seeds: int = 1,
         store: ResultsStore,
         cache: EmbeddingCache,
@@ -172,7 +172,7 @@ class Runner:
     def run_encoder(self, encoder: Encoder, probe: str | None = None) -> None:
         probe = probe or self.probe
         views = encoder.views or [None]
-        pending: list[tuple[ProbingTask, int, int, str, Any]] = []
+        pending: list[tuple[ProbingTask, int, str, int, str, Any]] = []
         for task in self.tasks:
             for v, view in enumerate(views):
                 fp = encoder.fingerprint if view is None else f"{encoder.fingerprint}#{view}"
@@ -181,7 +181,7 @@ class Runner:
                     key = unit_key(fp, task.content_hash(), f"{probe}:{_signature(est)}", seed)
                     self.keys.append(key)
                     if not self.store.has(key):
-                        pending.append((task, v, seed, key, est))
+                        pending.append((task, v, fp, seed, key, est))
         if not pending:
             return
 
@@ -195,7 +195,7 @@ class Runner:
         row = {s: i for i, s in enumerate(needed)}
 
         with self._bar(len(pending), f"probing {encoder.name}") as bar:
-            for task, v, seed, key, est in pending:
+            for task, v, fp, seed, key, est in pending:
                 X = {}
                 for name, split in task.splits.items():
                     idx = np.fromiter((row[s] for s in split.sentences), dtype=np.int64)
@@ -210,7 +210,7 @@ class Runner:
                     key,
                     task,
                     encoder=label,
-                    encoder_fingerprint=encoder.fingerprint + ("" if view is None else f"#{view}"),
+                    encoder_fingerprint=fp,
                     seed=seed,
                     probe=probe,
                     selection=est.selection_,

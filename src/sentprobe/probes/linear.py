@@ -59,7 +59,7 @@ class LogisticProbe(GridProbe):
     weights are kept; the dev accuracy it reports is therefore a selection score, not an
     unbiased estimate. Grids with up to ``stack_limit`` classes x strengths are solved as one
     stacked run; larger ones (many classes) as a warm-started path from strong to weak L2,
-    checking dev after every iteration.
+    checking dev after every iteration and stopping after ``path_patience`` checks.
     """
 
     def __init__(
@@ -68,6 +68,7 @@ class LogisticProbe(GridProbe):
         max_iter: int = 300,
         patience: int = 3,
         check_every: int = 5,
+        path_patience: int = 2,
         stack_limit: int = 500,
         cv: int = 5,
         random_state: int | None = 0,
@@ -76,6 +77,7 @@ class LogisticProbe(GridProbe):
         self.max_iter = max_iter
         self.patience = patience
         self.check_every = check_every
+        self.path_patience = path_patience
         self.stack_limit = stack_limit
         self.cv = cv
         self.random_state = random_state
@@ -97,12 +99,15 @@ class LogisticProbe(GridProbe):
         fits: dict[int, GridFit] = {}
         w = torch.zeros(1, p * K)
         for i in order:
-            fit, w = self._solve(X, y, Xd, y_dev, lam[i : i + 1], w, max_iter, keep_last=True)
+            fit, w = self._solve(X, y, Xd, y_dev, lam[i : i + 1], w, max_iter, path=True)
             fits[i] = fit[0]
         return [fits[i] for i in range(len(configs))]
 
-    def _solve(self, X, y, Xd, y_dev, lam, w0, max_iter, keep_last=False):
-        """Stacked L-BFGS over ``lam``; with dev data, keeps each problem's best-on-dev point."""
+    def _solve(self, X, y, Xd, y_dev, lam, w0, max_iter, path=False):
+        """Stacked L-BFGS over ``lam``; with dev data, keeps each problem's best-on-dev point.
+
+        ``path``: one step of the warm-started path, which also returns the final weights.
+        """
         K, p, G = len(self.classes_), X.shape[1] + 1, len(lam)
         fun = _Stacked(X, y, lam, K)
         best_acc = torch.full((G,), -1.0)
@@ -110,6 +115,8 @@ class LogisticProbe(GridProbe):
         best_it = torch.zeros(G, dtype=torch.long)
         stale = torch.zeros(G, dtype=torch.long)
         monitor = None
+        # A warm-started path solve costs a K-way product per iteration: check dev every time.
+        every, patience = (1, self.path_patience) if path else (self.check_every, self.patience)
         if Xd is not None:
 
             def monitor(W: torch.Tensor, idx: torch.Tensor, it: int) -> torch.Tensor:
@@ -119,10 +126,8 @@ class LogisticProbe(GridProbe):
                 best_w[idx[better]] = W[better]
                 best_it[idx[better]] = it
                 stale[idx] = torch.where(better, 0, stale[idx] + 1)
-                return stale[idx] >= self.patience
+                return stale[idx] >= patience
 
-        # A warm-started path solve costs a K-way product per iteration: check dev every time.
-        every = 1 if keep_last else self.check_every
         W, iters = batched_lbfgs(fun, w0, max_iter=max_iter or self.max_iter, monitor=monitor,
                                  monitor_every=every)
         fits = []
@@ -136,7 +141,7 @@ class LogisticProbe(GridProbe):
             else:
                 fits.append(GridFit(float(best_acc[i]), self._unpack(best_w[i], p, K),
                                     int(best_it[i])))
-        return (fits, W) if keep_last else fits
+        return (fits, W) if path else fits
 
     @staticmethod
     def _unpack(w: torch.Tensor, p: int, K: int) -> dict[str, torch.Tensor]:
