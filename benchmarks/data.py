@@ -11,7 +11,8 @@ Everything is deterministic (fixed seed, stable corpus order) and cached under `
 
 Corpus: the English prose of the Debian packages python3.11-doc and python-django-doc
 (extracted as scripts/build_sample_suite.py does) plus the sentences of UD English-EWT
-(read from /work/shared, never copied), Moses-tokenized, 5-28 tokens, deduplicated.
+(read from ../shared beside the repository, never copied), Moses-tokenized, 5-28 tokens,
+deduplicated.
 
 Usage (from the repository root)::
 
@@ -40,7 +41,7 @@ from sentprobe.generation.base import assign_splits, make_rng, per_class, shuffl
 from sentprobe.generation.corpus import Tokens  # noqa: E402
 
 DEFAULT_WORKDIR = Path(__file__).resolve().parent / ".work"
-UD_EWT = Path("/work/shared/data/ud/en_ewt/en_ewt-ud-all.conllu.gz")
+UD_EWT = Path(__file__).resolve().parents[2] / "shared/data/ud/en_ewt/en_ewt-ud-all.conllu.gz"
 DOC_SOURCES = {
     "python-doc": "/usr/share/doc/python3.11/html",
     "django-doc": "/usr/share/doc/python-django-doc/html",
