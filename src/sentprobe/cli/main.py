@@ -67,6 +67,19 @@ def _show_warnings(frame) -> None:
                 err.print(f"[yellow]warning[/] {task}: {w}")
 
 
+def _load_results(results: Path, metric: str, probe: str | None):
+    """The stored results as a frame, checked for what ``report`` and ``crosslang`` need."""
+    from sentprobe.evaluation.store import ResultsStore
+
+    if not results.is_file():
+        raise SentprobeError(f"{results}: no results store here (run `sentprobe run` first)")
+    if metric not in ("test_score", "dev_score"):
+        raise SentprobeError(f"--metric must be test_score or dev_score, got {metric!r}")
+    with ResultsStore(results) as store:
+        frame = store.to_frame()
+    return frame[frame["probe"] == probe] if probe else frame
+
+
 @app.command()
 def run(
     encoder: Annotated[
@@ -176,19 +189,11 @@ def report(
     ] = None,  # noqa: UP007
 ) -> None:
     """Print the paper-style table of everything stored in a results store."""
-    from sentprobe.evaluation.store import ResultsStore
     from sentprobe.reporting import results_table
 
-    if not results.is_file():
-        raise SentprobeError(f"{results}: no results store here (run `sentprobe run` first)")
-    if metric not in ("test_score", "dev_score"):
-        raise SentprobeError(f"--metric must be test_score or dev_score, got {metric!r}")
-    with ResultsStore(results) as store:
-        frame = store.to_frame()
+    frame = _load_results(results, metric, probe)
     if encoder:
         frame = frame[frame["encoder"].isin(encoder)]
-    if probe:
-        frame = frame[frame["probe"] == probe]
     _write(results_table(frame, metric=metric, fmt=fmt.value), output)
 
 
@@ -344,17 +349,9 @@ def crosslang(
 ) -> None:
     """Compare languages: scores relative to a reference language per encoder x task, and
     per task the mean and standard deviation across languages and encoders (X-Probe)."""
-    from sentprobe.evaluation.store import ResultsStore
     from sentprobe.reporting.crosslang import crosslang_report, relative_heatmap
 
-    if not results.is_file():
-        raise SentprobeError(f"{results}: no results store here (run `sentprobe run` first)")
-    if metric not in ("test_score", "dev_score"):
-        raise SentprobeError(f"--metric must be test_score or dev_score, got {metric!r}")
-    with ResultsStore(results) as store:
-        frame = store.to_frame()
-    if probe:
-        frame = frame[frame["probe"] == probe]
+    frame = _load_results(results, metric, probe)
     kw = {"encoders": encoder, "include_baselines": include_baselines, "metric": metric}
     text = crosslang_report(frame, reference, fmt.value, mode=mode.value, **kw)
     if heatmap is not None:
