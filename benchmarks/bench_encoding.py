@@ -65,15 +65,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=5000)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=1)
-    ap.add_argument("--out", type=Path,
-                    default=Path(__file__).resolve().parent / "results" / "encoding.json")
+    ap.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parent / "results" / "encoding.json"
+    )
     args = ap.parse_args(argv)
     torch.set_num_threads(THREADS)
     sentences = sample_sentences(args.workdir, args.n)
     bs = args.batch_size
-    print(f"{len(sentences)} sentences, mean {np.mean([len(s.split()) for s in sentences]):.1f} "
-          f"tokens (Moses), batch size {bs}, {THREADS} threads, load {os.getloadavg()}",
-          flush=True)
+    print(
+        f"{len(sentences)} sentences, mean {np.mean([len(s.split()) for s in sentences]):.1f} "
+        f"tokens (Moses), batch size {bs}, {THREADS} threads, load {os.getloadavg()}",
+        flush=True,
+    )
 
     from sentence_transformers import SentenceTransformer
 
@@ -93,12 +96,12 @@ def main(argv: list[str] | None = None) -> int:
             return EmbeddingCache(tmp).encode(encoder, sentences, progress=False)
 
     def direct() -> np.ndarray:
-        return np.concatenate([encoder.encode(sentences[i : i + bs])
-                               for i in range(0, len(sentences), bs)])
+        return np.concatenate(
+            [encoder.encode(sentences[i : i + bs]) for i in range(0, len(sentences), bs)]
+        )
 
     def bare_st() -> np.ndarray:
-        return bare.encode(sentences, batch_size=bs, convert_to_numpy=True,
-                           show_progress_bar=False)
+        return bare.encode(sentences, batch_size=bs, convert_to_numpy=True, show_progress_bar=False)
 
     def hf_layers() -> np.ndarray:
         return hf_all.encode(sentences)
@@ -118,19 +121,31 @@ def main(argv: list[str] | None = None) -> int:
     for name, fn in runs:
         seconds, out = timed(fn, args.repeats)
         outputs[name] = out
-        rows.append({"encoder": name, "seconds": round(seconds, 2),
-                     "sentences_per_s": round(len(sentences) / seconds, 1),
-                     "shape": list(out.shape), "load_after": os.getloadavg()[0]})
-        print(f"{name:<48} {seconds:7.1f}s {len(sentences) / seconds:8.1f} sent/s  "
-              f"shape {out.shape}", flush=True)
+        rows.append(
+            {
+                "encoder": name,
+                "seconds": round(seconds, 2),
+                "sentences_per_s": round(len(sentences) / seconds, 1),
+                "shape": list(out.shape),
+                "load_after": os.getloadavg()[0],
+            }
+        )
+        print(
+            f"{name:<48} {seconds:7.1f}s {len(sentences) / seconds:8.1f} sent/s  shape {out.shape}",
+            flush=True,
+        )
     ref = outputs["bare SentenceTransformer.encode"]
-    for name in ("sentprobe EmbeddingCache (fresh dir) + minilm",
-                 "sentprobe minilm .encode in batches"):
+    for name in (
+        "sentprobe EmbeddingCache (fresh dir) + minilm",
+        "sentprobe minilm .encode in batches",
+    ):
         print(f"max |diff| vs bare ({name}): {np.abs(outputs[name] - ref).max():.2e}")
     last = outputs["sentprobe HFEncoder layer=all (7 views)"][:, -1]
     cos = np.sum(last * ref, 1) / np.linalg.norm(last, axis=1) / np.linalg.norm(ref, axis=1)
-    print(f"HFEncoder last layer vs SentenceTransformer: min cosine {cos.min():.4f} "
-          "(ST L2-normalises after pooling)")
+    print(
+        f"HFEncoder last layer vs SentenceTransformer: min cosine {cos.min():.4f} "
+        "(ST L2-normalises after pooling)"
+    )
     result = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "n_sentences": len(sentences),

@@ -158,8 +158,10 @@ def run_sklearn(d: dict[str, np.ndarray], scaled: bool = False) -> dict[str, Any
         "dev": round(grid[best][1], 5),
         "test": round(test, 5),
         "C": C,
-        "grid": [{"C": c, "dev": round(a, 5), "n_iter": n, "seconds": round(s, 3)}
-                 for (c, a, n), s in zip(grid, fit_times, strict=True)],
+        "grid": [
+            {"C": c, "dev": round(a, 5), "n_iter": n, "seconds": round(s, 3)}
+            for (c, a, n), s in zip(grid, fit_times, strict=True)
+        ],
         "convergence_warnings": warned,
     }
 
@@ -170,8 +172,10 @@ def machine() -> dict[str, Any]:
     cpu = "?"
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-        cpu = next((ln.split(":", 1)[1].strip() for ln in out.splitlines()
-                    if ln.startswith("Model name")), "?")
+        cpu = next(
+            (ln.split(":", 1)[1].strip() for ln in out.splitlines() if ln.startswith("Model name")),
+            "?",
+        )
     return {
         "date": dt.datetime.now().isoformat(timespec="seconds"),
         "nproc": os.cpu_count(),
@@ -182,8 +186,10 @@ def machine() -> dict[str, Any]:
         "sklearn": sklearn.__version__,
         "numpy": np.__version__,
         "torch_threads": torch.get_num_threads(),
-        "blas": [{k: i.get(k) for k in ("internal_api", "num_threads", "version")}
-                 for i in threadpool_info()],
+        "blas": [
+            {k: i.get(k) for k in ("internal_api", "num_threads", "version")}
+            for i in threadpool_info()
+        ],
         "loadavg_start": os.getloadavg(),
     }
 
@@ -195,16 +201,20 @@ def pct(x: float) -> str:
 def suite_report(rows: list[dict[str, Any]], scaled: bool) -> dict[str, Any]:
     """Totals, means and the acceptance criteria; prints a table."""
     kinds = ["sentprobe", "sklearn"] + (["sklearn_scaled"] if scaled else [])
-    head = f"{'task':<10}{'K':>5} | {'sentprobe dev/test':>19} {'s':>7} | " \
-           f"{'sklearn dev/test':>17} {'s':>7} {'C':>5} | {'diff':>6}"
+    head = (
+        f"{'task':<10}{'K':>5} | {'sentprobe dev/test':>19} {'s':>7} | "
+        f"{'sklearn dev/test':>17} {'s':>7} {'C':>5} | {'diff':>6}"
+    )
     if scaled:
         head += f" | {'scaled dev/test':>16} {'s':>7}"
     print(head)
     for r in rows:
         sp, sk = r["sentprobe"], r["sklearn"]
-        line = (f"{r['task']:<10}{r['classes']:>5} | {pct(sp['dev']):>9}/{pct(sp['test']):<9} "
-                f"{sp['seconds']:>7.2f} | {pct(sk['dev']):>8}/{pct(sk['test']):<8} "
-                f"{sk['seconds']:>7.2f} {sk['C']:>5g} | {100 * (sp['test'] - sk['test']):>+6.2f}")
+        line = (
+            f"{r['task']:<10}{r['classes']:>5} | {pct(sp['dev']):>9}/{pct(sp['test']):<9} "
+            f"{sp['seconds']:>7.2f} | {pct(sk['dev']):>8}/{pct(sk['test']):<8} "
+            f"{sk['seconds']:>7.2f} {sk['C']:>5g} | {100 * (sp['test'] - sk['test']):>+6.2f}"
+        )
         if scaled:
             sc = r["sklearn_scaled"]
             line += f" | {pct(sc['dev']):>7}/{pct(sc['test']):<8} {sc['seconds']:>7.2f}"
@@ -216,8 +226,8 @@ def suite_report(rows: list[dict[str, Any]], scaled: bool) -> dict[str, Any]:
     worst_gap = 100 * (worst["sentprobe"]["test"] - worst["sklearn"]["test"])
     criteria = {
         "time: sentprobe <= sklearn / 5": total["sentprobe"] <= total["sklearn"] / 5,
-        "accuracy: mean test >= sklearn - 0.3 points":
-            100 * mean["sentprobe"] >= 100 * mean["sklearn"] - 0.3,
+        "accuracy: mean test >= sklearn - 0.3 points": 100 * mean["sentprobe"]
+        >= 100 * mean["sklearn"] - 0.3,
         "accuracy: no task more than 1.5 points below sklearn": worst_gap >= -1.5,
     }
     print(f"total seconds: {total}  (sklearn without the refit: {no_refit})")
@@ -239,8 +249,9 @@ def suite_report(rows: list[dict[str, Any]], scaled: bool) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
-    ap.add_argument("--out", type=Path,
-                    default=Path(__file__).resolve().parent / "results" / "probes.json")
+    ap.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parent / "results" / "probes.json"
+    )
     ap.add_argument("--tasks", help="comma-separated subset of the suite (default: all 9)")
     ap.add_argument("--scaled", action="store_true", help="add StandardScaler + sklearn")
     ap.add_argument("--skip-suite", action="store_true")
@@ -274,10 +285,13 @@ def main(argv: list[str] | None = None) -> int:
                 row["sklearn_scaled"] = run_sklearn(d, scaled=True)
             rows.append(row)
             sp, sk = row["sentprobe"], row["sklearn"]
-            print(f"{name}: sentprobe {pct(sp['test'])} in {sp['seconds']:.2f}s "
-                  f"(l2={sp['best_params']['l2']:g}, {sp['n_iter']} it, profile {sp['profile']}); "
-                  f"sklearn {pct(sk['test'])} in {sk['seconds']:.2f}s (C={sk['C']:g}, "
-                  f"{sk['convergence_warnings']} convergence warnings)", flush=True)
+            print(
+                f"{name}: sentprobe {pct(sp['test'])} in {sp['seconds']:.2f}s "
+                f"(l2={sp['best_params']['l2']:g}, {sp['n_iter']} it, profile {sp['profile']}); "
+                f"sklearn {pct(sk['test'])} in {sk['seconds']:.2f}s (C={sk['C']:g}, "
+                f"{sk['convergence_warnings']} convergence warnings)",
+                flush=True,
+            )
         result["suite"] = {"tasks": rows, "summary": suite_report(rows, args.scaled)}
 
     if not args.skip_mlp:
@@ -291,12 +305,18 @@ def main(argv: list[str] | None = None) -> int:
         mlp = run_sentprobe(d, MLPProbe())
         mlp["under_10_min"] = mlp["seconds"] < MLP_LIMIT_S
         big["mlp"] = mlp
-        print(f"  MLPProbe: {mlp['seconds']:.1f}s, best {mlp['best_params']}, dev "
-              f"{pct(mlp['dev'])}, test {pct(mlp['test'])}, chosen at check {mlp['n_iter']}, "
-              f"profile {mlp['profile']}", flush=True)
+        print(
+            f"  MLPProbe: {mlp['seconds']:.1f}s, best {mlp['best_params']}, dev "
+            f"{pct(mlp['dev'])}, test {pct(mlp['test'])}, chosen at check {mlp['n_iter']}, "
+            f"profile {mlp['profile']}",
+            flush=True,
+        )
         big["logreg"] = lr = run_sentprobe(d, LogisticProbe())
-        print(f"  LogisticProbe: {lr['seconds']:.1f}s, l2={lr['best_params']['l2']:g}, dev "
-              f"{pct(lr['dev'])}, test {pct(lr['test'])}, profile {lr['profile']}", flush=True)
+        print(
+            f"  LogisticProbe: {lr['seconds']:.1f}s, l2={lr['best_params']['l2']:g}, dev "
+            f"{pct(lr['dev'])}, test {pct(lr['test'])}, profile {lr['profile']}",
+            flush=True,
+        )
         print(f"  [{'PASS' if mlp['under_10_min'] else 'FAIL'}] MLPProbe under 10 minutes")
         result["big"] = big
 

@@ -347,16 +347,21 @@ def build(workdir: Path, names: Sequence[str], force: bool = False) -> None:
             "classes": len({lab for ex in splits.values() for _, lab in ex}),
             "stats": {k: v for k, v in stats.items()},
         }
-        print(f"{name}: {manifest[name]['sizes']}, {manifest[name]['classes']} classes",
-              file=sys.stderr)
+        print(
+            f"{name}: {manifest[name]['sizes']}, {manifest[name]['classes']} classes",
+            file=sys.stderr,
+        )
     # Encode every distinct sentence of all tasks in one pass through the cache.
     distinct = sorted({s for splits in built.values() for ex in splits.values() for s, _ in ex})
     cache, encoder = EmbeddingCache(workdir / "embeddings"), make_encoder()
     t1 = time.perf_counter()
     vectors = cache.encode(encoder, distinct, progress="MiniLM")
     row = {s: i for i, s in enumerate(distinct)}
-    print(f"{len(distinct)} distinct sentences, {cache.last_encoded} newly encoded "
-          f"({time.perf_counter() - t1:.0f}s)", file=sys.stderr)
+    print(
+        f"{len(distinct)} distinct sentences, {cache.last_encoded} newly encoded "
+        f"({time.perf_counter() - t1:.0f}s)",
+        file=sys.stderr,
+    )
     for name, splits in built.items():
         arrays = {}
         for s, ex in splits.items():

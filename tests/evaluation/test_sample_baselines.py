@@ -14,8 +14,14 @@ def scores(tmp_path_factory):
     if not (SAMPLE_EN_DIR / "manifest.json").is_file():
         pytest.skip("sample suite not built")
     tmp = tmp_path_factory.mktemp("baselines")
-    frame = run([], "sample-en", baselines="majority,length,nb-uni,nb-bi",
-                results=tmp / "r.sqlite", cache_dir=tmp / "cache", progress=False)
+    frame = run(
+        [],
+        "sample-en",
+        baselines="majority,length,nb-uni,nb-bi",
+        results=tmp / "r.sqlite",
+        cache_dir=tmp / "cache",
+        progress=False,
+    )
     return {(r.encoder, r.task): 100 * r.test_score for r in frame.itertuples()}, frame
 
 

@@ -128,8 +128,9 @@ class LogisticProbe(GridProbe):
                 stale[idx] = torch.where(better, 0, stale[idx] + 1)
                 return stale[idx] >= patience
 
-        W, iters = batched_lbfgs(fun, w0, max_iter=max_iter or self.max_iter, monitor=monitor,
-                                 monitor_every=every)
+        W, iters = batched_lbfgs(
+            fun, w0, max_iter=max_iter or self.max_iter, monitor=monitor, monitor_every=every
+        )
         fits = []
         for i in range(G):
             if Xd is None:
@@ -139,8 +140,9 @@ class LogisticProbe(GridProbe):
             if final_acc >= best_acc[i]:  # the run ended between two checks, on a better point
                 fits.append(GridFit(final_acc, self._unpack(W[i], p, K), int(iters[i])))
             else:
-                fits.append(GridFit(float(best_acc[i]), self._unpack(best_w[i], p, K),
-                                    int(best_it[i])))
+                fits.append(
+                    GridFit(float(best_acc[i]), self._unpack(best_w[i], p, K), int(best_it[i]))
+                )
         return (fits, W) if path else fits
 
     @staticmethod
