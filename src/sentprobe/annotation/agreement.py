@@ -3,7 +3,8 @@
 The paper's human upper bounds come from checking 200 parses by hand; here the bound for an
 automatically annotated task is estimated on a gold treebank instead: the annotator gets the
 gold *words* (pre-tokenized, so sentences align token for token) and each task label is
-computed on both trees with the same functions the generators use (``annotation.labels``).
+computed on both trees with the rules of ``annotation.labels`` (close to, not yet identical
+with, the generators' rules in ``generation.labeling``; see that module's docstring).
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """The labels the semantic/syntactic tasks read off one annotated sentence.
 
-Shared by the English (paper) and multilingual (X-Probe) generators and by the agreement
-evaluation, so a task and its quality estimate use the same definitions.
+Used by the agreement evaluation (``annotation.agreement``). The generators apply their own
+per-sentence rules (``generation.labeling``), which differ in details: Tense there looks at
+the finite auxiliary before the root, SubjNum also takes ``nsubj:pass`` and only NN/NNS.
+Until the evaluation calls ``generation.labeling``, its figures approximate the generated
+labels' accuracy rather than measure it.
 
 * Tense, ``scheme="ud"`` (X-Probe): the ``Tense`` feature of the root, ``Past``/``Pres``.
 * Tense, ``scheme="ptb"`` (paper: "VBD -> past, VBP/VBZ -> present" of the main-clause verb):
