@@ -77,3 +77,16 @@ def test_rejects_bad_features():
     X[0, 0] = np.nan
     with pytest.raises(SentprobeError, match="NaN"):
         LogisticProbe().fit(X, y)
+
+
+def test_many_classes_take_the_warm_started_path():
+    X, y = blobs(1200, k=60, d=20, sep=2.0, seed=5)
+    Xd, yd = blobs(600, k=60, d=20, sep=2.0, seed=5)
+    path = LogisticProbe(l2=[1e-1, 1e-3], stack_limit=10).fit(X, y, Xd, yd)
+    stacked = LogisticProbe(l2=[1e-1, 1e-3], stack_limit=10_000).fit(X, y, Xd, yd)
+    assert abs(path.score(Xd, yd) - stacked.score(Xd, yd)) < 0.05
+    # iterations count from zero along the path, so a CV refit from scratch gets enough
+    weak = 1 if path.best_params_["l2"] == 1e-3 else 0
+    assert path.n_iter_ >= 1 and (weak == 0 or path.n_iter_ > 1)
+    cv = LogisticProbe(l2=[1e-1, 1e-3], stack_limit=10, cv=3).fit(X, y)
+    assert cv.selection_ == "cv3" and cv.score(Xd, yd) > 0.5

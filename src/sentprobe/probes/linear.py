@@ -98,15 +98,18 @@ class LogisticProbe(GridProbe):
         order = sorted(range(len(configs)), key=lambda i: -configs[i]["l2"])
         fits: dict[int, GridFit] = {}
         w = torch.zeros(1, p * K)
+        walked = 0  # iterations along the path so far: n_iter counts from zero, as a refit does
         for i in order:
-            fit, w = self._solve(X, y, Xd, y_dev, lam[i : i + 1], w, max_iter, path=True)
-            fits[i] = fit[0]
+            fit, w, ran = self._solve(X, y, Xd, y_dev, lam[i : i + 1], w, max_iter, path=True)
+            fits[i] = GridFit(fit[0].dev_score, fit[0].params, walked + fit[0].n_iter)
+            walked += ran
         return [fits[i] for i in range(len(configs))]
 
     def _solve(self, X, y, Xd, y_dev, lam, w0, max_iter, path=False):
         """Stacked L-BFGS over ``lam``; with dev data, keeps each problem's best-on-dev point.
 
-        ``path``: one step of the warm-started path, which also returns the final weights.
+        ``path``: one step of the warm-started path, which also returns the final weights and
+        the number of iterations run.
         """
         K, p, G = len(self.classes_), X.shape[1] + 1, len(lam)
         fun = _Stacked(X, y, lam, K)
@@ -143,7 +146,7 @@ class LogisticProbe(GridProbe):
                 fits.append(
                     GridFit(float(best_acc[i]), self._unpack(best_w[i], p, K), int(best_it[i]))
                 )
-        return (fits, W) if path else fits
+        return (fits, W, int(iters.max())) if path else fits
 
     @staticmethod
     def _unpack(w: torch.Tensor, p: int, K: int) -> dict[str, torch.Tensor]:
