@@ -62,13 +62,11 @@ class Standardizer:
 
 def stratified_folds(y: np.ndarray, k: int, seed: int) -> list[np.ndarray]:
     """Index arrays of ``k`` folds with each class spread evenly (sklearn's StratifiedKFold)."""
-    from sklearn.model_selection import StratifiedKFold
+    from sklearn.model_selection import KFold, StratifiedKFold
 
-    counts = np.unique(y, return_counts=True)[1]
-    k = max(2, min(k, int(counts.min()))) if counts.min() >= 2 else k
-    splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
-    if counts.min() < k:  # a class smaller than k: fall back to plain shuffled folds
-        from sklearn.model_selection import KFold
-
+    smallest = int(np.unique(y, return_counts=True)[1].min())
+    if smallest >= 2:  # fewer folds than k when a class is too small to appear in each
+        splitter = StratifiedKFold(n_splits=min(k, smallest), shuffle=True, random_state=seed)
+    else:
         splitter = KFold(n_splits=k, shuffle=True, random_state=seed)
     return [test for _, test in splitter.split(np.zeros(len(y)), y)]

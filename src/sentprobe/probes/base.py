@@ -117,9 +117,7 @@ class GridProbe(ClassifierMixin, BaseEstimator):
             return self._logits(self.params_, self.scaler_(Xt)).numpy()
 
     def predict_proba(self, X) -> np.ndarray:
-        Xt, _ = check_xy(X)
-        with torch.inference_mode():
-            return torch.softmax(self._logits(self.params_, self.scaler_(Xt)), -1).numpy()
+        return torch.softmax(torch.from_numpy(self.decision_function(X)), -1).numpy()
 
     def predict(self, X) -> np.ndarray:
         return self.classes_[self.decision_function(X).argmax(1)]

@@ -30,8 +30,7 @@ class _Stacked:
         n, p = self.Xa.shape
         g, K = len(idx), self.K
         W = Wf.view(g, p, K)
-        Z = (self.Xa @ W.permute(1, 0, 2).reshape(p, g * K)).view(n, g, K)
-        logp = torch.log_softmax(Z, -1)
+        logp = torch.log_softmax(_logits(self.Xa, Wf, K), -1)
         yi = self.y.view(n, 1, 1).expand(n, g, 1)
         nll = -logp.gather(2, yi).squeeze(2).mean(0)
         lam = self.l2[idx]
@@ -45,10 +44,14 @@ class _Stacked:
         return loss, grad.view(g, p * K)
 
 
-def _accuracy(Xa: torch.Tensor, y: torch.Tensor, Wf: torch.Tensor, K: int) -> torch.Tensor:
+def _logits(Xa: torch.Tensor, Wf: torch.Tensor, K: int) -> torch.Tensor:
+    """(n, G, K) logits of G stacked models (flat weights (G, p*K)) in one matrix product."""
     g, p = Wf.shape[0], Xa.shape[1]
-    Z = (Xa @ Wf.view(g, p, K).permute(1, 0, 2).reshape(p, g * K)).view(len(Xa), g, K)
-    return (Z.argmax(-1) == y[:, None]).float().mean(0)
+    return (Xa @ Wf.view(g, p, K).permute(1, 0, 2).reshape(p, g * K)).view(len(Xa), g, K)
+
+
+def _accuracy(Xa: torch.Tensor, y: torch.Tensor, Wf: torch.Tensor, K: int) -> torch.Tensor:
+    return (_logits(Xa, Wf, K).argmax(-1) == y[:, None]).float().mean(0)
 
 
 class LogisticProbe(GridProbe):
