@@ -11,7 +11,7 @@ acceptance: sentprobe >= 80% of spaCy's throughput.
 
 ``agreement``: the spaCy annotator on the gold words of EWT against the gold trees (main-verb
 tense, subject/object number, dependency depth, plus UPOS/UAS/LAS), via
-``sentprobe.annotation.agreement.evaluate_annotator``.
+``sentprobe.analysis.agreement.evaluate_annotator``.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def throughput(n: int, n_process: int, repeats: int, batch_size: int) -> dict:
 
 
 def agreement(limit: int | None, n_process: int) -> dict:
-    from sentprobe.annotation.agreement import evaluate_annotator
+    from sentprobe.analysis.agreement import evaluate_annotator
     from sentprobe.annotation.backends import SpacyAnnotator
 
     t = time.perf_counter()

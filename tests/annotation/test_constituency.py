@@ -123,3 +123,36 @@ def test_link_grammar_backend_when_available():
     assert rec.constituency.startswith("(ROOT (S ")
     assert top_constituents(rec.constituency) == "NP VP ."
     assert "(NN dog)" in rec.constituency  # spaCy tags on link-grammar's leaves
+
+
+@pytest.mark.parametrize(
+    "spec,expected",
+    [
+        (  # object wh-question: the wh-phrase is fronted, the auxiliary inverted
+            "What/PRON/WP/4/obj did/AUX/VBD/4/aux you/PRON/PRP/4/nsubj see/VERB/VB/0/root "
+            "?/PUNCT/./4/punct",
+            "(ROOT (SBARQ (WHNP (WP What)) (SQ (VBD did) (NP (PRP you)) (VP (VB see))) (. ?)))",
+        ),
+        (  # subject wh-question: SQ holds only the VP
+            "Who/PRON/WP/2/nsubj left/VERB/VBD/0/root ?/PUNCT/./2/punct",
+            "(ROOT (SBARQ (WHNP (WP Who)) (SQ (VP (VBD left))) (. ?)))",
+        ),
+        (  # a one-word wh-adverb
+            "Why/ADV/WRB/4/advmod did/AUX/VBD/4/aux he/PRON/PRP/4/nsubj go/VERB/VB/0/root "
+            "?/PUNCT/./4/punct",
+            "(ROOT (SBARQ (WHADVP (WRB Why)) (SQ (VBD did) (NP (PRP he)) (VP (VB go))) (. ?)))",
+        ),
+        (  # yes/no question: the paper's VBD_NP_VP_. class
+            "Did/AUX/VBD/3/aux you/PRON/PRP/3/nsubj go/VERB/VB/0/root ?/PUNCT/./3/punct",
+            "(ROOT (SQ (VBD Did) (NP (PRP you)) (VP (VB go)) (. ?)))",
+        ),
+        (  # a declarative with a question mark is not inverted: S
+            "You/PRON/PRP/2/nsubj went/VERB/VBD/0/root ?/PUNCT/./2/punct",
+            "(ROOT (S (NP (PRP You)) (VP (VBD went)) (. ?)))",
+        ),
+    ],
+)
+def test_questions_are_sbarq_and_sq(spec, expected):
+    tree = dep_to_constituency(rec(spec))
+    assert tree == expected
+    assert top_constituents(tree) in ("WHNP SQ .", "WHADVP SQ .", "VBD NP VP .", "NP VP .")

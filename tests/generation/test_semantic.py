@@ -74,6 +74,7 @@ def test_lexical_tasks_labels_and_no_form_in_two_splits(svo, gen, slot):
                 i = finite[0]
                 assert label == {"VBD": "PAST", "VBZ": "PRES"}[rec.xpos[i]]
             split_of_form.setdefault(rec.tokens[i].lower(), set()).add(split)
+            assert task.targets[sentence] == rec.tokens[i].lower()  # what QUALITY.md checks
     assert all(len(s) == 1 for s in split_of_form.values()), split_of_form
     assert len(split_of_form) > 6  # several forms, spread over the splits
     assert {next(iter(s)) for s in split_of_form.values()} == {"train", "dev", "test"}
@@ -116,6 +117,7 @@ def test_somo_rules(svo):
             i = changed_position(orig.tokens, words)
             positions[i] += 1
             o, r = orig.tokens[i], words[i]
+            assert task.targets[sentence] == r
             assert 0 < i < len(words) - 1 and orig.upos[i] in ("NOUN", "VERB")
             assert 40 <= freq[o] <= 400 and 40 <= freq[r] <= 400
             assert {t.xpos[j] for t in svo for j, w in enumerate(t.tokens) if w == r} == {
@@ -178,3 +180,15 @@ def test_coordinv_rejects_conjuncts_without_own_subject():
         ]
     )
     assert "no subject" in gen.clauses(Item(no_subj, surface(no_subj)))
+
+
+def test_quality_report_checks_the_generated_targets_exactly(svo):
+    from sentprobe.analysis.quality import quality_report
+
+    task = SubjNum(freq_band=(20, 5000)).generate(svo, SIZES, seed=4)
+    assert "target forms are disjoint across splits" in quality_report([task], baselines=False)
+    leaked = next(s for s, _ in task.splits["test"])
+    task.targets[leaked] = task.targets[task.splits["train"][0][0]]
+    assert "lexical-split: 1 target form occurs in both train and test" in quality_report(
+        [task], baselines=False
+    )

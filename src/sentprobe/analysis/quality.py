@@ -142,7 +142,7 @@ def quality_report(
     ``extra`` (all keys optional): ``title``, ``description`` (text under the title),
     ``targets`` ({task name: {split: [target form of each sentence, or None]}}, for the exact
     lexical-split check), ``stats`` ({task name: {rule: count}}, e.g. rejection counts; taken
-    from a generator output's ``stats`` otherwise; targets likewise from its ``targets``);
+    from a generator output's ``stats`` otherwise; targets from its ``target_forms``);
     any other key is listed under
     "Generation settings".
     """
@@ -158,7 +158,9 @@ def quality_report(
     for raw in tasks:
         task = as_probing_task(raw)
         task_targets = (
-            targets.get(task.name) or targets.get(paper_name(task)) or getattr(raw, "targets", None)
+            targets.get(task.name)
+            or targets.get(paper_name(task))
+            or getattr(raw, "target_forms", None)
         )
         findings = audit_task(
             task, baselines=baselines, targets=task_targets, thresholds=thresholds

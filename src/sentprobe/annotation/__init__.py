@@ -18,7 +18,6 @@ from sentprobe.annotation.constituency import (
     top_constituents,
     tree_depth,
 )
-from sentprobe.annotation.labels import main_tense, object_number, subject_number
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.annotation.store import annotate_corpus, read_annotated
 
@@ -33,12 +32,9 @@ __all__ = [
     "dep_to_constituency",
     "dependency_depth",
     "get_annotator",
-    "main_tense",
-    "object_number",
     "parse_conllu",
     "read_annotated",
     "read_conllu",
-    "subject_number",
     "top_constituents",
     "tree_depth",
     "write_conllu",

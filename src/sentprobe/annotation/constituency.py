@@ -20,9 +20,14 @@ converted to a PTB-style phrase structure (``dep_to_constituency``), determinist
   under S. A clause introduced by ``mark`` is ``(SBAR (IN that) (S ...))``; the whole tree is
   wrapped in ``ROOT``, so ``top_constituents`` gives sequences like ``NP VP .``.
 
-Known gaps against Stanford trees: no WHNP/SQ/SINV (questions come out as S), no QP/NX/UCP,
-flat pre-verbal adverbs inside VP. ``LinkGrammarAnnotator`` is the rule-based alternative
-(CMU link-grammar's constituent trees, Debian package ``python3-link-grammar``).
+* a main clause ending in "?" is a question: ``SBARQ`` over a fronted wh-phrase (``WHNP``,
+  ``WHADVP``...) and an ``SQ``, or ``SQ`` when an auxiliary precedes the subject, giving the
+  paper's ``WHNP SQ .``, ``WHADVP SQ .`` and ``VBD NP VP .`` top-constituent classes.
+
+Known gaps against Stanford trees: no SINV, no QP/NX/UCP, embedded wh-clauses are SBAR
+without a WH phrase, flat pre-verbal adverbs inside VP. ``LinkGrammarAnnotator`` is the
+rule-based alternative (CMU link-grammar's constituent trees, Debian package
+``python3-link-grammar``).
 """
 
 from __future__ import annotations
@@ -54,6 +59,10 @@ _FLAT = {
 }  # fmt: skip
 _SUBJ = ("nsubj", "nsubj:pass", "csubj", "csubj:pass", "expl")
 _AUX = ("aux", "aux:pass", "cop")
+_WH_TAGS = ("WP", "WDT", "WRB", "WP$")
+#: A fronted wh-phrase's PTB label from the label of the phrase it heads.
+_WH = {"NP": "WHNP", "ADVP": "WHADVP", "ADJP": "WHADJP", "PP": "WHPP",
+       "WP": "WHNP", "WDT": "WHNP", "WP$": "WHNP", "WRB": "WHADVP"}  # fmt: skip
 
 
 class _Converter:
@@ -154,12 +163,15 @@ class _Converter:
             t = self.coordinated(i, deps, lambda h, ds: self._clause(h, ds, top=False, s=True))
             t = ("S", t[1])
         else:
-            t = self._clause(i, deps, top=top)
+            question = top and bool(final) and r.tokens[final[-1]] == "?"
+            t = self._clause(i, deps, top=top, question=question)
         if final:
             t = (t[0], t[1] + [self.leaf(k) for k in final])
         return t
 
-    def _clause(self, i: int, deps: list[int], *, top: bool, s: bool = False) -> Tree:
+    def _clause(
+        self, i: int, deps: list[int], *, top: bool, s: bool = False, question: bool = False
+    ) -> Tree:
         r = self.rec
         subj = [d for d in deps if r.deprels[d] in _SUBJ and d < i]  # inverted: stays in VP
         marks = [d for d in deps if r.deprels[d] == "mark" and d < i and not _is_to(r, d)]
@@ -171,6 +183,8 @@ class _Converter:
             split = min([i] + auxes0)
             pre = [d for d in deps if d < split and d not in marks] if top else []
         vp_deps = [d for d in deps if d not in pre and d not in marks and d not in subj[:1]]
+        if question:
+            return self._question(i, pre, subj[:1], vp_deps)
         children: list = [self.node(d) for d in pre]
         if subj:
             children.append(self.node(subj[0]))
@@ -182,6 +196,39 @@ class _Converter:
         if marks:
             t = ("SBAR", [self.leaf(k) for k in marks] + [t])
         return t
+
+    def _question(self, i: int, pre: list[int], subj: list[int], vp_deps: list[int]) -> Tree:
+        """A main clause ending in "?", as the PTB brackets it: a fronted wh-phrase makes
+        ``(SBARQ (WHNP What) (SQ (VBD did) (NP you) (VP see)) (. ?))`` ("Who left?": the
+        wh-subject is the WHNP, SQ holds the VP); otherwise an auxiliary or copula before the
+        subject makes ``(SQ (VBD Did) (NP you) (VP see) (. ?))``; anything else stays S."""
+        fronted = pre[:1] if pre else subj
+        wh_tag = self._wh_tag(fronted[0]) if fronted else None
+        if wh_tag:
+            wh = self.node(fronted[0])
+            # a one-word phrase is labelled from its tag ("Why": WRB -> WHADVP)
+            label = (_WH.get(wh[0]) if len(wh[1]) > 1 else None) or _WH.get(wh_tag, "WHNP")
+            rest = [d for d in pre + subj if d != fronted[0]]
+            sq = ("SQ", [self.node(d) for d in sorted(rest)] + [self.vp(i, vp_deps)])
+            return ("SBARQ", [(label, wh[1]), sq])
+        inverted = subj and any(self.rec.deprels[d] in _AUX for d in pre)
+        children = [self.node(d) for d in pre + subj] + [self.vp(i, vp_deps)]
+        return ("SQ" if inverted else "S", children)
+
+    def _wh_tag(self, d: int) -> str | None:
+        """The tag of the wh-word the phrase headed by ``d`` starts with ("which book",
+        "how long"), or None."""
+        first, stack = d, [d]
+        while stack:
+            k = stack.pop()
+            first = min(first, k)
+            stack.extend(self.kids[k])
+        r = self.rec
+        tag = r.xpos[first] if first < len(r.xpos) else ""
+        feats = r.feats[first] if first < len(r.feats) and r.feats[first] else {}
+        if tag in _WH_TAGS:
+            return tag
+        return "WP" if feats.get("PronType") == "Int" else None
 
     def vp(self, i: int, deps: list[int]) -> Tree:
         r = self.rec
@@ -219,7 +266,7 @@ def dep_to_constituency(rec: AnnotatedSentence) -> str:
     conv = _Converter(rec)
     roots = [i for i, h in enumerate(rec.heads) if h == 0]
     tops = [conv.node(roots[0], top=True)] + [conv.node(k) for k in roots[1:]]
-    if tops[0][0] != "S":
+    if tops[0][0] not in ("S", "SQ", "SBARQ"):
         tops[0] = ("S", [tops[0]])
     return format_tree(("ROOT", tops))
 

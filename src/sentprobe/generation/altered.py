@@ -129,6 +129,7 @@ class SOMO:
         drawn: dict[str, dict[str, list[str]]] = {s: {"O": [], "C": []} for s in SPLITS}
         altered: set[str] = set()
         sources: dict[str, str] = {}
+        targets: dict[str, str] = {}  # altered sentence -> its replacement word
         try:
             for s in ("test", "dev", "train"):  # small splits first, so they get replacements
                 while len(drawn[s]["C"]) < counts[s]:
@@ -151,6 +152,7 @@ class SOMO:
                         spare.append(item.item)
                         continue
                     owner[r] = s
+                    targets[text] = r
                     altered.add(text)
                     sources[text] = item.item.text
                     drawn[s]["C"].append(text)
@@ -174,7 +176,7 @@ class SOMO:
         }
         stats["used"] = sum(len(v) for v in splits.values())
         return GeneratedTask(
-            self.name, self.file, list(self.labels), splits, stats, asdict(self), sources
+            self.name, self.file, list(self.labels), splits, stats, asdict(self), sources, targets
         )
 
 

@@ -40,11 +40,22 @@ class GeneratedTask:
     params: dict = field(default_factory=dict)
     #: altered sentence -> the corpus sentence it was made from (SOMO, CoordInv), for audits
     sources: dict[str, str] = field(default_factory=dict)
+    #: sentence -> its target form, for tasks whose forms must stay in one split (Tense,
+    #: SubjNum, ObjNum: the lower-cased target word; SOMO: the replacement word)
+    targets: dict[str, str] = field(default_factory=dict)
 
     def counts_summary(self) -> str:
         """E.g. ``"2000 train / 500 dev / 500 test, 6 labels"``."""
         sizes = " / ".join(f"{len(self.splits.get(s, []))} {s}" for s in SPLITS)
         return f"{sizes}, {len(self.labels)} labels"
+
+    @property
+    def target_forms(self) -> dict[str, list[str | None]] | None:
+        """``{split: [target form of each example, or None]}`` in split order (what the
+        quality report's exact lexical-split check reads), None without targets."""
+        if not self.targets:
+            return None
+        return {s: [self.targets.get(text) for text, _ in ex] for s, ex in self.splits.items()}
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Examples per label per split, labels in declared order."""

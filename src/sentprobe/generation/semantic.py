@@ -84,12 +84,18 @@ class _LexicalTask:
             s: {lab: [chosen[i].text for i in idx] for lab, idx in by.items()}
             for s, by in picked.items()
         }
-        stats["target forms used"] = len(
-            {candidates[i][1] for by in picked.values() for idx in by.values() for i in idx}
-        )
+        targets = {
+            chosen[i].text: candidates[i][1]
+            for by in picked.values()
+            for idx in by.values()
+            for i in idx
+        }
+        stats["target forms used"] = len(set(targets.values()))
         splits = splits_from(drawn, rng)
         stats["used"] = sum(len(v) for v in splits.values())
-        return GeneratedTask(self.name, self.file, list(self.labels), splits, stats, asdict(self))
+        return GeneratedTask(
+            self.name, self.file, list(self.labels), splits, stats, asdict(self), targets=targets
+        )
 
 
 @dataclass

@@ -20,6 +20,7 @@ anything, per task: ``params={"Tense": {"freq_band": (50, 8000)}}``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Literal
@@ -131,9 +132,7 @@ def relabel(task: GeneratedTask, mapping: Mapping[str, str]) -> GeneratedTask:
         s: [(text, mapping.get(lab, lab)) for text, lab in ex] for s, ex in task.splits.items()
     }
     labels = [mapping.get(lab, lab) for lab in task.labels]
-    return GeneratedTask(
-        task.name, task.file, labels, splits, task.stats, task.params, task.sources
-    )
+    return dataclasses.replace(task, labels=labels, splits=splits)
 
 
 def build_suite(

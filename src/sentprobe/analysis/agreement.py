@@ -1,0 +1,224 @@
+"""How often an annotator's task labels agree with gold Universal Dependencies.
+
+The paper bounds its parser-dependent tasks by checking parses by hand ("Hum. Eval." in its
+Table 2). Here the bound is measured on a gold treebank: the annotator gets the gold *words*
+(pre-tokenized, so the two trees align token for token) and every label is computed on both
+trees by ``generation.labeling``, i.e. by the very methods the generators call when they
+write a task. The figures are therefore the label accuracy of generated suites, not of a
+look-alike rule.
+
+Constituency labels (the paper's TreeDepth and TopConst) need a PTB tree; a UD treebank has
+none, so both sides are converted with ``dep_to_constituency`` as ``sentprobe build`` does:
+what is measured is how much the annotator's dependency errors change the converted label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from sentprobe.annotation.backends import Annotator, get_annotator
+from sentprobe.annotation.conllu import read_conllu
+from sentprobe.annotation.record import AnnotatedSentence
+from sentprobe.errors import DataError
+from sentprobe.generation.labeling import (
+    obj_num_label,
+    subj_num_label,
+    tense_label,
+    top_const_label,
+    tree_depth_label,
+    with_constituency,
+)
+
+Labeller = Callable[[AnnotatedSentence], str | None]
+
+
+def _rule(fn: Callable[..., Any], profile: str) -> Labeller:
+    return lambda sent: fn(sent, profile, lang="en").label
+
+
+#: Label name -> (what it is, the generators' rule for one sentence). "paper" = Conneau et
+#: al.'s English rules on PTB tags and constituency; "xprobe" = the UD rules of X-Probe.
+LABELS: dict[str, tuple[str, Labeller]] = {
+    "Tense (paper)": (
+        "finite main-clause verb VBD vs VBP/VBZ (first finite aux/cop of the root, else root)",
+        _rule(tense_label, "paper"),
+    ),
+    "Tense (xprobe)": (
+        "UD `Tense` Past/Pres of the same finite word",
+        _rule(tense_label, "xprobe"),
+    ),
+    "SubjNum (paper)": (
+        "NN vs NNS of the single nsubj/nsubj:pass of the root",
+        _rule(subj_num_label, "paper"),
+    ),
+    "SubjNum (xprobe)": (
+        "UD `Number` of that subject, NOUN only",
+        _rule(subj_num_label, "xprobe"),
+    ),
+    "ObjNum (paper)": ("NN vs NNS of the single obj of the root", _rule(obj_num_label, "paper")),
+    "ObjNum (xprobe)": ("UD `Number` of that object, NOUN only", _rule(obj_num_label, "xprobe")),
+    "TreeDepth (xprobe)": (
+        "dependency depth (longest root-to-leaf path)",
+        _rule(tree_depth_label, "xprobe"),
+    ),
+    "TreeDepth (paper)": (
+        "depth of the constituency tree converted from the dependencies",
+        _rule(tree_depth_label, "paper"),
+    ),
+    "TopConst (paper)": (
+        "sequence of top constituents under S, on the converted tree",
+        _rule(top_const_label, "paper"),
+    ),
+}
+
+DEPTH_LABELS = ("TreeDepth (xprobe)", "TreeDepth (paper)")
+
+
+@dataclass
+class Agreement:
+    """Agreement on one label over the sentences where gold has that label."""
+
+    n: int = 0  # sentences compared (gold label defined)
+    agree: int = 0
+    pred_missing: int = 0  # gold has a label, the annotator's tree gives none
+    pred_extra: int = 0  # gold has none, the annotator's tree gives one
+    within_1: int = 0  # depth labels only: |gold - predicted| <= 1
+    abs_diff: int = 0  # depth labels only: sum of |gold - predicted|
+
+    @property
+    def accuracy(self) -> float:
+        return self.agree / self.n if self.n else float("nan")
+
+    @property
+    def accuracy_labelled(self) -> float:
+        """Agreement where both sides give a label: the noise of the sentences a generator
+        keeps (it rejects those the annotator cannot label)."""
+        both = self.n - self.pred_missing
+        return self.agree / both if both else float("nan")
+
+    def as_dict(self, depth: bool = False) -> dict[str, Any]:
+        out = asdict(self) | {
+            "accuracy": round(self.accuracy, 4),
+            "accuracy_labelled": round(self.accuracy_labelled, 4),
+        }
+        if not depth:
+            del out["within_1"], out["abs_diff"]
+        else:
+            both = max(1, self.n - self.pred_missing)
+            out["within_1"] = round(self.within_1 / both, 4)
+            out["mean_abs_diff"] = round(out.pop("abs_diff") / both, 3)
+        return out
+
+
+def label_agreement(
+    pairs: Iterable[tuple[AnnotatedSentence, AnnotatedSentence]],
+    labels: dict[str, tuple[str, Labeller]] | None = None,
+) -> dict[str, Any]:
+    """Per-label agreement plus token-level UPOS accuracy, UAS and LAS, from aligned
+    (gold, predicted) pairs."""
+    labels = labels or LABELS
+    out = {name: Agreement() for name in labels}
+    tokens = upos = uas = las = sentences = 0
+    for gold, pred in pairs:
+        if len(gold) != len(pred):
+            raise DataError(
+                None,
+                None,
+                f"sentence {gold.sent_id}: {len(gold)} gold tokens, "
+                f"{len(pred)} predicted: annotate pre-tokenized gold words",
+            )
+        sentences += 1
+        for i in range(len(gold)):
+            tokens += 1
+            upos += gold.upos[i] == pred.upos[i]
+            if gold.heads[i] == pred.heads[i]:
+                uas += 1
+                las += gold.deprels[i].split(":")[0] == pred.deprels[i].split(":")[0]
+        gold, pred = with_constituency(gold), with_constituency(pred)
+        for name, (_, fn) in labels.items():
+            g, p = fn(gold), fn(pred)
+            a = out[name]
+            if g is None:
+                a.pred_extra += p is not None
+                continue
+            a.n += 1
+            a.agree += g == p
+            a.pred_missing += p is None
+            if name in DEPTH_LABELS and p is not None:
+                a.within_1 += abs(int(g) - int(p)) <= 1
+                a.abs_diff += abs(int(g) - int(p))
+    result: dict[str, Any] = {
+        name: a.as_dict(depth=name in DEPTH_LABELS) for name, a in out.items()
+    }
+    result["tokens"] = {
+        "sentences": sentences,
+        "tokens": tokens,
+        "upos_accuracy": round(upos / tokens, 4) if tokens else None,
+        "uas": round(uas / tokens, 4) if tokens else None,
+        "las": round(las / tokens, 4) if tokens else None,  # relation without subtype
+    }
+    return result
+
+
+def evaluate_annotator(
+    gold_path: str | Path,
+    annotator: str | Annotator = "spacy",
+    *,
+    limit: int | None = None,
+    min_tokens: int = 1,
+    max_tokens: int | None = None,
+) -> dict[str, Any]:
+    """Annotate the gold words of a CoNLL-U file and compare labels (``label_agreement``).
+
+    ``min_tokens``/``max_tokens`` restrict to the task length range (paper: 5-28 tokens).
+    """
+    ann = get_annotator(annotator) if isinstance(annotator, str) else annotator
+    gold = []
+    for rec in read_conllu(gold_path):
+        if len(rec) < min_tokens or (max_tokens is not None and len(rec) > max_tokens):
+            continue
+        gold.append(rec)
+        if limit is not None and len(gold) >= limit:
+            break
+    preds = ann.annotate([g.tokens for g in gold], pretokenized=True)
+    result = label_agreement(zip(gold, preds))
+    result["setup"] = {
+        "gold": str(gold_path),
+        "annotator": ann.version(),
+        "limit": limit,
+        "min_tokens": min_tokens,
+        "max_tokens": max_tokens,
+    }
+    return result
+
+
+def agreement_markdown(result: dict[str, Any]) -> str:
+    """The agreement table as docs/annotation.md shows it."""
+    rows = [
+        "| label | rule (the generators') | n | agreement | annotator gives none "
+        "| agreement where both label | extra |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, (what, _) in LABELS.items():
+        r = result.get(name)
+        if not r:
+            continue
+        rows.append(
+            f"| {name} | {what} | {r['n']:,} | {100 * r['accuracy']:.1f}% | "
+            f"{r['pred_missing']:,} | {100 * r['accuracy_labelled']:.1f}% | {r['pred_extra']:,} |"
+        )
+        if name in DEPTH_LABELS:
+            rows.append(
+                f"| | within ±1 / mean absolute difference (both labelled) | | "
+                f"{100 * r['within_1']:.1f}% / {r['mean_abs_diff']:.2f} | | | |"
+            )
+    t = result["tokens"]
+    rows.append("")
+    rows.append(
+        f"Token level ({t['sentences']:,} sentences, {t['tokens']:,} words): UPOS "
+        f"{100 * t['upos_accuracy']:.1f}%, UAS {100 * t['uas']:.1f}%, LAS {100 * t['las']:.1f}%."
+    )
+    return "\n".join(rows) + "\n"
