@@ -78,12 +78,20 @@ def throughput(n: int, n_process: int, repeats: int, batch_size: int) -> dict:
     }
 
 
-def agreement(limit: int | None, n_process: int) -> dict:
+def agreement(
+    limit: int | None, n_process: int, min_tokens: int = 1, max_tokens: int | None = None
+) -> dict:
     from sentprobe.analysis.agreement import evaluate_annotator
     from sentprobe.annotation.backends import SpacyAnnotator
 
     t = time.perf_counter()
-    res = evaluate_annotator(EWT, SpacyAnnotator(n_process=n_process), limit=limit)
+    res = evaluate_annotator(
+        EWT,
+        SpacyAnnotator(n_process=n_process),
+        limit=limit,
+        min_tokens=min_tokens,
+        max_tokens=max_tokens,
+    )
     res["seconds"] = round(time.perf_counter() - t, 1)
     res["date"] = date.today().isoformat()
     res["machine"] = _machine()
@@ -101,13 +109,15 @@ def main() -> None:
     ag = sub.add_parser("agreement")
     ag.add_argument("--limit", type=int, default=None)
     ag.add_argument("--n-process", type=int, default=2)
+    ag.add_argument("--min-tokens", type=int, default=1)
+    ag.add_argument("--max-tokens", type=int, default=None, help="28 for the tasks' range")
     args = p.parse_args()
     if not EWT.exists():
         raise SystemExit(f"needs the gold treebank at {EWT}")
     if args.cmd == "throughput":
         res = throughput(args.n, args.n_process, args.repeats, args.batch_size)
     else:
-        res = agreement(args.limit, args.n_process)
+        res = agreement(args.limit, args.n_process, args.min_tokens, args.max_tokens)
     print(json.dumps(res, indent=1))
 
 
