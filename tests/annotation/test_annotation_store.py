@@ -58,6 +58,18 @@ def test_interrupted_run_resumes_without_reparsing(tmp_path):
     assert [r.text for r in read_annotated(out)] == SENTS
 
 
+def test_failure_before_the_first_chunk_leaves_nothing(tmp_path):
+    out = tmp_path / "ann"
+    with pytest.raises(KeyboardInterrupt):
+        annotate_corpus(SENTS, out, Counting(fail_on=SENTS[2]), chunk_size=5, progress=False)
+    assert not out.exists()
+    kept = tmp_path / "existing"
+    kept.mkdir()  # a directory the user made is never removed
+    with pytest.raises(KeyboardInterrupt):
+        annotate_corpus(SENTS, kept, Counting(fail_on=SENTS[2]), chunk_size=5, progress=False)
+    assert kept.is_dir()
+
+
 def test_changed_input_is_reannotated_from_the_change(tmp_path):
     out = tmp_path / "ann"
     annotate_corpus(SENTS, out, Counting(), chunk_size=5, progress=False)

@@ -19,6 +19,7 @@ import gzip
 import hashlib
 import json
 import os
+import shutil
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
@@ -110,9 +111,28 @@ def annotate_corpus(
     ``source``: sentences (strings, or token lists), a text file with one sentence per line,
     or, with ``annotator="conllu"``, a CoNLL-U file whose gold annotation is stored as is.
     ``pretokenized=True`` keeps space-separated tokens (Moses output) as the tokens.
+    A run that fails before its first chunk (bad input on line 2) leaves no directory behind.
     """
     out_dir = Path(out_dir)
+    created = not out_dir.exists()
     out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return _annotate(source, out_dir, annotator, chunk_size, pretokenized, progress, total)
+    except BaseException:
+        if created and not any(out_dir.glob("chunk-*")):
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
+
+
+def _annotate(
+    source: str | Path | Iterable[Sentence],
+    out_dir: Path,
+    annotator: str | Annotator,
+    chunk_size: int,
+    pretokenized: bool,
+    progress: bool,
+    total: int | None,
+) -> dict[str, Any]:
     if annotator == "conllu" and isinstance(source, (str, Path)):
         annotator = ConlluAnnotator(str(source))
     ann = get_annotator(annotator)
