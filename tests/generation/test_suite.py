@@ -89,3 +89,20 @@ def test_corpus_filter_applies_to_every_task(corpus):
     )
     assert task.stats["corpus: rejected: not 6-9 tokens"] > 0
     assert all(6 <= len(s.split()) <= 9 for ex in task.splits.values() for s, _ in ex)
+
+
+def test_parser_errors_and_tokens_with_spaces_are_filtered_before_every_task():
+    from collections import Counter
+
+    from sentprobe.generation.suite import is_tree, prepare
+
+    assert is_tree([2, 0, 2]) and is_tree([]) and is_tree([0])
+    for broken in ([2, 1, 2, 0], [0, 0], [2, 3, 1], [0, 5]):  # cycle, two roots, no root, range
+        assert not is_tree(broken)
+    good, cyclic, spaced = svo_corpus(3, seed=5)
+    cyclic.heads = [2, 1] + cyclic.heads[2:]
+    spaced.tokens[1] = "25 000"
+    stats: Counter = Counter()
+    assert prepare([good, cyclic, spaced], 5, 28, stats) == [good]
+    assert stats["rejected: heads do not form one tree (parser error)"] == 1
+    assert stats["rejected: token with a space inside"] == 1

@@ -28,6 +28,7 @@ from sentprobe.datasets.loaders import (
     _split_file,
     _stem,
     _task_files,
+    declares_folders,
     iter_lines,
     load_senteval_file,
     load_table,
@@ -213,7 +214,7 @@ def _units(path: Path, suite: list[Finding]) -> list[_Unit]:
         meta = _senteval_metadata(path)
         lenient = (lambda: _lenient_senteval(path, meta)) if _looks_like_senteval(path) else None
         return [_Unit(meta.name, lambda: load_table(path), lenient)]
-    if _is_xprobe_task(path):
+    if _is_xprobe_task(path) or declares_folders(path):  # a built X-Probe suite: its folders
         return _xprobe_units(path)
     if (path / MANIFEST).is_file() or any(map(_is_senteval_candidate, _task_files(path))):
         return _senteval_units(path, suite)

@@ -13,13 +13,21 @@ from pathlib import Path
 from typing import NamedTuple
 
 from sentprobe import registry
-from sentprobe.datasets.loaders import load_senteval_file, load_tasks, manifest_tasks, read_manifest
+from sentprobe.datasets.loaders import (
+    load_manifest_entry,
+    load_tasks,
+    manifest_tasks,
+    read_manifest,
+)
 from sentprobe.datasets.mock import MOCK_TASKS, make_mock_task, mock_metadata
 from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
 from sentprobe.errors import SentprobeError
 
 DATA_DIR = Path(__file__).parent / "data"
 SAMPLE_EN_DIR = DATA_DIR / "sample_en"
+#: The shipped sample suites: English (SentEval layout) and the X-Probe-layout samples
+#: (``sample_fr`` ...), each a folder with a manifest naming its suite.
+SAMPLE_DIRS = (SAMPLE_EN_DIR, *(DATA_DIR / f"sample_{lang}" for lang in ("fr", "es", "ru")))
 
 
 class TaskEntry:
@@ -54,7 +62,9 @@ class SuiteInfo(NamedTuple):
 
 def register_manifest_dir(directory: str | Path, *, overwrite: bool = False) -> list[str]:
     """Register each task of a directory with a ``manifest.json`` naming a ``suite``, and the
-    suite itself (tasks in the paper's order). Returns the task names."""
+    suite itself (tasks in the paper's order). Tasks are SentEval files or X-Probe task
+    folders; each is named ``<suite>/<task>``, so suites in several languages never clash.
+    Returns the task names."""
     directory = Path(directory)
     manifest = read_manifest(directory)
     if manifest is None or not manifest.get("suite"):
@@ -65,7 +75,7 @@ def register_manifest_dir(directory: str | Path, *, overwrite: bool = False) -> 
     for meta, file in entries:
 
         def load(file: Path = file, meta: TaskMetadata = meta) -> ProbingTask:
-            return load_senteval_file(file, metadata=meta)
+            return load_manifest_entry(meta, file)
 
         registry.tasks.register(meta.name, TaskEntry(meta, load), overwrite=overwrite)
     names = [meta.name for meta, _ in entries]
@@ -77,7 +87,7 @@ _registered = False
 
 
 def register_builtin() -> None:
-    """Register the mock tasks and the shipped sample suite (once; reads manifests only)."""
+    """Register the mock tasks and the shipped sample suites (once; reads manifests only)."""
     global _registered
     if _registered:
         return
@@ -90,11 +100,15 @@ def register_builtin() -> None:
         meta = mock_metadata(name, kwargs.get("n_classes", 2))
         registry.tasks.register(name, TaskEntry(meta, load))
     registry.suites.register("mock", list(MOCK_TASKS))
-    if (SAMPLE_EN_DIR / "manifest.json").is_file():
+    for directory in SAMPLE_DIRS:
+        if not (directory / "manifest.json").is_file():
+            continue
         try:
-            register_manifest_dir(SAMPLE_EN_DIR)
+            register_manifest_dir(directory)
         except SentprobeError as e:  # a broken shipped manifest must not break `import`
-            warnings.warn(f"built-in sample suite not registered: {e}", stacklevel=2)
+            warnings.warn(
+                f"built-in sample suite {directory.name} not registered: {e}", stacklevel=2
+            )
 
 
 def resolve_tasks(spec: str | list[str]) -> list[ProbingTask]:

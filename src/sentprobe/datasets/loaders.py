@@ -187,7 +187,8 @@ def read_manifest(directory: str | Path) -> dict[str, Any] | None:
 
 
 def manifest_tasks(directory: str | Path) -> list[tuple[TaskMetadata, Path]]:
-    """(metadata, data file) for each task a manifest lists, without reading the data.
+    """(metadata, data file or X-Probe task folder) for each task a manifest lists, without
+    reading the data.
 
     Names are ``<suite>/<task>`` when the manifest names a suite, so a task has the same name
     whether loaded from its directory or from the registry.
@@ -200,11 +201,12 @@ def manifest_tasks(directory: str | Path) -> list[tuple[TaskMetadata, Path]]:
     out = []
     for key, entry in manifest.get("tasks", {}).items():
         file = directory / entry["file"]
-        if not file.is_file():
+        if not (file.is_file() or _is_xprobe_task(file)):
             raise DataError(
                 directory / MANIFEST,
                 None,
-                f"task {key!r} names {entry['file']!r}, which is missing",
+                f"task {key!r} names {entry['file']!r}, which is missing (expected a SentEval "
+                "file or an X-Probe task folder with tr.txt and te.txt)",
             )
         paper = key if key in PAPER_TASKS else SENTEVAL_FILES.get(_stem(file))
         labels = entry.get("labels") or ()
@@ -229,6 +231,32 @@ def manifest_tasks(directory: str | Path) -> list[tuple[TaskMetadata, Path]]:
             )
         )
     return out
+
+
+def load_manifest_entry(metadata: TaskMetadata, path: Path) -> ProbingTask:
+    """Load one task a manifest declares: a SentEval file or an X-Probe task folder."""
+    if path.is_dir():
+        return load_xprobe_task(path, metadata=metadata)
+    return load_senteval_file(path, metadata=metadata)
+
+
+def declares_folders(directory: str | Path) -> bool:
+    """Whether ``directory``'s manifest lists X-Probe task folders (a suite written in the
+    X-Probe layout by ``sentprobe build``: ``manifest.json`` beside ``<lang>/<task>/``)."""
+    manifest = read_manifest(directory)
+    return manifest is not None and any(
+        (Path(directory) / str(entry.get("file", ""))).is_dir()
+        for entry in manifest.get("tasks", {}).values()
+        if isinstance(entry, dict)
+    )
+
+
+def load_manifest_dir(directory: str | Path) -> list[ProbingTask]:
+    """Every task a directory's manifest declares, with the manifest's metadata."""
+    return sorted(
+        (load_manifest_entry(meta, path) for meta, path in manifest_tasks(directory)),
+        key=_task_order,
+    )
 
 
 def _task_order(task: ProbingTask) -> tuple[int, str]:
@@ -291,30 +319,34 @@ def _language_of(folder: Path) -> str | None:
     return folder.name.lower() if _LANGUAGE_CODE.match(folder.name) else None
 
 
-def load_xprobe_task(folder: str | Path, language: str | None = None) -> ProbingTask:
+def load_xprobe_task(
+    folder: str | Path, language: str | None = None, metadata: TaskMetadata | None = None
+) -> ProbingTask:
     """Load one X-Probe task folder (``tr.txt``, ``te.txt``, optional ``va.txt``).
 
     The task is named ``<language>/<PaperName>`` (just the paper name if the language is
-    unknown), so several languages can be probed in one run without clashing.
+    unknown), so several languages can be probed in one run without clashing; ``metadata``
+    (from a manifest) replaces all of that, and its declared ``labels`` are enforced.
     """
     folder = Path(folder)
-    language = language or _language_of(folder.parent) or "und"
-    paper = XPROBE_FOLDERS.get(folder.name)
-    base = paper or folder.name
-    metadata = TaskMetadata(
-        name=base if language == "und" else f"{language}/{base}",
-        paper_name=paper,
-        language=language,
-        category=PAPER_TASKS.get(paper or "", "other"),
-        source=str(folder),
-    )
+    if metadata is None:
+        language = language or _language_of(folder.parent) or "und"
+        paper = XPROBE_FOLDERS.get(folder.name)
+        base = paper or folder.name
+        metadata = TaskMetadata(
+            name=base if language == "und" else f"{language}/{base}",
+            paper_name=paper,
+            language=language,
+            category=PAPER_TASKS.get(paper or "", "other"),
+            source=str(folder),
+        )
     problems = Problems(folder)
     for split in ("train", "test"):
         short = XPROBE_SPLIT_FILES[split]
         if _split_file(folder, short) is None:
             problems.add(None, f"no {short}.txt ({split} split); expected tr.txt, te.txt, va.txt")
     problems.raise_if_any()
-    builder = TaskBuilder(problems)
+    builder = TaskBuilder(problems, metadata.labels)
     for split, short in XPROBE_SPLIT_FILES.items():
         file = _split_file(folder, short)
         if file is None:
@@ -439,14 +471,18 @@ def load_table(path: str | Path, language: str = "und") -> ProbingTask:
 def load_tasks(path: str | Path) -> list[ProbingTask]:
     """Load every task at ``path``, detecting the format.
 
-    A directory is X-Probe if it (or its subfolders) hold ``tr.txt``/``te.txt`` task folders,
-    otherwise SentEval. A file is JSONL by extension, SentEval if its first line starts with a
-    split name and has three columns, otherwise a TSV with a header.
+    A directory whose manifest lists X-Probe task folders (a built X-Probe suite) is read
+    through the manifest; otherwise a directory is X-Probe if it (or its subfolders) hold
+    ``tr.txt``/``te.txt`` task folders, otherwise SentEval. A file is JSONL by extension,
+    SentEval if its first line starts with a split name and has three columns, otherwise a
+    TSV with a header.
     """
     path = Path(path).expanduser()
     if path.is_dir():
         if _is_xprobe_task(path):
             return load_xprobe_dir(path)
+        if declares_folders(path):
+            return load_manifest_dir(path)
         if (path / MANIFEST).is_file() or any(map(_is_senteval_candidate, _task_files(path))):
             return load_senteval_dir(path)
         if any(p.is_dir() for p in path.iterdir()):

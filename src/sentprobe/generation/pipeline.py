@@ -1,15 +1,18 @@
 """Corpus in, probing suite out: read, tokenize, annotate (resumable), generate, write, report.
 
-The annotated corpus is kept beside the suite (``<out>.annotations/``), so a second build
+The annotated corpus is kept beside the suite (``<out>.annotations/``; one subfolder per
+corpus file when several are given, e.g. a treebank's dev and test files), so a second build
 with other sizes, tasks or seed parses nothing again. Nothing is written to ``out`` unless
 every requested task could be generated (or ``skip_failed`` is set): a suite is never
-half-written.
+half-written. ``sizes="auto"`` (``AutoSizes``) builds each task at the largest balanced
+sizes the corpus supports; frequency bands follow the corpus size (``bands="auto"``).
 """
 
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -18,25 +21,31 @@ from sentprobe.annotation import annotate_corpus, default_annotator, get_annotat
 from sentprobe.annotation.constituency import dep_to_constituency
 from sentprobe.annotation.record import AnnotatedSentence
 
+from .autosize import AutoSizes
 from .base import GeneratedTask, GenerationError
 from .corpus import MosesPreprocessor, read_sentences
-from .suite import ALL_GENERATORS, build_suite
+from .suite import ALL_GENERATORS, XPROBE_TASKS, band_params, build_suite, corpus_tokens, prepare
 from .writer import atomic_write_text, corpus_sha256, suite_manifest, write_generated_suite
 
 DEFAULT_SIZES = {"train": 100_000, "dev": 10_000, "test": 10_000}
 
 
-def parse_sizes(text: str) -> dict[str, int]:
-    """``"100000,10000,10000"`` -> train/dev/test sizes."""
+def parse_sizes(text: str) -> dict[str, int] | AutoSizes:
+    """``"100000,10000,10000"`` -> train/dev/test sizes; ``"auto"`` or
+    ``"auto:1000,200,200"`` -> AutoSizes (largest balanced sizes, at most those)."""
     from sentprobe.errors import SentprobeError
 
+    auto = AutoSizes.parse(text)
+    if auto is not None:
+        return auto
     try:
         values = [int(v.replace("_", "")) for v in text.split(",")]
     except ValueError:
         values = []
     if len(values) != 3 or min(values) < 1:
         raise SentprobeError(
-            f"--sizes must be three positive integers train,dev,test; got {text!r}"
+            f"--sizes must be three positive integers train,dev,test, 'auto' or "
+            f"'auto:TRAIN,DEV,TEST'; got {text!r}"
         )
     return dict(zip(("train", "dev", "test"), values))
 
@@ -90,13 +99,29 @@ def annotate(
     return records, manifest, stats
 
 
+def default_tasks(lang: str, profile: str | None) -> list[str]:
+    """The tasks a build makes when none are named: X-Probe's nine under the ``xprobe``
+    profile (no TopConst: UD has no constituency trees), all ten under ``paper``."""
+    profile = profile or ("paper" if lang == "en" else "xprobe")
+    return list(XPROBE_TASKS if profile == "xprobe" else ALL_GENERATORS)
+
+
+def annotation_dirs(corpora: Sequence[Path], work: Path) -> list[Path]:
+    """Where each corpus file's annotation is stored: ``work`` itself for one file, else one
+    numbered subfolder per file (``01-fr_gsd-ud-dev``), so each resumes on its own."""
+    if len(corpora) == 1:
+        return [work]
+    names = [p.name.split(".")[0] or "corpus" for p in corpora]
+    return [work / f"{i:02d}-{name}" for i, name in enumerate(names, start=1)]
+
+
 def build(
-    corpus: str | Path,
+    corpus: str | Path | Sequence[str | Path],
     out: str | Path,
     *,
     lang: str = "en",
     tasks: Sequence[str] | None = None,
-    sizes: dict[str, int] | None = None,
+    sizes: dict[str, int] | AutoSizes | None = None,
     seed: int = 2018,
     annotator: str | None = None,
     layout: Literal["senteval", "xprobe"] | None = None,
@@ -105,24 +130,47 @@ def build(
     skip_failed: bool = False,
     quality: bool = True,
     progress: bool = True,
+    bands: Literal["profile", "auto"] = "auto",
+    params: Mapping[str, Mapping] | None = None,
 ) -> BuildResult:
-    """Build probing tasks from ``corpus`` (raw text or CoNLL-U) into ``out``."""
+    """Build probing tasks from ``corpus`` (raw text or CoNLL-U; one file or several, read
+    in order as one corpus) into ``out``.
+
+    ``sizes``: fixed train/dev/test sizes per task (default the paper's 100k/10k/10k) or
+    ``AutoSizes()`` for the largest each task supports. ``bands="auto"`` (default) takes the
+    frequency bands of the corpus's size tier; ``"profile"`` the paper's. ``params``:
+    generator parameters per task (``{"Tense": {"freq_band": (1, 5000)}}``), which win.
+    """
     from sentprobe.errors import SentprobeError
 
-    corpus, out = Path(corpus), Path(out)
-    if not corpus.is_file():
-        raise SentprobeError(f"{corpus}: no such corpus file")
-    names = list(tasks or ALL_GENERATORS)
+    corpora = [Path(c) for c in ([corpus] if isinstance(corpus, (str, Path)) else corpus)]
+    out = Path(out)
+    if not corpora:
+        raise SentprobeError("no corpus file given")
+    for path in corpora:
+        if not path.is_file():
+            raise SentprobeError(f"{path}: no such corpus file")
+    names = list(tasks or default_tasks(lang, profile))
     unknown = [t for t in names if t not in ALL_GENERATORS]
     if unknown:
         raise SentprobeError(
             f"unknown task(s) {', '.join(unknown)}; known: {', '.join(ALL_GENERATORS)}"
         )
+    bad = [t for t in (params or {}) if t not in ALL_GENERATORS]
+    if bad:
+        raise SentprobeError(f"parameters for unknown task(s) {', '.join(bad)}")
     layout = layout or ("senteval" if lang == "en" else "xprobe")
     work = out.with_name(out.name + ".annotations")
-    records, ann_manifest, corpus_stats = annotate(
-        corpus, work, lang=lang, annotator=annotator, layout=text_layout, progress=progress
-    )
+    records: list[AnnotatedSentence] = []
+    ann_manifest: dict = {}
+    corpus_stats: dict[str, int] = {}
+    for path, where in zip(corpora, annotation_dirs(corpora, work)):
+        recs, ann_manifest, stats = annotate(
+            path, where, lang=lang, annotator=annotator, layout=text_layout, progress=progress
+        )
+        records += recs
+        for k, v in stats.items():
+            corpus_stats[k] = corpus_stats.get(k, 0) + v
     if lang == "en" and (profile or "paper") == "paper":
         for rec in records:  # English constituency tasks need a tree; convert when none
             if rec.constituency is None:
@@ -139,6 +187,8 @@ def build(
                 lang=lang,
                 layout=layout,
                 profile=profile,
+                params=params,
+                bands=bands,
             )
         except GenerationError as exc:
             result.failures[name] = str(exc)
@@ -148,6 +198,11 @@ def build(
         return result
 
     annotator_info = {k: v for k, v in ann_manifest.items() if k in ("annotator", "versions")}
+    source = str(corpora[0]) if len(corpora) == 1 else [str(p) for p in corpora]
+    settings = {
+        "sizes": sizes.describe() if isinstance(sizes, AutoSizes) else dict(sizes or DEFAULT_SIZES),
+        "bands": _bands_record(records, names, bands),
+    }
     manifest = suite_manifest(
         result.tasks,
         corpus_sha256=corpus_sha256(records),
@@ -155,9 +210,10 @@ def build(
         seed=seed,
         lang=lang,
         layout=layout,
-        source=str(corpus),
+        source=source,
         corpus_filter=corpus_stats,
         suite=out.name,
+        **settings,
     )
     result.written = write_generated_suite(out, result.tasks, manifest, layout=layout, lang=lang)
     if quality:
@@ -165,7 +221,34 @@ def build(
 
         report = quality_report(
             result.tasks,
-            {"title": f"Quality report: {out.name}", "corpus": str(corpus), "seed": seed},
+            {
+                "title": f"Quality report: {out.name}",
+                "corpus": ", ".join(map(str, corpora)),
+                "seed": seed,
+                **settings,
+                **_relaxations(result.tasks),
+            },
         )
         atomic_write_text(out / "QUALITY.md", report)
     return result
+
+
+def _bands_record(records: Sequence[AnnotatedSentence], tasks: Sequence[str], bands: str) -> dict:
+    """How the frequency bands were chosen, for the manifest (per-task values are in each
+    task's params)."""
+    if bands != "auto":
+        return {"rule": "profile"}
+    corpus = prepare(records, 5, 28, Counter())
+    return band_params(corpus_tokens(corpus), tasks)[1]
+
+
+def _relaxations(tasks: Sequence[GeneratedTask]) -> dict[str, str]:
+    """One line per task whose rules ``--sizes auto`` relaxed (WC targets, TreeDepth range)."""
+    out = {}
+    for task in tasks:
+        relaxed = (task.params.get("sizes") or {}).get("relaxed")
+        if relaxed:
+            out[f"{task.name} relaxed"] = "; ".join(
+                f"{k} {old} -> {new}" for k, (old, new) in relaxed.items()
+            )
+    return out
