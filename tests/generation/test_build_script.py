@@ -1,11 +1,10 @@
+"""scripts/build_sample_suite.py on gold CoNLL-U (UD English-EWT from ../shared): every task it
+writes is reproducible byte for byte, and a corpus too small for the sizes writes nothing."""
+
 import gzip
 import importlib.util
 import json
 from pathlib import Path
-
-import pytest
-
-from sentprobe.errors import SentprobeError
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_sample_suite.py"
 spec = importlib.util.spec_from_file_location("build_sample_suite", SCRIPT)
@@ -13,54 +12,64 @@ build = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(build)
 
 
-@pytest.fixture(scope="module")
-def corpus_file(tmp_path_factory, make_corpus):
-    path = tmp_path_factory.mktemp("corpus") / "corpus.txt.gz"
-    with gzip.open(path, "wt", encoding="utf-8") as f:
-        for tokens in make_corpus(2000, seed=1):
-            f.write(" ".join(tokens) + "\n")
-    return path
+def ewt_subset(shared_data: Path, dest: Path, n: int) -> Path:
+    src = shared_data / "ud" / "en_ewt" / "en_ewt-ud-all.conllu.gz"
+    blocks, block = [], []
+    with gzip.open(src, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            block.append(line)
+            if not line.strip():
+                blocks.append("".join(block))
+                block = []
+                if len(blocks) == n:
+                    break
+    dest.write_text("".join(blocks), encoding="utf-8")
+    return dest
 
 
-def run(corpus_file, out, *extra):
-    return build.main(
-        [
-            "--corpus",
-            str(corpus_file),
-            "--out",
-            str(out),
-            "--sizes",
-            "120,30,30",
-            "--wc-per-target",
-            "3,1,1",
-            "--wc-targets",
-            "300",
-            "--wc-first-rank",
-            "21",
-            *extra,
-        ]
-    )
+def run(corpus: Path, work: Path, out: Path, *extra: str) -> int:
+    args = ["--corpus", str(corpus), "--work", str(work), "--out", str(out)]
+    return build.main([*args, "--quiet", "--wc-first-rank", "101", *extra])
 
 
-def test_script_builds_a_reproducible_suite(corpus_file, tmp_path, capsys):
-    assert run(corpus_file, tmp_path / "a") == 0
-    assert run(corpus_file, tmp_path / "b") == 0
-    for name in ("sentence_length.txt", "word_content.txt", "bigram_shift.txt", "manifest.json"):
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+def check_identical(a: Path, b: Path) -> list[str]:
+    names = sorted(p.name for p in a.iterdir())
+    assert names == sorted(p.name for p in b.iterdir())
+    for name in names:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    return names
+
+
+def test_script_builds_a_reproducible_suite(tmp_path, shared_data, capsys):
+    corpus = ewt_subset(shared_data, tmp_path / "ewt.conllu", 6000)
+    extra = ["--tasks", "SentLen,WC,BShift,TreeDepth,SOMO,CoordInv", "--sizes", "60,12,12"]
+    extra += ["--wc-targets", "500", "--wc-per-target", "2,1,1", "--task-sizes", "TreeDepth=48,8,8"]
+    assert run(corpus, tmp_path / "work", tmp_path / "a", *extra) == 0
+    assert run(corpus, tmp_path / "work", tmp_path / "b", *extra) == 0  # annotations reused
+    names = check_identical(tmp_path / "a", tmp_path / "b")
+    assert "QUALITY.md" in names and "odd_man_out.txt" in names
     manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
-    wc = manifest["generator"]["params"]["WC"]
-    assert wc["n_targets"] < 300 and "300 targets requested" in wc["note"]
-    assert len(manifest["tasks"]["WC"]["labels"]) == wc["n_targets"]
+    assert manifest["suite"] == "sample-en" and manifest["annotator"]
+    assert manifest["sizes"]["TreeDepth"] == {"train": 48, "dev": 8, "test": 8}
+    depth_counts = manifest["tasks"]["TreeDepth"]["counts"]
+    assert sum(depth_counts["train"].values()) == 48 and len(depth_counts["train"]) == 8
+    wc = manifest["tasks"]["WC"]
+    assert wc["params"]["n_targets"] < 500 and "500 targets requested" in wc["note"]
+    assert len(wc["labels"]) == wc["params"]["n_targets"]
     assert "using n_targets=" in capsys.readouterr().err
 
 
-def test_script_reports_unfillable_sizes_and_writes_nothing(corpus_file, tmp_path, capsys):
+def test_script_reports_unfillable_sizes_and_writes_nothing(tmp_path, shared_data, capsys):
+    corpus = ewt_subset(shared_data, tmp_path / "ewt.conllu", 300)
     out = tmp_path / "c"
-    assert run(corpus_file, out, "--sizes", "100000,500,500") == 1
-    assert "error: SentLen" in capsys.readouterr().err
+    assert (
+        run(corpus, tmp_path / "work", out, "--tasks", "SentLen,Tense", "--sizes", "60,12,12") == 1
+    )
+    err = capsys.readouterr().err
+    assert "error: SentLen" in err and "Tense" in err and "nothing was written" in err
     assert not out.exists()
 
 
-def test_missing_debian_package_gives_install_hint():
-    with pytest.raises(SentprobeError, match="apt-get install python3.11-doc"):
-        build.package_version("no-such-package-sentprobe")
+def test_unknown_task_is_an_error(tmp_path, capsys):
+    assert build.main(["--tasks", "Nope", "--out", str(tmp_path / "x")]) == 1
+    assert "unknown task" in capsys.readouterr().err

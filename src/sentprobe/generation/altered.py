@@ -68,16 +68,25 @@ class SOMO:
         """Unigram and bigram counts, and in-band words by their most frequent tag."""
         self._freq: Counter = Counter()
         self._bigram: Counter = Counter()
-        self._next: dict[str, set[str]] = {}
-        tags: dict[str, Counter] = {}
+        pairs: Counter = Counter()  # (word, tag) -> count; C-level counting, same result
         for item in items:
-            words = item.sent.tokens
+            sent, words = item.sent, item.sent.tokens
             self._freq.update(words)
-            for i, w in enumerate(words):
-                tags.setdefault(w, Counter())[self.tag(item.sent, i)] += 1
-            for p, w in zip(words, words[1:]):
-                self._bigram[p, w] += 1
-                self._next.setdefault(p, set()).add(w)
+            self._bigram.update(zip(words, words[1:]))
+            if self.annotation == "ptb" and sent.xpos:
+                pairs.update(zip(words, sent.xpos))
+            else:
+                pairs.update((w, self.tag(sent, i)) for i, w in enumerate(words))
+        self._next: dict[str, set[str]] = {}  # word -> words seen right after it
+        self._prev: dict[str, set[str]] = {}  # word -> words seen right before it
+        for p, w in self._bigram:
+            self._next.setdefault(p, set()).add(w)
+            self._prev.setdefault(w, set()).add(p)
+        self._fits_left: dict[tuple[str, str, int], frozenset[str]] = {}
+        self._fits_right: dict[tuple[str, str, int], frozenset[str]] = {}
+        tags: dict[str, Counter] = {}
+        for (w, t), c in pairs.items():
+            tags.setdefault(w, Counter())[t] += c
         self._by_tag: dict[str, set[str]] = {}
         for w, c in tags.items():
             if self._in_band(w):
@@ -101,18 +110,38 @@ class SOMO:
             if not item.surface.is_single_word(i):
                 continue
             p, n = words[i - 1], words[i + 1]
-            po, on = self._bigram[p, o], self._bigram[o, n]
-            same_tag = self._by_tag.get(self.tag(sent, i), set())
-            rs = sorted(
-                r
-                for r in self._next.get(p, ()) & same_tag
-                if r != o
-                and self._close(self._bigram[p, r], po)
-                and self._close(self._bigram[r, n], on)
-            )
-            if rs:
-                out[i] = rs
+            tag = self.tag(sent, i)
+            left = self._left(p, tag, self._bigram[p, o])
+            if left:
+                rs = sorted(left & self._right(n, tag, self._bigram[o, n]) - {o})
+                if rs:
+                    out[i] = rs
         return out
+
+    def _left(self, p: str, tag: str, po: int) -> frozenset[str]:
+        """Words of ``tag`` whose bigram after ``p`` is as frequent as ``po`` (``_close``);
+        the same (p, tag, po) recurs across sentences, so each is computed once."""
+        key = (p, tag, po)
+        if key not in self._fits_left:
+            same_tag = self._by_tag.get(tag, set())
+            self._fits_left[key] = frozenset(
+                r
+                for r in self._next.get(p, set()) & same_tag
+                if self._close(self._bigram[p, r], po)
+            )
+        return self._fits_left[key]
+
+    def _right(self, n: str, tag: str, on: int) -> frozenset[str]:
+        """Words of ``tag`` whose bigram before ``n`` is as frequent as ``on``."""
+        key = (n, tag, on)
+        if key not in self._fits_right:
+            same_tag = self._by_tag.get(tag, set())
+            self._fits_right[key] = frozenset(
+                r
+                for r in self._prev.get(n, set()) & same_tag
+                if self._close(self._bigram[r, n], on)
+            )
+        return self._fits_right[key]
 
     def generate(
         self, sentences: Sequence[AnnotatedSentence], sizes: Mapping[str, int], seed: int

@@ -55,6 +55,9 @@ def multiword_spans(sent: AnnotatedSentence) -> list[tuple[int, int, str]]:
 
 def surface(sent: AnnotatedSentence) -> Surface:
     """The written tokens of a record: multi-word tokens collapsed into their form."""
+    if not getattr(sent, "mwt", None):  # fast path (English): every word is a token
+        n = len(sent.tokens)
+        return Surface(tuple(sent.tokens), tuple(zip(range(n), range(n))))
     starts = {first: (last, form) for first, last, form in multiword_spans(sent)}
     units: list[str] = []
     spans: list[tuple[int, int]] = []
