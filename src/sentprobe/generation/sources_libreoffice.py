@@ -14,7 +14,6 @@ marked) is the one ``sources`` uses for Sphinx and LibreOffice pages.
 from __future__ import annotations
 
 import re
-import subprocess
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 from sentprobe.errors import SentprobeError
 
 from .corpus import SentenceSplitter
-from .sources import CODE_MARK, LIBREOFFICE_MARKERS, html_paragraphs
+from .sources import CODE_MARK, LIBREOFFICE_MARKERS, debian_package_version, html_paragraphs
 
 __all__ = [
     "HELP_ROOT",
@@ -66,21 +65,11 @@ def help_package(lang: str) -> str:
 
 def package_version(package: str) -> str:
     """The installed version of a Debian package, or an error naming the package to install."""
-    try:
-        out = subprocess.run(
-            ["dpkg-query", "-W", "-f=${Status} ${Version}", package],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except FileNotFoundError:
+    version = debian_package_version(package)
+    if version is None:
         raise SentprobeError(
-            f"dpkg-query is missing: the Debian package {package} cannot be checked"
-        ) from None
-    status, _, version = out.stdout.rpartition(" ")
-    if out.returncode != 0 or "installed" not in status.split():
-        raise SentprobeError(
-            f"the Debian package {package} is not installed: apt-get install {package}"
+            f"the Debian package {package} is not installed (or dpkg-query is missing): "
+            f"apt-get install {package}"
         )
     return version
 
