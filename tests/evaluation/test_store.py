@@ -1,4 +1,6 @@
+import multiprocessing
 import sqlite3
+import sys
 
 import numpy as np
 import pytest
@@ -128,3 +130,27 @@ def test_wal_mode(tmp_path):
     ResultsStore(path).close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def _open_and_add(path: str, barrier, n: int) -> None:
+    """A run's first steps: open (create) the store, then commit one result."""
+    barrier.wait(timeout=60)
+    with ResultsStore(path) as store:
+        store.add(record(seed=n), unit_key("fp", "hash", "logreg", n))
+
+
+def test_processes_creating_one_store_at_once_all_succeed(tmp_path):
+    """Two runs started together on a new results file: neither may see a half-made schema."""
+    ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    n_procs = 3
+    for attempt in range(5):
+        path = str(tmp_path / f"r{attempt}.sqlite")
+        barrier = ctx.Barrier(n_procs)
+        procs = [ctx.Process(target=_open_and_add, args=(path, barrier, i)) for i in range(n_procs)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(timeout=120)
+        assert [p.exitcode for p in procs] == [0] * n_procs, f"attempt {attempt}"
+        with ResultsStore(path) as store:
+            assert sorted(r.seed for r in store.records()) == list(range(n_procs))

@@ -87,7 +87,9 @@ class ResultsStore:
             raise SentprobeError(f"{self.path}: results store path is a directory")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(self.path, timeout=30.0)
+            # isolation_level=None: transactions are ours (BEGIN IMMEDIATE in _setup), not the
+            # sqlite3 module's implicit ones, which commit a CREATE TABLE on its own.
+            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
         except sqlite3.Error as e:
             raise SentprobeError(f"{self.path}: cannot open results file ({e})") from None
         try:
@@ -100,28 +102,44 @@ class ResultsStore:
             raise
 
     def _setup(self) -> None:
+        """Check the schema, or create it; safe when several processes open a new file at once.
+
+        The check and the creation happen in one write transaction (``BEGIN IMMEDIATE`` takes
+        the write lock first; the others wait up to the busy timeout), so no process can see
+        the tables of another one's half-finished creation.
+        """
         db = self._db
-        db.execute("PRAGMA journal_mode=WAL")
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "meta" in tables:
-            row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            version = int(row[0]) if row else None
-            if version != SCHEMA_VERSION:
+        db.execute("PRAGMA busy_timeout=30000")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if "meta" in tables:
+                row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                version = int(row[0]) if row else None
+                if version != SCHEMA_VERSION:
+                    raise SentprobeError(
+                        f"{self.path}: results schema version {version}, this sentprobe reads "
+                        f"version {SCHEMA_VERSION}; use a matching sentprobe or a new results file"
+                    )
+            elif tables:
                 raise SentprobeError(
-                    f"{self.path}: results schema version {version}, this sentprobe reads "
-                    f"version {SCHEMA_VERSION}; use a matching sentprobe or a new results file"
+                    f"{self.path}: an SQLite file, but not a sentprobe results file"
                 )
-            return
-        if tables:
-            raise SentprobeError(f"{self.path}: an SQLite file, but not a sentprobe results file")
-        columns = ", ".join(f"{name} {_SQL_TYPES.get(name, 'TEXT')}" for name in FIELDS)
-        with db:
-            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-            db.execute(
-                "INSERT INTO meta VALUES ('schema_version', ?), ('created', ?)",
-                (str(SCHEMA_VERSION), _now()),
-            )
-            db.execute(f"CREATE TABLE results (key TEXT PRIMARY KEY, {columns})")
+            else:
+                columns = ", ".join(f"{n} {_SQL_TYPES.get(n, 'TEXT')}" for n in FIELDS)
+                db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+                db.execute(
+                    "INSERT INTO meta VALUES ('schema_version', ?), ('created', ?)",
+                    (str(SCHEMA_VERSION), _now()),
+                )
+                db.execute(f"CREATE TABLE results (key TEXT PRIMARY KEY, {columns})")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        # WAL (readers never block the writer) is switched on outside any transaction; it is
+        # a property of the file, so only the first process actually changes anything.
+        db.execute("PRAGMA journal_mode=WAL")
 
     def close(self) -> None:
         self._db.close()
@@ -150,13 +168,13 @@ class ResultsStore:
         values = [_to_sql(name, v) for name, v in asdict(record).items()]
         placeholders = ", ".join("?" * (len(FIELDS) + 1))
         try:
-            with self._db:
-                # REPLACE gives the row a new rowid, so rowid order is "last written" order.
-                self._db.execute(
-                    f"INSERT OR REPLACE INTO results (key, {', '.join(FIELDS)}) "
-                    f"VALUES ({placeholders})",
-                    (key, *values),
-                )
+            # Autocommit: one statement, one transaction, committed at once.
+            # REPLACE gives the row a new rowid, so rowid order is "last written" order.
+            self._db.execute(
+                f"INSERT OR REPLACE INTO results (key, {', '.join(FIELDS)}) "
+                f"VALUES ({placeholders})",
+                (key, *values),
+            )
         except sqlite3.DatabaseError as e:
             raise SentprobeError(f"{self.path}: cannot write result ({e})") from None
 
