@@ -23,6 +23,10 @@ PAPER_TASKS: dict[str, Category] = {
     "CoordInv": "semantic",
 }
 
+#: Paper tasks whose two classes are the same kind of sentence with or without one alteration:
+#: no surface cue may predict the label (``TaskMetadata.no_surface_cue`` defaults to this).
+ALTERED_TASKS = frozenset({"BShift", "SOMO", "CoordInv"})
+
 
 @dataclass(frozen=True)
 class TaskMetadata:
@@ -37,6 +41,16 @@ class TaskMetadata:
     license: str = ""
     citation: str = ""
     description: str = ""
+    #: no surface cue (first/last token, punctuation, length, words) may predict the label, so
+    #: ``sentprobe audit`` treats one as a defect; None: True for the paper's altered-sentence
+    #: tasks (BShift, SOMO, CoordInv), False otherwise
+    no_surface_cue: bool | None = None
+
+    @property
+    def expects_no_surface_cue(self) -> bool:
+        if self.no_surface_cue is not None:
+            return self.no_surface_cue
+        return (self.paper_name or self.name.rsplit("/", 1)[-1]) in ALTERED_TASKS
 
 
 @dataclass
