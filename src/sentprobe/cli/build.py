@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import dataclasses
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from sentprobe.cli.console import err, error, note
 from sentprobe.errors import SentprobeError
 
-err = Console(stderr=True)
+
+class Layout(str, Enum):
+    senteval = "senteval"
+    xprobe = "xprobe"
+
+
+class Bands(str, Enum):
+    auto = "auto"
+    profile = "profile"
 
 
 def parse_band(text: str | None, option: str) -> tuple[int, int] | None:
@@ -128,7 +137,7 @@ def build(
         ),
     ] = None,
     layout: Annotated[
-        str | None,
+        Layout | None,
         typer.Option(  # noqa: UP007
             help="senteval or xprobe [default: senteval for en, else xprobe]."
         ),
@@ -143,13 +152,13 @@ def build(
         bool, typer.Option("--running", help="The corpus is running text to split into sentences.")
     ] = False,
     bands: Annotated[
-        str,
+        Bands,
         typer.Option(
             help="Frequency bands (Tense/SubjNum/ObjNum target forms, SOMO words): auto = by "
             "corpus size (the paper's 100-5000 and 40-400 from 10M tokens on, lower bounds 1 "
             "below; see docs/multilingual.md), or profile = always the paper's."
         ),
-    ] = "auto",
+    ] = Bands.auto,
     freq_band: Annotated[
         str | None,
         typer.Option(  # noqa: UP007
@@ -184,10 +193,6 @@ def build(
     from sentprobe.generation.pipeline import build as run_build
     from sentprobe.generation.pipeline import parse_sizes
 
-    if layout not in (None, "senteval", "xprobe"):
-        raise SentprobeError(f"--layout must be senteval or xprobe, got {layout!r}")
-    if bands not in ("auto", "profile"):
-        raise SentprobeError(f"--bands must be auto or profile, got {bands!r}")
     names = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
     params = parse_settings(settings)
     for option, value, targets in (
@@ -206,12 +211,12 @@ def build(
         sizes=parse_sizes(sizes),
         seed=seed,
         annotator=annotator,
-        layout=layout,
+        layout=layout.value if layout else None,
         profile=profile,  # type: ignore[arg-type]
         text_layout="running" if running else "lines",
         skip_failed=skip_failed,
         progress=not quiet,
-        bands=bands,  # type: ignore[arg-type]
+        bands=bands.value,  # type: ignore[arg-type]
         params=params,
     )
     table = Table(title=f"{out}" if result.written else "nothing written")
@@ -235,11 +240,11 @@ def build(
         )
     err.print(table)
     for message in result.failures.values():
-        err.print(f"[red]error[/] {message}", highlight=False)
+        error(message)
     if result.failures and not skip_failed:
         raise SentprobeError(
             f"{len(result.failures)} task(s) could not be built at {sizes}; nothing was written. "
             "Use smaller --sizes (or --sizes auto), a larger corpus, or --skip-failed."
         )
     if result.written:
-        err.print(f"wrote {out} (manifest.json, QUALITY.md); annotations in {result.annotations}")
+        note(f"wrote {out} (manifest.json, QUALITY.md); annotations in {result.annotations}")

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
-from rich.console import Console
 
+from sentprobe.cli.console import err, note, warning
 from sentprobe.datasets.loaders import SENTEVAL_FILES, iter_lines
 from sentprobe.datasets.validation import ALLOWED_SPLITS, Problems, normalize_split
 from sentprobe.errors import DataError, SentprobeError
@@ -26,8 +26,6 @@ from sentprobe.errors import DataError, SentprobeError
 if TYPE_CHECKING:
     from sentprobe.annotation.record import AnnotatedSentence
     from sentprobe.generation.labeling import Labelled, Vocabulary
-
-err = Console(stderr=True)
 
 Format = Literal["text", "senteval", "xprobe"]
 _LAYOUTS = {
@@ -124,7 +122,7 @@ def _vocabulary(task: str, profile: str, gold: list[str] | None) -> Vocabulary:
     labels = set(gold)
     own, alt = vocabulary_labels(task, mine), vocabulary_labels(task, other)
     if own is not None and alt is not None and not labels <= set(own) and labels <= set(alt):
-        err.print(f"note: the file uses {other} label names ({', '.join(alt)}); so does the output")
+        note(f"note: the file uses {other} label names ({', '.join(alt)}); so does the output")
         return other
     return mine
 
@@ -163,8 +161,8 @@ def _label_annotated(
             f"{len(sentences)} sentences"
         )
     if changed:
-        err.print(
-            f"[yellow]warning[/] annotator {annotator.name} changed the tokens of {changed} "
+        warning(
+            f"annotator {annotator.name} changed the tokens of {changed} "
             "sentence(s); labels are computed on its tokens"
         )
     return results
@@ -174,7 +172,7 @@ def _write_atomic(text: str, output: Path) -> None:
     from sentprobe.generation.writer import atomic_write_text
 
     atomic_write_text(output, text)
-    err.print(f"wrote {output}")
+    note(f"wrote {output}")
 
 
 def label(
@@ -274,11 +272,9 @@ def label(
     )
     missing = sum(reasons.values())
     detail = "; ".join(f"{why}: {k}" for why, k in reasons.most_common())
-    err.print(
+    note(
         f"{name}: labelled {len(results) - missing} of {len(results)} sentences; "
-        f"{missing} could not be labelled ({UNLABELLED})" + (f" — {detail}" if detail else ""),
-        highlight=False,
-        markup=False,
+        f"{missing} could not be labelled ({UNLABELLED})" + (f" — {detail}" if detail else "")
     )
     if compare:
         assert data.gold is not None

@@ -3,28 +3,75 @@
 from __future__ import annotations
 
 import os
-import sys
+import signal
 import tempfile
+import warnings
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
 
+from sentprobe.cli.console import error, note, out, warning
 from sentprobe.errors import SentprobeError
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so the same cleanup runs (partial shards saved, temp
+    files removed, the results store closed)."""
+
+
+class Commands(TyperGroup):
+    """sentprobe's command group. Usage errors are click's own (usage line, ``Error: ...``,
+    a did-you-mean where one is close, exit 2); sentprobe's errors are one ``error:`` line
+    (exit 1); an interruption is one line (exit 130 on SIGINT, 143 on SIGTERM)."""
+
+    def invoke(self, ctx: typer.Context):  # type: ignore[override]
+        try:
+            with warnings.catch_warnings():
+                warnings.showwarning = _show_warning
+                return super().invoke(ctx)
+        except SentprobeError as exc:
+            error(exc)
+            raise typer.Exit(1) from None
+        except KeyboardInterrupt as exc:
+            term = isinstance(exc, Terminated)
+            note(
+                f"interrupted ({'SIGTERM' if term else 'SIGINT'}): finished work is saved; "
+                "run the same command again to resume"
+            )
+            raise typer.Exit(143 if term else 130) from None
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Python warnings as one ``warning:`` line (not file:line plus a source line)."""
+    warning(message)
+
 
 app = typer.Typer(
     name="sentprobe",
+    cls=Commands,
     help="What linguistic information does a sentence encoder put into its vectors?\n\n"
     "Probe any encoder on the SentEval probing tasks (or your own), with the paper's baselines.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's plain help and usage errors: no boxes, no wrapping
 )
-out = Console()
-err = Console(stderr=True)
+
+
+class Metric(str, Enum):
+    test_score = "test_score"
+    dev_score = "dev_score"
+
+
+class Pooling(str, Enum):
+    mean = "mean"
+    max = "max"
+    cls = "cls"
+    last = "last"
 
 
 class Format(str, Enum):
@@ -39,42 +86,47 @@ def _write(text: str, output: Path | None) -> None:
     if output is None:
         print(text)
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text + "\n")
-    os.replace(tmp, output)
-    err.print(f"wrote {output}")
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.")
+    except OSError as e:
+        raise SentprobeError(f"{output}: cannot write ({e.strerror or e})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        os.replace(tmp, output)
+    except OSError as e:
+        raise SentprobeError(f"{output}: cannot write ({e.strerror or e})") from None
+    finally:
+        Path(tmp).unlink(missing_ok=True)  # gone after the rename; else a partial file
+    note(f"wrote {output}")
 
 
 def _layer(value: str | None) -> int | str | None:
+    """``--layer``: an integer, 'last' or 'all'; anything else is a usage error (exit 2)."""
     if value is None or value in ("all", "last"):
         return value
     try:
         return int(value)
     except ValueError:
-        raise SentprobeError(
-            f"--layer must be an integer, 'last' or 'all', got {value!r}"
-        ) from None
+        raise typer.BadParameter(f"expected an integer, 'last' or 'all', got {value!r}") from None
 
 
 def _show_warnings(frame) -> None:
     seen: set[str] = set()
-    for task, warnings in zip(frame["task"], frame["warnings"]):
-        for w in warnings:
+    for task, items in zip(frame["task"], frame["warnings"]):
+        for w in items:
             if (task, w) not in seen:
                 seen.add((task, w))
-                err.print(f"[yellow]warning[/] {task}: {w}")
+                warning(f"{task}: {w}")
 
 
-def _load_results(results: Path, metric: str, probe: str | None):
+def _load_results(results: Path, probe: str | None):
     """The stored results as a frame, checked for what ``report`` and ``crosslang`` need."""
     from sentprobe.evaluation.store import ResultsStore
 
     if not results.is_file():
         raise SentprobeError(f"{results}: no results store here (run `sentprobe run` first)")
-    if metric not in ("test_score", "dev_score"):
-        raise SentprobeError(f"--metric must be test_score or dev_score, got {metric!r}")
     with ResultsStore(results) as store:
         frame = store.to_frame()
     return frame[frame["probe"] == probe] if probe else frame
@@ -104,11 +156,12 @@ def run(
     layer: Annotated[
         str | None,
         typer.Option(  # noqa: UP007
-            help="Hugging Face models: layer index, 'last' or 'all' (one row per layer)."
+            help="Hugging Face models: layer index, 'last' or 'all' (one row per layer).",
+            callback=_layer,
         ),
     ] = None,
     pooling: Annotated[
-        str | None,
+        Pooling | None,
         typer.Option(  # noqa: UP007
             help="Hugging Face models: mean, max, cls or last."
         ),
@@ -152,7 +205,11 @@ def run(
     from sentprobe.evaluation.runner import run as run_probes
     from sentprobe.reporting import results_table
 
-    options = {"layer": _layer(layer), "pooling": pooling, "batch_size": batch_size}
+    options = {
+        "layer": layer,
+        "pooling": pooling.value if pooling else None,
+        "batch_size": batch_size,
+    }
     frame = run_probes(
         encoder,
         tasks,
@@ -175,8 +232,8 @@ def report(
     ),
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Table format.")] = Format.markdown,
     metric: Annotated[
-        str, typer.Option(help="test_score, or dev_score (the selection score).")
-    ] = "test_score",
+        Metric, typer.Option(help="test_score, or dev_score (the selection score).")
+    ] = Metric.test_score,
     encoder: Annotated[
         list[str] | None,
         typer.Option(  # noqa: UP007
@@ -191,10 +248,10 @@ def report(
     """Print the paper-style table of everything stored in a results store."""
     from sentprobe.reporting import results_table
 
-    frame = _load_results(results, metric, probe)
+    frame = _load_results(results, probe)
     if encoder:
         frame = frame[frame["encoder"].isin(encoder)]
-    _write(results_table(frame, metric=metric, fmt=fmt.value), output)
+    _write(results_table(frame, metric=metric.value, fmt=fmt.value), output)
 
 
 @app.command()
@@ -305,7 +362,7 @@ def audit(
         out.print(rich_report(report, show.value), highlight=False)
     if report.failed(fail_on.value):
         n = len(report.at_least(fail_on.value))  # type: ignore[arg-type]
-        err.print(f"[red]audit failed:[/] {n} finding(s) at or above {fail_on.value}")
+        error(f"audit failed: {n} finding(s) at or above {fail_on.value}")
         raise SystemExit(1)
 
 
@@ -326,7 +383,7 @@ def crosslang(
             "--format", "-f", help="markdown/latex (both tables), json (both), csv (relative)."
         ),
     ] = Format.markdown,
-    metric: Annotated[str, typer.Option(help="test_score or dev_score.")] = "test_score",
+    metric: Annotated[Metric, typer.Option(help="test_score or dev_score.")] = Metric.test_score,
     mode: Annotated[
         Mode,
         typer.Option(help="diff: difference in points; ratio: score / reference (X-Probe Fig. 4)."),
@@ -351,12 +408,12 @@ def crosslang(
     per task the mean and standard deviation across languages and encoders (X-Probe)."""
     from sentprobe.reporting.crosslang import crosslang_report, relative_heatmap
 
-    frame = _load_results(results, metric, probe)
-    kw = {"encoders": encoder, "include_baselines": include_baselines, "metric": metric}
+    frame = _load_results(results, probe)
+    kw = {"encoders": encoder, "include_baselines": include_baselines, "metric": metric.value}
     text = crosslang_report(frame, reference, fmt.value, mode=mode.value, **kw)
     if heatmap is not None:
         relative_heatmap(frame, reference, heatmap, mode=mode.value, **kw)
-        err.print(f"wrote {heatmap}")
+        note(f"wrote {heatmap}")
     _write(text.rstrip("\n"), output)
 
 
@@ -367,24 +424,13 @@ app.command("build")(build)
 app.command("label")(label)
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 def main() -> None:
-    """Entry point: user errors become one clean message and exit code 1."""
+    """Entry point. Click reports usage errors itself; see :class:`Commands` for the rest."""
     # sentprobe shows its own encoding bars; the hub's download/loading bars are noise here
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    try:
-        app(standalone_mode=False)
-    except SentprobeError as exc:
-        err.print(f"[red]error:[/] {exc}", highlight=False)
-        sys.exit(1)
-    except KeyboardInterrupt:
-        err.print("interrupted: finished units are saved; run the same command to resume")
-        sys.exit(130)
-    except Exception as exc:  # click's usage errors
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
-            sys.exit(1)
-        raise
+    signal.signal(signal.SIGTERM, _terminate)
+    app(prog_name="sentprobe")
