@@ -123,7 +123,7 @@ def test_multi_view(tmp_path):
 def test_shards_written_during_long_run_and_crash_resume(tmp_path):
     cache = EmbeddingCache(tmp_path, shard_size=8)
     crashing = CountingEncoder(batch_size=4, fail_after=5)  # dies after 20 sentences
-    with pytest.raises(RuntimeError, match="simulated crash"):
+    with pytest.raises(SentprobeError, match="RuntimeError: simulated crash"):
         cache.encode(crashing, SENTS, progress=False)
     assert len(shards(tmp_path)) >= 2
     assert not list(tmp_path.rglob(".tmp-*"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import tempfile
+import traceback
 import warnings
 from enum import Enum
 from pathlib import Path
@@ -23,10 +24,16 @@ class Terminated(KeyboardInterrupt):
     files removed, the results store closed)."""
 
 
+#: click's exception base (typer >= 0.20 vendors click, older typer uses click itself).
+_CLICK_ERRORS = tuple(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
 class Commands(TyperGroup):
     """sentprobe's command group. Usage errors are click's own (usage line, ``Error: ...``,
     a did-you-mean where one is close, exit 2); sentprobe's errors are one ``error:`` line
-    (exit 1); an interruption is one line (exit 130 on SIGINT, 143 on SIGTERM)."""
+    (exit 1); an interruption is one line (exit 130 on SIGINT, 143 on SIGTERM); anything else
+    is one line naming the exception and where it was raised (the traceback only with
+    ``SENTPROBE_DEBUG=1``)."""
 
     def invoke(self, ctx: typer.Context):  # type: ignore[override]
         try:
@@ -43,6 +50,21 @@ class Commands(TyperGroup):
                 "run the same command again to resume"
             )
             raise typer.Exit(143 if term else 130) from None
+        except (typer.Exit, typer.Abort, SystemExit, *_CLICK_ERRORS):
+            raise
+        except Exception as exc:
+            if os.environ.get("SENTPROBE_DEBUG"):
+                raise
+            if isinstance(exc, OSError) and exc.filename:  # an OS error on a named file
+                error(f"{exc.filename}: {exc.strerror or exc}")
+            else:  # a bug: say where, without a traceback unless asked for
+                frames = traceback.extract_tb(exc.__traceback__)
+                where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+                error(
+                    f"unexpected {type(exc).__name__}: {exc}{where}; this is a bug, please "
+                    "report it (SENTPROBE_DEBUG=1 shows the traceback)"
+                )
+            raise typer.Exit(1) from None
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

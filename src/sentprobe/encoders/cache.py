@@ -28,6 +28,7 @@ import re
 import shutil
 import tempfile
 import time
+import traceback
 import uuid
 import warnings
 from collections.abc import Sequence
@@ -46,6 +47,10 @@ ROW_BITS = 32
 MAX_SHARD_BYTES = 256 * 2**20  # also flush early for wide (e.g. all-layers) vectors
 SHARD_SUFFIX = ".shard"
 META_FILE = "meta.json"
+#: Encoding time after which pending vectors are flushed even if the shard is not full, so a
+#: killed run loses at most this much work (``$SENTPROBE_CACHE_FLUSH_SECONDS`` overrides).
+FLUSH_SECONDS = 30.0
+FLUSH_ENV = "SENTPROBE_CACHE_FLUSH_SECONDS"
 
 
 class CacheWarning(UserWarning):
@@ -79,6 +84,30 @@ class CacheInfo:
 
 class _DamagedShard(Exception):
     pass
+
+
+def _flush_seconds(value: float | None) -> float:
+    """``value``, else ``$SENTPROBE_CACHE_FLUSH_SECONDS``, else 30 s; must be > 0."""
+    if value is None:
+        raw = os.environ.get(FLUSH_ENV)
+        if raw is None or not raw.strip():
+            return FLUSH_SECONDS
+        try:
+            value = float(raw)
+        except ValueError:
+            raise SentprobeError(f"${FLUSH_ENV} must be a number of seconds, got {raw!r}") from None
+        if not value > 0:
+            raise SentprobeError(f"${FLUSH_ENV} must be > 0, got {raw!r}")
+        return value
+    if not value > 0:
+        raise SentprobeError(f"flush_seconds must be > 0, got {value!r}")
+    return float(value)
+
+
+def _where(exc: BaseException) -> str:
+    """``file.py, line 12`` of the innermost frame of ``exc``'s traceback ('' if none)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})" if frames else ""
 
 
 def _atomic_write(directory: Path, name: str, chunks: Sequence[bytes]) -> Path:
@@ -235,7 +264,18 @@ class _EncoderDir:
             return out, np.flatnonzero(~hit)
 
     def write(self, keys: Sequence[bytes], vectors: np.ndarray, meta: dict) -> None:
-        """Append one shard (and meta.json on first use)."""
+        """Append one shard (and meta.json on first use). A failed write (read-only path,
+        disk full, file size limit) leaves no partial file and raises a SentprobeError."""
+        try:
+            self._write(keys, vectors, meta)
+        except OSError as e:
+            raise SentprobeError(
+                f"{self.path}: cannot write the embedding cache ({e.strerror or e}); free "
+                "space or choose another --cache-dir / $SENTPROBE_CACHE (what was stored "
+                "before is intact)"
+            ) from None
+
+    def _write(self, keys: Sequence[bytes], vectors: np.ndarray, meta: dict) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
         if self.meta is None:
             self._load_meta()
@@ -262,15 +302,47 @@ class _EncoderDir:
         _atomic_write(self.path, name, [MAGIC, json.dumps(header).encode() + b"\n", raw_keys, data])
 
 
+def _encode_batch(encoder: Encoder, batch: Sequence[str]) -> np.ndarray:
+    """``encoder.encode(batch)``, checked: an exception from the encoder's own code becomes
+    one SentprobeError naming the encoder, the exception and where it was raised."""
+    try:
+        result = encoder.encode(batch)
+    except (SentprobeError, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as e:
+        raise SentprobeError(
+            f"encoder {encoder.name!r} failed on a batch of {len(batch)} sentences: "
+            f"{type(e).__name__}: {e}{_where(e)}"
+        ) from e
+    return _check_output(encoder, batch, result)
+
+
 def _check_output(encoder: Encoder, batch: Sequence[str], result: object) -> np.ndarray:
-    array = np.asarray(result)
+    try:
+        array = np.asarray(result)
+    except (TypeError, ValueError) as e:
+        raise SentprobeError(
+            f"encoder {encoder.name!r} returned {type(result).__name__}, not an array: {e}"
+        ) from None
     if array.ndim not in (2, 3) or array.shape[0] != len(batch):
         raise SentprobeError(
             f"encoder {encoder.name!r} returned shape {array.shape} for {len(batch)} sentences; "
             "expected (n, dim) or (n, views, dim)"
         )
     if not np.issubdtype(array.dtype, np.floating):
-        array = array.astype(np.float32)
+        try:
+            array = array.astype(np.float32)
+        except (TypeError, ValueError) as e:
+            raise SentprobeError(
+                f"encoder {encoder.name!r} returned {array.dtype} values, not numbers: {e}"
+            ) from None
+    bad = ~np.isfinite(array.reshape(len(batch), -1)).all(axis=1)
+    if bad.any():
+        first = int(np.argmax(bad))
+        raise SentprobeError(
+            f"encoder {encoder.name!r} returned NaN or infinite values for {int(bad.sum())} of "
+            f"{len(batch)} sentences (first: {batch[first][:60]!r})"
+        )
     return array
 
 
@@ -278,15 +350,20 @@ class EmbeddingCache:
     """Encode sentences through a cache keyed by ``(encoder.fingerprint, sentence)``.
 
     ``EmbeddingCache(None)`` stores nothing (``--no-cache``) but still deduplicates,
-    length-sorts and batches. ``shard_size`` sentences are flushed to disk at a time, so an
-    interrupted run keeps most of its work.
+    length-sorts and batches. Encoded vectors are flushed to disk as a shard every
+    ``shard_size`` sentences and at least every ``flush_seconds`` of encoding (default 30 s,
+    or ``$SENTPROBE_CACHE_FLUSH_SECONDS``), so an interrupted or killed run keeps its work
+    but for the last interval; an interrupted (not killed) run also saves that.
     """
 
-    def __init__(self, root: str | Path | None, shard_size: int = 4096) -> None:
+    def __init__(
+        self, root: str | Path | None, shard_size: int = 4096, flush_seconds: float | None = None
+    ) -> None:
         self.root = None if root is None else Path(root)
         if self.root is not None and self.root.exists() and not self.root.is_dir():
             raise SentprobeError(f"{self.root}: embedding cache path is not a directory")
         self.shard_size = shard_size
+        self.flush_seconds = _flush_seconds(flush_seconds)
         self.last_encoded = 0
         self._dirs: dict[str, _EncoderDir] = {}
 
@@ -345,10 +422,13 @@ class EmbeddingCache:
         order = sorted(missing, key=lambda i: len(unique[i]))
         batch_size = max(1, int(encoder.batch_size))
         pending: list[int] = []
+        last_flush = time.monotonic()
 
         def flush() -> None:
+            nonlocal last_flush
             rows = pending[:]
             pending.clear()  # first, so a failed write is not retried by the error handler
+            last_flush = time.monotonic()
             if store is not None and rows:
                 store.write([keys[i] for i in rows], out[rows], self._meta(encoder, out))
 
@@ -358,7 +438,7 @@ class EmbeddingCache:
             for start in range(0, len(order), batch_size):
                 batch = order[start : start + batch_size]
                 texts = [unique[i] for i in batch]
-                vectors = _check_output(encoder, texts, encoder.encode(texts))
+                vectors = _encode_batch(encoder, texts)
                 if out is None:
                     out = np.empty((len(unique), *vectors.shape[1:]), dtype=vectors.dtype)
                 if vectors.shape[1:] != out.shape[1:]:
@@ -371,7 +451,11 @@ class EmbeddingCache:
                 pending.extend(batch)
                 self.last_encoded += len(batch)
                 bar.update(len(batch))
-                if len(pending) >= self.shard_size or len(pending) * row_bytes >= MAX_SHARD_BYTES:
+                if (
+                    len(pending) >= self.shard_size
+                    or len(pending) * row_bytes >= MAX_SHARD_BYTES
+                    or time.monotonic() - last_flush >= self.flush_seconds
+                ):
                     flush()
         except BaseException:
             try:  # keep what was encoded before the failure
