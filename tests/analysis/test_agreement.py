@@ -54,6 +54,7 @@ def test_label_agreement_counts():
         "pred_extra": 0,
         "accuracy": 0.5,
         "accuracy_labelled": 0.5,
+        "coverage": 1.0,
     }
     assert res["SubjNum (paper)"]["accuracy"] == 0.5
     # the second prediction attaches the object to the subject: the root has no object
@@ -64,6 +65,31 @@ def test_label_agreement_counts():
     assert res["tokens"]["sentences"] == 2 and res["tokens"]["uas"] == 0.9
     table = agreement_markdown(res)
     assert "| Tense (paper) |" in table and "2 sentences, 10 words" in table
+
+
+def test_coverage_and_why_the_annotator_gives_none():
+    """Coverage = share of the sentences gold labels that the annotator labels too; each
+    miss of a main-clause label is put down to a cause, root choice first."""
+    other_root = make()  # "chased" hangs on "Dogs" (acl), "Dogs" is the root
+    other_root.heads = [0, 1, 4, 2, 1]
+    other_root.deprels = ["root", "acl", "det", "obj", "punct"]
+    no_obj = make(obj_head=1)  # same root, the object attached to the subject
+    res = label_agreement([(make(), make()), (make(), other_root), (make(), no_obj)])
+    tense, obj = res["Tense (paper)"], res["ObjNum (paper)"]
+    assert tense["n"] == 3 and tense["coverage"] == round(2 / 3, 4)
+    assert tense["missing_by_cause"] == {"root choice: another word heads the main clause": 1}
+    assert obj["coverage"] == round(1 / 3, 4) and obj["accuracy_labelled"] == 1.0
+    assert obj["missing_by_cause"] == {
+        "root choice: another word heads the main clause": 1,
+        "main clause has no object": 1,
+    }
+    assert "missing_by_cause" not in res["TreeDepth (xprobe)"]  # not a main-clause label
+    table = agreement_markdown(res)
+    assert "| n | coverage | agreement where both label |" in table
+    assert "| ObjNum (paper) | 3 | 33.3% | 100.0% | 33.3% | 2 | 0 |" in table.replace(
+        "NN vs NNS of the single obj of the main clause | ", ""
+    )
+    assert "| ObjNum (paper) | main clause has no object | 1 |" in table
 
 
 def test_misaligned_pairs_are_a_clear_error():

@@ -122,6 +122,116 @@ def test_subject_and_object_number():
     assert subj_num_label(two).reason == "main clause has several subjects"
 
 
+def with_lemmas(rec: AnnotatedSentence, lemmas: str) -> AnnotatedSentence:
+    rec.lemmas = lemmas.split()
+    return rec
+
+
+def test_comma_spliced_run_on_first_clause_is_the_main_clause():
+    """spaCy roots a run-on on its *last* clause and hangs the first on it as a preceding
+    ccomp; UD (and the label) take the first clause. The old rule read "we can go": a modal
+    (Tense rejected), a pronoun subject, no object."""
+    rec = with_lemmas(
+        record(
+            [
+                ("The", "DET", "DT", 2, "det", {}),
+                ("dog", "NOUN", "NN", 3, "nsubj", {"Number": "Sing"}),
+                ("ate", "VERB", "VBD", 9, "ccomp", {"Tense": "Past", "VerbForm": "Fin"}),
+                ("the", "DET", "DT", 5, "det", {}),
+                ("bones", "NOUN", "NNS", 3, "obj", {"Number": "Plur"}),
+                (",", "PUNCT", ",", 9, "punct", {}),
+                ("we", "PRON", "PRP", 9, "nsubj", {}),
+                ("can", "AUX", "MD", 9, "aux", {"VerbForm": "Fin"}),
+                ("go", "VERB", "VB", 0, "root", {"VerbForm": "Inf"}),
+                (".", "PUNCT", ".", 9, "punct", {}),
+            ]
+        ),
+        "the dog eat the bone , we can go .",
+    )
+    assert tense_label(rec) == Labelled("PAST")
+    assert subj_num_label(rec) == Labelled("NN")
+    assert obj_num_label(rec) == Labelled("NNS")
+    assert tense_label(rec, "xprobe").label == "Past"
+    rec.lang = "fr"  # the pattern is the English parser's: other languages keep the root
+    assert tense_label(rec, "xprobe").reason == "no finite verb in the main clause"
+
+
+def test_reported_speech_keeps_the_speech_verb():
+    """'" The dog ate the bones , " the men said .': the quote precedes the root as a
+    ccomp too, but a verb of saying stays the main clause (UD EWT's gold trees do the same)."""
+    rec = with_lemmas(
+        record(
+            [
+                ('"', "PUNCT", "``", 4, "punct", {}),
+                ("The", "DET", "DT", 3, "det", {}),
+                ("dog", "NOUN", "NN", 4, "nsubj", {"Number": "Sing"}),
+                ("ate", "VERB", "VBD", 11, "ccomp", {"Tense": "Past", "VerbForm": "Fin"}),
+                ("the", "DET", "DT", 6, "det", {}),
+                ("bones", "NOUN", "NNS", 4, "obj", {"Number": "Plur"}),
+                (",", "PUNCT", ",", 4, "punct", {}),
+                ('"', "PUNCT", "''", 4, "punct", {}),
+                ("the", "DET", "DT", 10, "det", {}),
+                ("men", "NOUN", "NNS", 11, "nsubj", {"Number": "Plur"}),
+                ("say", "VERB", "VBP", 0, "root", {"Tense": "Pres", "VerbForm": "Fin"}),
+                (".", "PUNCT", ".", 11, "punct", {}),
+            ]
+        ),
+        '" the dog eat the bone , " the man say .',
+    )
+    assert tense_label(rec) == Labelled("PRES")
+    assert subj_num_label(rec) == Labelled("NNS")
+    assert obj_num_label(rec).reason == "main clause has no object"
+
+
+def test_object_of_an_infinitive_after_a_copula_root():
+    """ "The best way is to use coupons .": spaCy roots *is* with an xcomp *use*; in UD
+    *use* is the root and *coupons* the main clause's object (the old rule found none)."""
+    rec = with_lemmas(
+        record(
+            [
+                ("The", "DET", "DT", 3, "det", {}),
+                ("best", "ADJ", "JJS", 3, "amod", {}),
+                ("way", "NOUN", "NN", 4, "nsubj", {"Number": "Sing"}),
+                ("is", "AUX", "VBZ", 0, "root", {"Tense": "Pres", "VerbForm": "Fin"}),
+                ("to", "PART", "TO", 6, "mark", {}),
+                ("use", "VERB", "VB", 4, "xcomp", {"VerbForm": "Inf"}),
+                ("coupons", "NOUN", "NNS", 6, "obj", {"Number": "Plur"}),
+                (".", "PUNCT", ".", 4, "punct", {}),
+            ]
+        ),
+        "the good way be to use coupon .",
+    )
+    assert obj_num_label(rec) == Labelled("NNS")
+    assert subj_num_label(rec) == Labelled("NN") and tense_label(rec) == Labelled("PRES")
+    rec.lemmas[3] = "seem"  # only a copula root: "seems to use" keeps no main-clause object
+    assert obj_num_label(rec).reason == "main clause has no object"
+
+
+def small_clause(verb: tuple[str, str, dict], mark: bool = False) -> AnnotatedSentence:
+    rows = [
+        ("Johnson", "PROPN", "NNP", 2, "nsubj", {"Number": "Sing"}),
+        ("let", "VERB", "VBD", 0, "root", {"Tense": "Past", "VerbForm": "Fin"}),
+        ("the", "DET", "DT", 4, "det", {}),
+        ("dogs", "NOUN", "NNS", 5, "nsubj", {"Number": "Plur"}),
+        (verb[0], "VERB", verb[1], 2, "ccomp", verb[2]),
+        (".", "PUNCT", ".", 2, "punct", {}),
+    ]
+    if mark:  # "Johnson let that the dogs cross ."
+        rows = [(f, u, x, h + (h > 2), d, ft) for f, u, x, h, d, ft in rows]
+        rows.insert(2, ("that", "SCONJ", "IN", 6, "mark", {}))
+    return with_lemmas(record(rows), " ".join(r[0].lower() for r in rows))
+
+
+def test_small_clause_subject_is_the_main_clause_object():
+    """ "Johnson let the dogs cross .": spaCy says nsubj(cross, dogs) under a ccomp; UD says
+    obj(let, dogs) + xcomp(let, cross). A full finite or marked clause is not one."""
+    assert obj_num_label(small_clause(("cross", "VB", {"VerbForm": "Inf"}))) == Labelled("NNS")
+    finite = small_clause(("crossed", "VBD", {"Tense": "Past", "VerbForm": "Fin"}))
+    assert obj_num_label(finite).reason == "main clause has no object"  # "saw the dogs crossed"
+    marked = small_clause(("cross", "VB", {"VerbForm": "Inf"}), mark=True)
+    assert obj_num_label(marked).reason == "main clause has no object"
+
+
 def test_task_names_and_refusals():
     assert resolve_task("tense") == "Tense" and resolve_task("subj_number") == "SubjNum"
     assert resolve_task("TreeDepth") == "TreeDepth"

@@ -14,8 +14,9 @@ what is measured is how much the annotator's dependency errors change the conver
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from sentprobe.annotation.conllu import read_conllu
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.errors import DataError
 from sentprobe.generation.labeling import (
+    Labelled,
     obj_num_label,
     subj_num_label,
     tense_label,
@@ -31,6 +33,7 @@ from sentprobe.generation.labeling import (
     tree_depth_label,
     with_constituency,
 )
+from sentprobe.generation.semantic import main_clause
 
 Labeller = Callable[[AnnotatedSentence], str | None]
 
@@ -43,7 +46,8 @@ def _rule(fn: Callable[..., Any], profile: str) -> Labeller:
 #: al.'s English rules on PTB tags and constituency; "xprobe" = the UD rules of X-Probe.
 LABELS: dict[str, tuple[str, Labeller]] = {
     "Tense (paper)": (
-        "finite main-clause verb VBD vs VBP/VBZ (first finite aux/cop of the root, else root)",
+        "finite main-clause verb VBD vs VBP/VBZ (first finite aux/cop of the main clause head, "
+        "else the head)",
         _rule(tense_label, "paper"),
     ),
     "Tense (xprobe)": (
@@ -51,14 +55,17 @@ LABELS: dict[str, tuple[str, Labeller]] = {
         _rule(tense_label, "xprobe"),
     ),
     "SubjNum (paper)": (
-        "NN vs NNS of the single nsubj/nsubj:pass of the root",
+        "NN vs NNS of the single nsubj/nsubj:pass of the main clause",
         _rule(subj_num_label, "paper"),
     ),
     "SubjNum (xprobe)": (
         "UD `Number` of that subject, NOUN only",
         _rule(subj_num_label, "xprobe"),
     ),
-    "ObjNum (paper)": ("NN vs NNS of the single obj of the root", _rule(obj_num_label, "paper")),
+    "ObjNum (paper)": (
+        "NN vs NNS of the single obj of the main clause",
+        _rule(obj_num_label, "paper"),
+    ),
     "ObjNum (xprobe)": ("UD `Number` of that object, NOUN only", _rule(obj_num_label, "xprobe")),
     "TreeDepth (xprobe)": (
         "dependency depth (longest root-to-leaf path)",
@@ -76,6 +83,23 @@ LABELS: dict[str, tuple[str, Labeller]] = {
 
 DEPTH_LABELS = ("TreeDepth (xprobe)", "TreeDepth (paper)")
 
+#: The labels whose rule reads the main clause (its verb, subject, object): for these a
+#: sentence gold labels but the annotator does not is put down to a cause (``miss_cause``).
+MAIN_CLAUSE_LABELS: dict[str, Callable[[AnnotatedSentence], Labelled]] = {
+    f"{task} ({profile})": (lambda sent, fn=fn, profile=profile: fn(sent, profile, lang="en"))
+    for task, fn in (("Tense", tense_label), ("SubjNum", subj_num_label), ("ObjNum", obj_num_label))
+    for profile in ("paper", "xprobe")
+}
+
+
+def miss_cause(name: str, gold: AnnotatedSentence, pred: AnnotatedSentence) -> str:
+    """Why the annotator's tree gives no ``name`` label where gold gives one: "root choice"
+    when the two trees disagree on the main clause, else the rule's reason on the
+    annotator's tree (target tagged otherwise, attached elsewhere, several candidates...)."""
+    if main_clause(gold) != main_clause(pred):
+        return "root choice: another word heads the main clause"
+    return MAIN_CLAUSE_LABELS[name](pred).reason or "no label"
+
 
 @dataclass
 class Agreement:
@@ -87,10 +111,17 @@ class Agreement:
     pred_extra: int = 0  # gold has none, the annotator's tree gives one
     within_1: int = 0  # depth labels only: |gold - predicted| <= 1
     abs_diff: int = 0  # depth labels only: sum of |gold - predicted|
+    missing_by_cause: Counter = field(default_factory=Counter)  # main-clause labels only
 
     @property
     def accuracy(self) -> float:
         return self.agree / self.n if self.n else float("nan")
+
+    @property
+    def coverage(self) -> float:
+        """Share of the sentences gold labels that the annotator's tree labels too (a
+        sentence it leaves unlabelled is lost to a generated task, not mislabelled)."""
+        return (self.n - self.pred_missing) / self.n if self.n else float("nan")
 
     @property
     def accuracy_labelled(self) -> float:
@@ -103,7 +134,12 @@ class Agreement:
         out = asdict(self) | {
             "accuracy": round(self.accuracy, 4),
             "accuracy_labelled": round(self.accuracy_labelled, 4),
+            "coverage": round(self.coverage, 4),
         }
+        if out["missing_by_cause"]:
+            out["missing_by_cause"] = dict(self.missing_by_cause.most_common())
+        else:
+            del out["missing_by_cause"]
         if not depth:
             del out["within_1"], out["abs_diff"]
         else:
@@ -147,6 +183,8 @@ def label_agreement(
             a.n += 1
             a.agree += g == p
             a.pred_missing += p is None
+            if p is None and name in MAIN_CLAUSE_LABELS:
+                a.missing_by_cause[miss_cause(name, gold, pred)] += 1
             if name in DEPTH_LABELS and p is not None:
                 a.within_1 += abs(int(g) - int(p)) <= 1
                 a.abs_diff += abs(int(g) - int(p))
@@ -198,23 +236,29 @@ def evaluate_annotator(
 def agreement_markdown(result: dict[str, Any]) -> str:
     """The agreement table as docs/annotation.md shows it."""
     rows = [
-        "| label | rule (the generators') | n | agreement | annotator gives none "
-        "| agreement where both label | extra |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| label | rule (the generators') | n | coverage | agreement where both label "
+        "| agreement | annotator gives none | extra |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name, (what, _) in LABELS.items():
         r = result.get(name)
         if not r:
             continue
         rows.append(
-            f"| {name} | {what} | {r['n']:,} | {100 * r['accuracy']:.1f}% | "
-            f"{r['pred_missing']:,} | {100 * r['accuracy_labelled']:.1f}% | {r['pred_extra']:,} |"
+            f"| {name} | {what} | {r['n']:,} | {100 * r['coverage']:.1f}% | "
+            f"{100 * r['accuracy_labelled']:.1f}% | {100 * r['accuracy']:.1f}% | "
+            f"{r['pred_missing']:,} | {r['pred_extra']:,} |"
         )
         if name in DEPTH_LABELS:
             rows.append(
-                f"| | within ±1 / mean absolute difference (both labelled) | | "
+                f"| | within ±1 / mean absolute difference (both labelled) | | | "
                 f"{100 * r['within_1']:.1f}% / {r['mean_abs_diff']:.2f} | | | |"
             )
+    causes = [(n, result[n]["missing_by_cause"]) for n in MAIN_CLAUSE_LABELS
+              if result.get(n, {}).get("missing_by_cause")]  # fmt: skip
+    if causes:
+        rows += ["", "| label | why the annotator gives none | sentences |", "|---|---|---:|"]
+        rows += [f"| {n} | {why} | {k:,} |" for n, by in causes for why, k in by.items()]
     t = result["tokens"]
     rows.append("")
     rows.append(

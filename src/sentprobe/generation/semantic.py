@@ -22,11 +22,42 @@ from .base import GeneratedTask, make_rng, per_class, splits_from
 from .inputs import Item, annotated_items
 from .lexical import form_frequencies, in_band, split_by_form
 
-__all__ = ["ObjNum", "SubjNum", "Tense"]
+__all__ = ["ObjNum", "SubjNum", "Tense", "main_clause"]
 
 Annotation = Literal["ptb", "ud"]
 #: Dependents that carry the finite verb of a clause whose root is a participle or predicate.
 FINITE_CARRIERS = ("aux", "aux:pass", "cop")
+#: Verbs of saying: in '" It was late , " she said .' the speech verb is the main clause
+#: (UD EWT's gold trees and PTB parses agree), so its preceding ``ccomp`` is not promoted.
+REPORTING_VERBS = frozenset({
+    "say", "tell", "conclude", "add", "note", "explain", "write", "ask", "reply", "answer",
+    "admit", "claim", "argue", "state", "warn", "report", "announce", "declare", "insist",
+    "respond", "comment", "acknowledge", "recall", "complain", "predict", "estimate", "confirm",
+    "deny", "show", "testify", "shout", "whisper", "cry", "exclaim",
+})  # fmt: skip
+
+
+def main_clause(sent: AnnotatedSentence) -> int:
+    """Index of the head of the main clause: the root, except in a comma-spliced run-on.
+
+    Of "It was late , we left ." UD makes the *first* clause the root and the later ones
+    ``parataxis``; spaCy's English parser (ClearNLP scheme) instead roots the *last* clause
+    and hangs the earlier one on it as a ``ccomp`` that precedes it. Such a preceding
+    ``ccomp`` of the root is the main clause (the leftmost one, if several), unless the root
+    is a verb of saying ('" It was late , " she said .', where the speech verb is the main
+    clause in UD and in a PTB parse alike). Gold UD trees almost never have such a ``ccomp``
+    elsewhere (3 of the 9,053 Tense labels of English EWT change). English only: the
+    pattern and the list of verbs are the English parser's; other languages keep the root.
+    """
+    root = sent.root
+    if sent.lang != "en":
+        return root
+    early = [j for j in sent.children(root) if j < root and sent.deprels[j] == "ccomp"]
+    if not early:
+        return root
+    if _lemma(sent, root) in REPORTING_VERBS:
+        return root
+    return min(early)
 
 
 def _feat(sent: AnnotatedSentence, i: int, name: str) -> str | None:
@@ -130,9 +161,9 @@ class Tense(_LexicalTask):
 
     def tense_word(self, sent: AnnotatedSentence) -> int | None:
         """Index of the tense-bearing word of the main clause, or None."""
-        root = sent.root
         if self.annotation == "ud" and self.ud_root_only:
-            return root
+            return sent.root
+        root = main_clause(sent)
         carriers = [j for j in sent.children(root) if sent.deprels[j] in FINITE_CARRIERS]
         finite = [j for j in carriers if self._finite(sent, j)]
         if finite:
@@ -176,8 +207,12 @@ class SubjNum(_LexicalTask):
 
     _UD: ClassVar[dict[str, str]] = {"Sing": "NN", "Plur": "NNS"}
 
+    def arguments(self, sent: AnnotatedSentence) -> list[int]:
+        """The main clause's dependents with one of ``relations``."""
+        return [j for j in sent.children(main_clause(sent)) if sent.deprels[j] in self.relations]
+
     def target(self, sent: AnnotatedSentence) -> tuple[str, int] | str:
-        args = [j for j in sent.children(sent.root) if sent.deprels[j] in self.relations]
+        args = self.arguments(sent)
         if not args:
             return f"main clause has no {self.role}"
         if len(args) > 1:
@@ -195,10 +230,52 @@ class SubjNum(_LexicalTask):
 @dataclass
 class ObjNum(SubjNum):
     """ObjNum: is the direct object of the main clause singular (NN) or plural (NNS)?
-    Same rules as SubjNum, on the root's ``obj`` dependent."""
+    Same rules as SubjNum, on the main clause's ``obj`` dependent (``arguments``)."""
 
     name: ClassVar[str] = "ObjNum"
     file: ClassVar[str] = "obj_number.txt"
     role: ClassVar[str] = "object"
 
     relations: tuple[str, ...] = ("obj", "dobj")
+
+    def arguments(self, sent: AnnotatedSentence) -> list[int]:
+        """The main clause's ``obj``; without one, the object a ClearNLP-style parse hides
+        in a complement clause that UD analyses as the main clause's own:
+
+        - "The best way is to use coupons": the parse roots *is* and hangs "to use coupons"
+          on it as an ``xcomp``; UD makes *use* the root (with *is* as ``cop``), so the
+          object of that ``xcomp`` verb is the main clause's object;
+        - "Johnson would not let the military cross": the parse makes *military* the
+          ``nsubj`` of a ``ccomp`` *cross*; UD makes it the ``obj`` of *let* (with *cross*
+          as ``xcomp``). A complement without ``mark``, auxiliary or copula whose head is
+          not finite is such a small clause; its preceding subject is the object.
+        """
+        args = super().arguments(sent)
+        if args or sent.lang != "en":  # the two patterns are the English parser's
+            return args
+        head = main_clause(sent)
+        for j in sent.children(head):
+            if j < head:
+                continue
+            rel, kids = sent.deprels[j], sent.children(j)
+            if rel == "xcomp" and _lemma(sent, head) == "be" and sent.upos[j] == "VERB":
+                return [k for k in kids if sent.deprels[k] in self.relations]
+            if (
+                rel == "ccomp"
+                and _lemma(sent, head) != "be"
+                and _xpos(sent, j) not in _FINITE_PTB
+                and _feat(sent, j, "VerbForm") != "Fin"
+                and not any(sent.deprels[k] in _CLAUSE_MARKERS for k in kids)
+            ):
+                return [k for k in kids if k < j and sent.deprels[k] == "nsubj"]
+        return []
+
+
+_FINITE_PTB = ("VBD", "VBZ", "VBP", "MD")
+#: A complement clause with one of these is a full clause, not a small clause.
+_CLAUSE_MARKERS = ("mark", "aux", "aux:pass", "cop", "expl")
+
+
+def _lemma(sent: AnnotatedSentence, i: int) -> str:
+    lemma = sent.lemmas[i] if i < len(sent.lemmas) else ""
+    return (lemma or sent.tokens[i]).lower()
