@@ -1,7 +1,7 @@
 """Annotation benchmarks (run by hand; figures go to docs/annotation.md).
 
     python benchmarks/bench_annotation.py throughput [-n 10000] [--n-process 2] [--repeats 2]
-    python benchmarks/bench_annotation.py agreement [--limit N]
+    python benchmarks/bench_annotation.py agreement [--limit N] [--store DIR]
 
 ``throughput``: spaCy's own batched ``nlp.pipe`` (same loaded pipeline, same batch size and
 processes, results only materialised as Docs) against sentprobe's ``annotate_corpus`` (records,
@@ -79,7 +79,11 @@ def throughput(n: int, n_process: int, repeats: int, batch_size: int) -> dict:
 
 
 def agreement(
-    limit: int | None, n_process: int, min_tokens: int = 1, max_tokens: int | None = None
+    limit: int | None,
+    n_process: int,
+    min_tokens: int = 1,
+    max_tokens: int | None = None,
+    store: str | None = None,
 ) -> dict:
     from sentprobe.analysis.agreement import evaluate_annotator
     from sentprobe.annotation.backends import SpacyAnnotator
@@ -91,6 +95,7 @@ def agreement(
         limit=limit,
         min_tokens=min_tokens,
         max_tokens=max_tokens,
+        store=store,
     )
     res["seconds"] = round(time.perf_counter() - t, 1)
     res["date"] = date.today().isoformat()
@@ -111,13 +116,16 @@ def main() -> None:
     ag.add_argument("--n-process", type=int, default=2)
     ag.add_argument("--min-tokens", type=int, default=1)
     ag.add_argument("--max-tokens", type=int, default=None, help="28 for the tasks' range")
+    ag.add_argument(
+        "--store", default=None, help="annotate all of EWT once into this directory and reuse it"
+    )
     args = p.parse_args()
     if not EWT.exists():
         raise SystemExit(f"needs the gold treebank at {EWT}")
     if args.cmd == "throughput":
         res = throughput(args.n, args.n_process, args.repeats, args.batch_size)
     else:
-        res = agreement(args.limit, args.n_process, args.min_tokens, args.max_tokens)
+        res = agreement(args.limit, args.n_process, args.min_tokens, args.max_tokens, args.store)
     print(json.dumps(res, indent=1))
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from sentprobe.annotation.backends import Annotator, get_annotator
 from sentprobe.annotation.conllu import read_conllu
 from sentprobe.annotation.record import AnnotatedSentence
+from sentprobe.annotation.store import annotate_corpus, read_annotated
 from sentprobe.errors import DataError
 from sentprobe.generation.labeling import (
     Labelled,
@@ -82,6 +83,8 @@ LABELS: dict[str, tuple[str, Labeller]] = {
 }
 
 DEPTH_LABELS = ("TreeDepth (xprobe)", "TreeDepth (paper)")
+#: Chunk size of an ``evaluate_annotator`` store (a store refuses another chunk size).
+STORE_CHUNK = 1000
 
 #: The labels whose rule reads the main clause (its verb, subject, object): for these a
 #: sentence gold labels but the annotator does not is put down to a cause (``miss_cause``).
@@ -208,20 +211,35 @@ def evaluate_annotator(
     limit: int | None = None,
     min_tokens: int = 1,
     max_tokens: int | None = None,
+    store: str | Path | None = None,
 ) -> dict[str, Any]:
     """Annotate the gold words of a CoNLL-U file and compare labels (``label_agreement``).
 
     ``min_tokens``/``max_tokens`` restrict to the task length range (paper: 5-28 tokens).
+    ``store``: a directory where the gold words of the *whole* file are annotated once
+    (``annotate_corpus``, resumable) and read back, so reruns after a rule change, and other
+    length ranges, do not parse again.
     """
     ann = get_annotator(annotator) if isinstance(annotator, str) else annotator
-    gold = []
-    for rec in read_conllu(gold_path):
-        if len(rec) < min_tokens or (max_tokens is not None and len(rec) > max_tokens):
-            continue
-        gold.append(rec)
-        if limit is not None and len(gold) >= limit:
-            break
-    preds = ann.annotate([g.tokens for g in gold], pretokenized=True)
+
+    def wanted(rec: AnnotatedSentence) -> bool:
+        return len(rec) >= min_tokens and (max_tokens is None or len(rec) <= max_tokens)
+
+    if store is not None:
+        every = list(read_conllu(gold_path))
+        annotate_corpus(
+            [g.tokens for g in every], store, ann, chunk_size=STORE_CHUNK, progress=False
+        )
+        pairs = [(g, p) for g, p in zip(every, read_annotated(store)) if wanted(g)][:limit]
+        gold, preds = [g for g, _ in pairs], [p for _, p in pairs]
+    else:
+        gold = []
+        for rec in read_conllu(gold_path):
+            if wanted(rec):
+                gold.append(rec)
+            if limit is not None and len(gold) >= limit:
+                break
+        preds = ann.annotate([g.tokens for g in gold], pretokenized=True)
     result = label_agreement(zip(gold, preds))
     result["setup"] = {
         "gold": str(gold_path),
@@ -229,6 +247,7 @@ def evaluate_annotator(
         "limit": limit,
         "min_tokens": min_tokens,
         "max_tokens": max_tokens,
+        "store": None if store is None else str(store),
     }
     return result
 
