@@ -42,7 +42,7 @@ from corpora.packages import package_version
 from sentprobe.errors import SentprobeError
 from sentprobe.generation.autosize import AutoSizes
 from sentprobe.generation.pipeline import build
-from sentprobe.generation.writer import atomic_write_text
+from sentprobe.io import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "src/sentprobe/datasets/data"

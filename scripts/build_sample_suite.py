@@ -164,12 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     from sentprobe.annotation.constituency import dep_to_constituency
     from sentprobe.generation.pipeline import annotate
     from sentprobe.generation.suite import build_suite
-    from sentprobe.generation.writer import (
-        atomic_write_text,
-        corpus_sha256,
-        suite_manifest,
-        write_generated_suite,
-    )
+    from sentprobe.generation.writer import corpus_sha256, suite_manifest, write_generated_suite
+    from sentprobe.io import atomic_write_text
 
     try:
         names = [t.strip() for t in args.tasks.split(",") if t.strip()]

@@ -8,9 +8,9 @@ from sentprobe.errors import DataError
 from sentprobe.generation.corpus import (
     MosesPreprocessor,
     SentenceSplitter,
-    open_text,
     read_sentences,
 )
+from sentprobe.io import open_text
 
 TEXT = "First line here.\nSecond line, with more words.\n\nThird one.\n"
 
@@ -68,7 +68,7 @@ def test_corrupt_gzip_is_a_data_error(tmp_path):
 
 
 def test_missing_file_is_a_data_error(tmp_path):
-    with pytest.raises(DataError, match="cannot read corpus"):
+    with pytest.raises(DataError, match="cannot read file: No such file"):
         list(read_sentences(tmp_path / "nope.txt"))
 
 

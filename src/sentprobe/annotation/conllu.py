@@ -19,7 +19,7 @@ from conllu.parser import DEFAULT_FIELDS, ParseException, parse_line
 
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.errors import DataError
-from sentprobe.generation.corpus import iter_lines
+from sentprobe.io import iter_lines
 
 _WORD_ID = re.compile(r"^[1-9][0-9]*$")
 _RANGE_ID = re.compile(r"^([1-9][0-9]*)-([1-9][0-9]*)$")

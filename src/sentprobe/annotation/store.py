@@ -18,7 +18,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 import shutil
 import time
 from collections import deque
@@ -30,6 +29,7 @@ from typing import Any
 from sentprobe.annotation.backends import Annotator, ConlluAnnotator, Sentence, get_annotator
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.errors import DataError
+from sentprobe.io import atomic_write_bytes, iter_lines
 
 FORMAT = "sentprobe-annotations/1"
 MANIFEST = "manifest.json"
@@ -37,15 +37,6 @@ MANIFEST = "manifest.json"
 
 def _chunk_name(k: int) -> str:
     return f"chunk-{k:06d}.jsonl.gz"
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def _key(item: Sentence | AnnotatedSentence) -> str:
@@ -75,8 +66,6 @@ def _source_items(source: str | Path | Iterable[Sentence], annotator: Annotator)
             return annotator.read(path)
         if _is_conllu(path):
             raise DataError(path, None, "a CoNLL-U file is gold annotation: use annotator='conllu'")
-        from sentprobe.generation.corpus import iter_lines
-
         return (line for _, line in iter_lines(path) if line.strip())
     if isinstance(annotator, ConlluAnnotator):
         raise DataError(None, None, "annotator 'conllu' needs the path of a CoNLL-U file")
@@ -160,7 +149,7 @@ def _annotate(
 
     def save() -> None:
         data = json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8")
-        _atomic_write(out_dir / MANIFEST, data)
+        atomic_write_bytes(out_dir / MANIFEST, data, fsync=True)
 
     items = _source_items(source, ann)
     if total is None and isinstance(source, Sequence) and not isinstance(source, str):
@@ -208,7 +197,7 @@ def _annotate(
         nonlocal chunk_index
         name = _chunk_name(chunk_index)
         payload = gzip.compress(b"".join(buf_out), compresslevel=5, mtime=0)
-        _atomic_write(out_dir / name, payload)
+        atomic_write_bytes(out_dir / name, payload, fsync=True)
         entry = {"file": name, "n": len(buf_out), "input_sha256": _hash(buf_in)}
         manifest["chunks"].append(entry)
         manifest["n_sentences"] += len(buf_out)

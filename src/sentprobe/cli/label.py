@@ -169,7 +169,7 @@ def _label_annotated(
 
 
 def _write_atomic(text: str, output: Path) -> None:
-    from sentprobe.generation.writer import atomic_write_text
+    from sentprobe.io import atomic_write_text
 
     atomic_write_text(output, text)
     note(f"wrote {output}")

@@ -7,7 +7,6 @@ process, since several encoders (BoV, the untrained BiLSTM/ConvNet) share them.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError, SentprobeError
+from ..io import open_binary
 from .base import Encoder
 
 #: Word-vector sets shipped by installed packages, by the name users type.
@@ -106,8 +106,7 @@ def _load_text(path: Path) -> WordVectors:
     rows: list[np.ndarray] = []
     index: dict[str, int] = {}
     dim = expected = None
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as f:
+    with open_binary(path) as f:
         for lineno, raw in enumerate(f, 1):
             sha.update(raw)
             try:

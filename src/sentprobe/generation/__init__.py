@@ -10,7 +10,7 @@ generator is a dataclass whose fields are its rules.
 
 from .altered import SOMO, CoordInv
 from .base import GeneratedTask, GenerationError, make_rng
-from .corpus import MosesPreprocessor, SentenceSplitter, open_text, read_sentences
+from .corpus import MosesPreprocessor, SentenceSplitter, read_sentences
 from .semantic import ObjNum, SubjNum, Tense
 from .suite import ALL_GENERATORS, PROFILES, build_suite, generator_for
 from .surface import SentenceLength, WordContent
@@ -55,7 +55,6 @@ __all__ = [
     "WordContent",
     "build_manifest",
     "make_rng",
-    "open_text",
     "read_sentences",
     "write_suite",
 ]

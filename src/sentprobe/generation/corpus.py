@@ -7,10 +7,6 @@ samples from are ever held in memory.
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import io
-import lzma
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -22,49 +18,9 @@ from typing import Literal
 from sacremoses import MosesPunctNormalizer, MosesTokenizer
 from sacremoses.corpus import NonbreakingPrefixes
 
-from sentprobe.errors import DataError
+from sentprobe.io import iter_lines
 
 Tokens = tuple[str, ...]
-
-# Magic bytes rather than file suffixes, so a mis-named file still opens.
-_MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
-
-
-def open_binary(path: str | Path) -> io.BufferedIOBase:
-    """Open a file for reading bytes, decompressing gzip, bz2 or xz on the fly."""
-    path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            head = f.read(6)
-    except OSError as e:
-        raise DataError(path, None, f"cannot read corpus: {e.strerror or e}") from None
-    for magic, opener in _MAGIC:
-        if head.startswith(magic):
-            return opener(path, "rb")
-    return open(path, "rb")
-
-
-def open_text(path: str | Path) -> io.TextIOBase:
-    """Open a UTF-8 text file for reading, decompressing gzip, bz2 or xz on the fly."""
-    return io.TextIOWrapper(open_binary(path), encoding="utf-8")
-
-
-def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """Yield ``(line_number, line)`` without the newline; bad bytes are a DataError.
-
-    Lines are decoded one by one so the error names the exact line.
-    """
-    lineno = 0
-    with open_binary(path) as f:
-        try:
-            for lineno, raw in enumerate(f, start=1):  # noqa: B007 - used in the handler
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise DataError(path, lineno, f"not valid UTF-8 ({e.reason})") from None
-                yield lineno, line.rstrip("\r\n")
-        except (EOFError, OSError, lzma.LZMAError) as e:
-            raise DataError(path, lineno + 1, f"corrupt compressed data: {e}") from None
 
 
 class SentenceSplitter:

@@ -10,7 +10,6 @@ sizes the corpus supports; frequency bands follow the corpus size (``bands="auto
 
 from __future__ import annotations
 
-import gzip
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,12 +19,13 @@ from typing import Literal
 from sentprobe.annotation import annotate_corpus, default_annotator, get_annotator, read_annotated
 from sentprobe.annotation.constituency import dep_to_constituency
 from sentprobe.annotation.record import AnnotatedSentence
+from sentprobe.io import atomic_write_text, open_text
 
 from .autosize import AutoSizes
 from .base import GeneratedTask, GenerationError
 from .corpus import MosesPreprocessor, read_sentences
 from .suite import ALL_GENERATORS, XPROBE_TASKS, band_params, build_suite, corpus_tokens, prepare
-from .writer import atomic_write_text, corpus_sha256, suite_manifest, write_generated_suite
+from .writer import corpus_sha256, suite_manifest, write_generated_suite
 
 DEFAULT_SIZES = {"train": 100_000, "dev": 10_000, "test": 10_000}
 
@@ -54,8 +54,7 @@ def is_conllu(path: Path) -> bool:
     name = path.name.lower()
     if name.endswith((".conllu", ".conllu.gz", ".conll", ".conll.gz")):
         return True
-    opener = gzip.open if name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+    with open_text(path, errors="replace") as fh:
         for line in fh:
             if line.strip() and not line.startswith("#"):
                 return line.count("\t") == 9

@@ -11,31 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.datasets.task import SPLITS
+from sentprobe.io import atomic_write_text
 
 from .base import SPLIT_CODES, GeneratedTask
-
-
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write UTF-8 text with ``\\n`` line ends, replacing ``path`` only once complete."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; package data must be world-readable
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def senteval_lines(task: GeneratedTask) -> str:

@@ -1,0 +1,102 @@
+"""File I/O shared by every stage: compressed input, numbered lines for error messages, and
+atomic writes.
+
+Input files may be plain, gzip, bz2 or xz (recognised by their magic bytes, so a mis-named
+file still opens); ``iter_lines`` decodes line by line so a bad byte is reported with its
+line number. Output goes through ``atomic_write_*``: a temporary file in the same directory,
+``os.replace``d into place once complete, so an interrupted run never leaves a half-written
+file behind.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import tempfile
+import zlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from sentprobe.errors import DataError
+
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "iter_lines",
+    "open_binary",
+    "open_text",
+]
+
+# Magic bytes rather than file suffixes, so a mis-named file still opens.
+_MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+
+
+def open_binary(path: str | Path) -> io.BufferedIOBase:
+    """Open a file for reading bytes, decompressing gzip, bz2 or xz on the fly."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(6)
+    except OSError as e:
+        raise DataError(path, None, f"cannot read file: {e.strerror or e}") from None
+    for magic, opener in _MAGIC:
+        if head.startswith(magic):
+            return opener(path, "rb")  # type: ignore[return-value]
+    return open(path, "rb")
+
+
+def open_text(path: str | Path, errors: str = "strict") -> io.TextIOWrapper:
+    """Open a UTF-8 text file for reading, decompressing gzip, bz2 or xz on the fly."""
+    return io.TextIOWrapper(open_binary(path), encoding="utf-8", errors=errors)
+
+
+def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, line)`` without the newline; bad bytes are a DataError.
+
+    Lines are decoded one by one so the error names the exact line.
+    """
+    lineno = 0
+    with open_binary(path) as f:
+        try:
+            for lineno, raw in enumerate(f, start=1):  # noqa: B007 - used in the handler
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise DataError(path, lineno, f"not valid UTF-8 ({e.reason})") from None
+                yield lineno, line.rstrip("\r\n")
+        except (EOFError, OSError, lzma.LZMAError, zlib.error) as e:
+            raise DataError(path, lineno + 1, f"corrupt compressed data: {e}") from None
+
+
+def atomic_write_bytes(
+    path: str | Path, data: bytes | Iterable[bytes], fsync: bool = False
+) -> Path:
+    """Write ``data`` (bytes, or chunks of bytes) to ``path``, replacing it only once complete.
+
+    The file is world-readable (0644: package data and shared caches must be). ``fsync``
+    flushes to disk before the rename, for stores that must survive a power cut.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for chunk in [data] if isinstance(data, bytes) else data:
+                f.write(chunk)
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    """Write UTF-8 text with ``\\n`` line ends, replacing ``path`` only once complete."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
