@@ -196,7 +196,7 @@ def run(
             "or paper (MLP, logistic regression for WC: the protocol of the paper's Table 2)."
         ),
     ] = "logreg",
-    seeds: Annotated[int, typer.Option(help="Repeat each probe with this many seeds.")] = 1,
+    seeds: Annotated[int, typer.Option(min=1, help="Repeat each probe with this many seeds.")] = 1,
     baselines: Annotated[
         str,
         typer.Option(

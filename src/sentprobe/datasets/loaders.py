@@ -430,11 +430,13 @@ def _load_tsv(path: Path, language: str) -> ProbingTask:
     h, header = header_line[0], [c.strip().lower() for c in header_line[1].split("\t")]
     missing = [c for c in ("sentence", "label", "split") if c not in header]
     if missing:
+        found = ", ".join(header)
+        found = found if len(found) <= 80 else found[:77] + "..."  # a 10 MB line stays short
         raise DataError(
             path,
             h,
             f"header must name the columns sentence, label and split (tab-separated, any order); "
-            f"missing {', '.join(missing)}, found {', '.join(header)}",
+            f"missing {', '.join(missing)}, found {found}",
         )
     cs, cl, cp = header.index("sentence"), header.index("label"), header.index("split")
     for i, line in lines:
