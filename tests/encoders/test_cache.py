@@ -208,29 +208,160 @@ def test_corrupt_meta_is_a_clear_error(tmp_path):
         EmbeddingCache(tmp_path).encode(CountingEncoder(), SENTS[:2], progress=False)
 
 
-def test_two_writers_share_a_cache(tmp_path):
-    a, b = EmbeddingCache(tmp_path), EmbeddingCache(tmp_path)
-    a.encode(CountingEncoder(), SENTS[:10], progress=False)
-    b.encode(CountingEncoder(), SENTS[5:15], progress=False)  # overlaps: stored twice
+WRITER = """
+import sys, time
+from pathlib import Path
+
+import numpy as np
+
+from sentprobe.encoders.base import Encoder
+from sentprobe.encoders.cache import EmbeddingCache
+
+
+class Slow(Encoder):
+    name, batch_size = "fake", 4
+    fingerprint = "fake-v1"
+
+    def encode(self, batch):
+        time.sleep(0.02)
+        return np.stack([np.full(8, float(s.rsplit(" ", 1)[1]), np.float32) for s in batch])
+
+
+root, go, first, last = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+while not go.exists():
+    time.sleep(0.005)
+start = time.time()
+EmbeddingCache(root, shard_size=8).encode(Slow(), [f"s {i}" for i in range(first, last)],
+                                          progress=False)
+print(start, time.time())
+"""
+
+
+def test_two_processes_write_one_cache_at_once(tmp_path):
+    """Two processes fill one cache at the same time (overlapping sentences, small shards, so
+    their writes interleave): both succeed, every shard is valid, a reader encodes nothing."""
+    import subprocess
+    import sys
+
+    script, go, root = tmp_path / "writer.py", tmp_path / "go", tmp_path / "cache"
+    script.write_text(WRITER)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), str(root), str(go), str(first), str(first + 80)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for first in (0, 40)
+    ]
+    time.sleep(0.5)  # both started and waiting
+    go.touch()
+    spans = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        spans.append(tuple(map(float, out.split())))
+    assert max(s for s, _ in spans) < min(e for _, e in spans)  # they really overlapped
+    assert len(shards(tmp_path / "cache")) > 10 and not list(root.rglob(".tmp-*"))  # both wrote
     enc = CountingEncoder()
-    out = a.encode(enc, SENTS[:15], progress=False)  # a sees b's new shard
+    sentences = [f"s {i}" for i in range(120)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no shard is damaged
+        out = EmbeddingCache(root).encode(enc, sentences, progress=False)
     assert enc.encoded == []
-    np.testing.assert_array_equal(out, expected(SENTS[:15]))
+    np.testing.assert_array_equal(out[:, 0], np.arange(120, dtype=np.float32))
 
 
-def test_reading_100k_cached_vectors_is_fast(tmp_path):
-    n, dim = 100_000, 384
+def test_flushes_by_time_as_well_as_by_count(tmp_path, monkeypatch):
+    """With a 10 s interval and 4 s per batch of 4, a shard is written every third batch
+    (12 sentences) long before the 1,000-sentence shard is full."""
+    import sentprobe.encoders.cache as cache_mod
+
+    clock = [0.0]
+
+    class Slow(CountingEncoder):
+        def encode(self, sentences):
+            clock[0] += 4.0
+            return super().encode(sentences)
+
+    monkeypatch.setattr(cache_mod.time, "monotonic", lambda: clock[0])
+    cache = EmbeddingCache(tmp_path, shard_size=1000, flush_seconds=10)
+    cache.encode(Slow(batch_size=4), SENTS, progress=False)
+    from sentprobe.encoders.cache import _read_header
+
+    assert [_read_header(p)[0].n for p in shards(tmp_path)] == [12, 12, 6]
+
+
+def test_flush_interval_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("SENTPROBE_CACHE_FLUSH_SECONDS", "2.5")
+    assert EmbeddingCache(tmp_path).flush_seconds == 2.5
+    monkeypatch.setenv("SENTPROBE_CACHE_FLUSH_SECONDS", "soon")
+    with pytest.raises(SentprobeError, match="SENTPROBE_CACHE_FLUSH_SECONDS"):
+        EmbeddingCache(tmp_path)
+    monkeypatch.delenv("SENTPROBE_CACHE_FLUSH_SECONDS")
+    assert EmbeddingCache(tmp_path).flush_seconds == 30.0
+
+
+def test_failed_cache_write_leaves_no_partial_file(tmp_path, monkeypatch):
+    """A write that fails midway (disk full) is one SentprobeError naming the cache; the
+    partial temp file is removed and the shards written before stay readable."""
+    import errno
+    import os
+
+    cache = EmbeddingCache(tmp_path, shard_size=10)
+    cache.encode(CountingEncoder(), SENTS[:10], progress=False)
+    real_fdopen = os.fdopen
+
+    class Full:
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            self.f.write(data[:5])
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fdopen", lambda fd, mode: Full(real_fdopen(fd, mode)))
+    with pytest.raises(SentprobeError, match=r"cannot write the embedding cache \(No space"):
+        EmbeddingCache(tmp_path, shard_size=10).encode(CountingEncoder(), SENTS, progress=False)
+    monkeypatch.undo()
+    assert not list(tmp_path.rglob(".tmp-*")) and len(shards(tmp_path)) == 1
+    enc = CountingEncoder()
+    EmbeddingCache(tmp_path).encode(enc, SENTS[:10], progress=False)
+    assert enc.encoded == []
+
+
+def test_encoder_exception_is_one_error_naming_it(tmp_path):
+    with pytest.raises(SentprobeError, match=r"encoder 'fake' failed .*RuntimeError: simulated"):
+        EmbeddingCache(tmp_path).encode(CountingEncoder(fail_after=0), SENTS, progress=False)
+
+    class NaN(CountingEncoder):
+        def encode(self, sentences):
+            out = super().encode(sentences)
+            out[1, 2] = np.inf
+            return out
+
+    with pytest.raises(SentprobeError, match="NaN or infinite values for 1 of 4"):
+        EmbeddingCache(tmp_path).encode(NaN(), SENTS, progress=False)
+
+
+def test_reading_many_cached_vectors_from_several_shards(tmp_path):
+    n, dim = 20_000, 64
     sentences = [f"s{i}" for i in range(n)]
 
     class Fast(CountingEncoder):
         def encode(self, batch):
-            return np.ones((len(batch), dim), dtype=np.float32)
+            return np.stack([np.full(dim, float(s[1:]), np.float32) for s in batch])
 
-    writer = EmbeddingCache(tmp_path, shard_size=20_000)
-    writer.encode(Fast(dim=dim, batch_size=10_000), sentences, progress=False)
+    writer = EmbeddingCache(tmp_path, shard_size=3_000)
+    writer.encode(Fast(dim=dim, batch_size=1_000), sentences, progress=False)
+    assert len(shards(tmp_path)) == 7
     reader = EmbeddingCache(tmp_path)
-    start = time.perf_counter()
-    out = reader.encode(Fast(dim=dim), sentences, progress=False)
-    elapsed = time.perf_counter() - start
+    out = reader.encode(Fast(dim=dim), sentences[::-1], progress=False)
     assert reader.last_encoded == 0 and out.shape == (n, dim)
-    assert elapsed < 1.5, f"reading took {elapsed:.2f}s"
+    np.testing.assert_array_equal(out[:, 0], np.arange(n, dtype=np.float32)[::-1])
