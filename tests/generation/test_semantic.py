@@ -160,8 +160,7 @@ def test_coordinv_balance_casing_and_single_use():
             assert second[0] == (o1 if orig.upos[0] == "PROPN" or o1 == "I" else o1.lower())
             new_first = orig.tokens[len(second) + 2]  # first word of the original 2nd clause
             assert words[0] == new_first[0].upper() + new_first[1:]
-        n = len(examples) // 2
-        assert long_first["O"] == long_first["I"] == n - n // 2, (split, long_first)
+        assert long_first["O"] == long_first["I"] > 0, (split, long_first)  # paired on it
         assert lower_initial["O"] == lower_initial["I"] == 0
     assert len(originals) == len(set(originals))
     assert task.stats["rejected: clauses of equal length"] > 0

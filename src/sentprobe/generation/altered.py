@@ -2,14 +2,16 @@
 
 Both label a sentence as original or altered, so both guard against the same leaks: a
 corpus sentence is used once (never in both versions), an altered sentence that equals a
-real one is dropped, originals come from the same pool as the sentences that were altered
-(being alterable is no cue), and nothing about casing differs between the classes.
+real one is dropped, originals are drawn exactly like the sentences that get altered
+(being alterable is no cue), and nothing at the edges of a sentence (first token and its
+casing, last token, final punctuation) differs between the classes.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
+import unicodedata
+from collections import Counter, deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import ClassVar, Literal
@@ -46,6 +48,12 @@ class SOMO:
     ``freq_band``, and its bigrams with BOTH neighbours occur in the corpus with a
     log-frequency (natural log) within ``max_log_diff`` of the original bigrams'. Each
     replacement word is used in one split only. Counts are case-sensitive (German nouns).
+
+    Splits are filled test, dev, train (the small splits get replacement words first). In
+    each, sentences are drawn at random among those that can be altered in that split (a
+    replacement not owned by another split, giving a new sentence), and a shuffled list of
+    roles decides, before looking at the sentence, whether it is kept as original or
+    altered: both classes are the same kind of sentence in every split.
     """
 
     name: ClassVar[str] = "SOMO"
@@ -143,6 +151,38 @@ class SOMO:
             )
         return self._fits_right[key]
 
+    def _alteration(
+        self,
+        drawn: _Drawn,
+        split: str,
+        owner: Mapping[str, str],
+        corpus: set[str],
+        altered: set[str],
+        rng: np.random.Generator,
+        stats: Counter,
+    ) -> tuple[str, str] | None:
+        """A random allowed replacement of ``drawn`` in ``split``: (altered text, word), or
+        None when none is left (its words belong to other splits, or every result exists)."""
+        opts = {
+            i: [r for r in rs if owner.get(r, split) == split] for i, rs in drawn.options.items()
+        }
+        opts = {i: rs for i, rs in opts.items() if rs}
+        if not opts:
+            stats["rejected: replacements all used by other splits"] += 1
+            return None
+        units = list(drawn.item.surface.units)
+        while opts:
+            i = sorted(opts)[int(rng.integers(len(opts)))]
+            r = opts[i].pop(int(rng.integers(len(opts[i]))))
+            if not opts[i]:
+                del opts[i]
+            unit = drawn.item.surface.unit_of_word(i)
+            text = " ".join(units[:unit] + [r] + units[unit + 1 :])
+            if text not in corpus and text not in altered:
+                return text, r
+        stats["rejected: every altered version exists already"] += 1
+        return None
+
     def generate(
         self, sentences: Sequence[AnnotatedSentence], sizes: Mapping[str, int], seed: int
     ) -> GeneratedTask:
@@ -154,40 +194,32 @@ class SOMO:
         corpus = {item.text for item in items}
         stream = _Stream(items, rng)
         owner: dict[str, str] = {}  # replacement word -> the split it belongs to
-        spare: list[Item] = []  # alterable sentences that could not be altered in this split
         drawn: dict[str, dict[str, list[str]]] = {s: {"O": [], "C": []} for s in SPLITS}
         altered: set[str] = set()
         sources: dict[str, str] = {}
         targets: dict[str, str] = {}  # altered sentence -> its replacement word
         try:
             for s in ("test", "dev", "train"):  # small splits first, so they get replacements
-                while len(drawn[s]["C"]) < counts[s]:
-                    item = stream.next_with(self.options, stats)
-                    opts = {
-                        i: [r for r in rs if owner.get(r, s) == s] for i, rs in item.options.items()
-                    }
-                    opts = {i: rs for i, rs in opts.items() if rs}
-                    if not opts:
-                        stats["kept as original: replacements all used by other splits"] += 1
-                        spare.append(item.item)
+                # Which drawn sentence is altered is decided before looking at it, and only
+                # sentences that could be altered in this split are drawn: originals and
+                # altered sentences are the same kind of sentence in every split.
+                roles = ["O", "C"] * counts[s]
+                roles = [roles[j] for j in rng.permutation(len(roles))]
+                for role in roles:
+                    while True:
+                        item = stream.next_with(self.options, stats)
+                        change = self._alteration(item, s, owner, corpus, altered, rng, stats)
+                        if change is not None:
+                            break
+                    if role == "O":
+                        drawn[s]["O"].append(item.item.text)
                         continue
-                    i = sorted(opts)[int(rng.integers(len(opts)))]
-                    r = opts[i][int(rng.integers(len(opts[i])))]
-                    units = list(item.item.surface.units)
-                    units[item.item.surface.unit_of_word(i)] = r
-                    text = " ".join(units)
-                    if text in corpus or text in altered:
-                        stats["kept as original: altered sentence exists already"] += 1
-                        spare.append(item.item)
-                        continue
+                    text, r = change
                     owner[r] = s
                     targets[text] = r
                     altered.add(text)
                     sources[text] = item.item.text
                     drawn[s]["C"].append(text)
-                while len(drawn[s]["O"]) < counts[s]:
-                    original = spare.pop(0) if spare else stream.next_with(self.options, stats).item
-                    drawn[s]["O"].append(original.text)
         except StopIteration:
             made = {s: min(len(v["O"]), len(v["C"])) for s, v in drawn.items()}
             raise GenerationError(
@@ -246,10 +278,36 @@ def decapitalise(token: str) -> str:
     return token[:1].lower() + token[1:]
 
 
+_OPENING = {"(": ")", "[": "]", "{": "}"}
+_CLOSING = {v: k for k, v in _OPENING.items()}
+_QUOTE_CHARS = set("\"'`\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2039\u203a")
+
+
+def _is_punctuation(token: str) -> bool:
+    return bool(token) and all(unicodedata.category(ch)[0] in "PS" for ch in token)
+
+
+def _is_quote(token: str) -> bool:
+    return bool(token) and all(ch in _QUOTE_CHARS for ch in token)
+
+
+def _balanced(tokens: Sequence[str]) -> bool:
+    """Brackets pair up inside ``tokens`` and quotes come in pairs, so moving the span
+    elsewhere cannot separate a bracket or quote from its partner."""
+    stack: list[str] = []
+    for tok in tokens:
+        if tok in _OPENING:
+            stack.append(tok)
+        elif tok in _CLOSING and (not stack or stack.pop() != _CLOSING[tok]):
+            return False
+    return not stack and sum(map(_is_quote, tokens)) % 2 == 0
+
+
 @dataclass(frozen=True)
 class Clauses:
     """A sentence cut as ``first sep cc second tail`` (surface tokens), e.g.
-    ``They were tired`` ``,`` ``but`` ``they went on`` ``.``."""
+    ``They were tired`` ``,`` ``but`` ``they went on`` ``.``: ``tail`` is the sentence's
+    final punctuation, which stays final when the clauses swap."""
 
     first: tuple[str, ...]
     sep: tuple[str, ...]
@@ -266,21 +324,46 @@ class Clauses:
         old = self.first[0] if self.keep_first_case else decapitalise(self.first[0])
         return " ".join(second + self.sep + self.cc + (old, *self.first[1:]) + self.tail)
 
+    def key(self, label: str) -> tuple:
+        """What a reader sees at the edges of the sentence shown with ``label``: first token,
+        final punctuation, whether the longer clause comes first. Originals and inverted
+        sentences are paired on it, so none of it tells the classes apart."""
+        first_longer = len(self.first) > len(self.second)
+        if label == "O":
+            return self.first[0], self.tail, first_longer
+        return capitalise(self.second[0]), self.tail, not first_longer
+
+
+def _is_coordinating_conjunction(sent: AnnotatedSentence, i: int) -> bool:
+    return (
+        _base(sent.deprels[i]) == "cc"
+        or sent.upos[i] == "CCONJ"
+        or (i < len(sent.xpos) and sent.xpos[i] == "CC")
+    )
+
 
 @dataclass
 class CoordInv:
     """CoordInv: were two coordinated main clauses swapped ("I") or not ("O")?
 
-    A sentence qualifies when its root has exactly one ``conj`` dependent, that conjunct has
-    exactly one ``cc`` and the root none (no sentence-initial "And"), both root and conjunct
-    have their own subject (``subject_relations``), the second clause is one contiguous span
-    after the first, and only punctuation follows it. Sentences whose first word starts with
-    a lower-case letter are dropped, so every sentence in both classes starts upper-case.
-    Inverting capitalises the new first word and lower-cases the old one unless its UPOS is
-    in ``keep_case_upos`` (proper nouns; add NOUN for German), its PTB tag is NNP/NNPS, it is
-    in ``keep_case_words`` ("I") or it has capitals after the first letter ("NASA", "McCain").
-    Clauses of equal length are dropped; in every split and class half the sentences show
-    the longer clause first.
+    A sentence qualifies when it has exactly one coordinating conjunction (UPOS CCONJ, PTB
+    tag CC or relation ``cc``, anywhere in the sentence), its root has exactly one ``conj``
+    dependent and that conjunction belongs to it, both root and conjunct have their own
+    subject (``subject_relations``), it ends in punctuation, and the second clause is one
+    contiguous span running from the conjunction to that final punctuation (parsers that
+    attach the final "." to the conjunct are handled: the final punctuation is cut off and
+    stays final). Only punctuation may stand between the clauses; neither clause may start
+    with punctuation or hold a bracket or quote whose partner is outside it. Sentences whose
+    first word starts with a lower-case letter are dropped. Inverting capitalises the new
+    first word and lower-cases the old one unless its UPOS is in ``keep_case_upos`` (proper
+    nouns; add NOUN for German), its PTB tag is NNP/NNPS, it is in ``keep_case_words`` ("I")
+    or it has capitals after the first letter ("NASA", "McCain"). Clauses of equal length
+    are dropped.
+
+    Every original is paired with an inverted sentence (from another corpus sentence) that
+    shows the same first token, the same final punctuation and the longer clause on the
+    same side (``Clauses.key``); pairs are dealt out to the splits, so in every split the two
+    classes have identical distributions of those.
     """
 
     name: ClassVar[str] = "CoordInv"
@@ -303,37 +386,42 @@ class CoordInv:
     def clauses(self, item: Item) -> Clauses | str:
         """The sentence cut into its two clauses, or why it does not qualify."""
         sent = item.sent
+        n = len(sent.tokens)
+        ccs = [j for j in range(n) if _is_coordinating_conjunction(sent, j)]
+        if len(ccs) != 1:
+            return "not exactly one coordinating conjunction in the sentence"
+        k = ccs[0]
         root = sent.root
         kids = sent.children(root)
         conj = [j for j in kids if _base(sent.deprels[j]) == "conj"]
         if len(conj) != 1:
             return "root does not have exactly one conj"
         c = conj[0]
-        if any(sent.deprels[j] == "cc" for j in kids):
-            return "conjunction before the first clause"
-        ccs = [j for j in sent.children(c) if sent.deprels[j] == "cc"]
-        if len(ccs) != 1:
-            return "conjunct does not have exactly one cc"
-        k = ccs[0]
+        if sent.heads[k] != c + 1 or sent.deprels[k] != "cc":
+            return "the conjunction is not the cc of the root's conjunct"
         subj = self.subject_relations
         if not any(sent.deprels[j] in subj for j in kids) or not any(
             sent.deprels[j] in subj for j in sent.children(c)
         ):
             return "a conjunct has no subject of its own (not two clauses)"
-        span = subtree(sent.heads, c)
+        punct = [u == "PUNCT" or _is_punctuation(t) for u, t in zip(sent.upos, sent.tokens)]
+        end = n  # the final punctuation: [end, n)
+        while end > 0 and punct[end - 1]:
+            end -= 1
+        if end == n:
+            return "no final punctuation"
+        span = [j for j in subtree(sent.heads, c) if j < end]
         a, b = span[0], span[-1]
         if span != list(range(a, b + 1)) or not root < a <= k:
             return "second clause is not one span after the first"
-        n = len(sent.tokens)
-        punct = [u == "PUNCT" for u in sent.upos]
-        if not all(punct[a:k]) or not all(punct[b + 1 : n]):
+        if b != end - 1 or not all(punct[a:k]):
             return "more than punctuation around the conjunction or after the second clause"
-        end1 = a
-        while end1 > 0 and punct[end1 - 1]:
+        end1 = a  # the first clause ends before the punctuation between the clauses
+        while end1 > 0 and punct[end1 - 1] and sent.tokens[end1 - 1] not in _CLOSING:
             end1 -= 1
-        if end1 == 0 or k + 1 > b:
+        if end1 == 0 or k + 1 >= end:
             return "empty clause"
-        segments = [(0, end1), (end1, k), (k, k + 1), (k + 1, b + 1), (b + 1, n)]
+        segments = [(0, end1), (end1, k), (k, k + 1), (k + 1, end), (end, n)]
         parts = []
         spans = list(zip(item.surface.units, item.surface.spans))
         for lo, hi in segments:  # surface tokens whose words all fall in [lo, hi)
@@ -341,6 +429,11 @@ class CoordInv:
             if any(last >= hi for _, last in inside):
                 return "multi-word token across a clause boundary"
             parts.append(tuple(u for u, _ in inside))
+        first, second = parts[0], parts[3]
+        if _is_punctuation(first[0]) or _is_punctuation(second[0]):
+            return "a clause starts with punctuation"
+        if not _balanced(first) or not _balanced(second):
+            return "a bracket or quote crosses a clause boundary"
         return Clauses(*parts, keep_first_case=self.keeps_case(sent, 0))
 
     def generate(
@@ -348,7 +441,7 @@ class CoordInv:
     ) -> GeneratedTask:
         stats: Counter = Counter()
         items = annotated_items(sentences, stats, self.name)
-        pools: dict[str, list[Clauses]] = {"first longer": [], "second longer": []}
+        pool: list[Clauses] = []
         for item in items:
             if item.surface.units[0][:1].islower():
                 stats["rejected: first word not capitalised"] += 1
@@ -359,50 +452,84 @@ class CoordInv:
             elif len(cl.first) == len(cl.second):
                 stats["rejected: clauses of equal length"] += 1
             else:
-                key = "first longer" if len(cl.first) > len(cl.second) else "second longer"
-                pools[key].append(cl)
-        stats["eligible"] = sum(len(p) for p in pools.values())
+                pool.append(cl)
+        stats["eligible"] = len(pool)
         counts = per_class(sizes, 2, self.name)
+        need = sum(counts.values())
         rng = make_rng(seed, self.name)
         corpus = {item.text for item in items}
-        inverted: set[str] = set()
-        sources: dict[str, str] = {}
-        streams = {key: iter(rng.permutation(len(p)).tolist()) for key, p in pools.items()}
-        splits = {}
-        try:
-            for s in SPLITS:
-                n, long_first = counts[s], counts[s] - counts[s] // 2
-                examples: list[tuple[str, str]] = []
-                # original with the longer clause first comes from "first longer"; inverted
-                # with the longer clause first from "second longer", and so on.
-                for label, key, m in (
-                    ("O", "first longer", long_first),
-                    ("O", "second longer", n - long_first),
-                    ("I", "second longer", long_first),
-                    ("I", "first longer", n - long_first),
-                ):
-                    for _ in range(m):
-                        while True:
-                            cl = pools[key][next(streams[key])]
-                            text = cl.original() if label == "O" else cl.inverted()
-                            if label == "O" or (text not in corpus and text not in inverted):
-                                break
-                            stats["rejected: inverted sentence exists in corpus"] += 1
-                        if label == "I":
-                            inverted.add(text)
-                            sources[text] = cl.original()
-                        examples.append((text, label))
-                splits[s] = shuffled(examples, rng)
-        except StopIteration:
-            need = sum(counts.values())
-            have = {k: len(p) for k, p in pools.items()}
+        pairs = self._pairs(pool, need, corpus, rng, stats)
+        if len(pairs) < need:
             raise GenerationError(
-                f"{self.name}: each clause-length group needs {need} sentences (half of "
-                f"every class shows the longer clause first), but the corpus has {have} "
-                f"of {len(items)} sentences; at most {min(have.values())} per class in "
-                f"total fit. Lower the sizes, add subject_relations, or use a larger corpus."
-            ) from None
+                f"{self.name}: {need} pairs of an original and an inverted sentence with the "
+                f"same first token, final punctuation and longer-clause side are needed "
+                f"({', '.join(f'{counts[s]} {s}' for s in SPLITS)} per class), but the "
+                f"{len(pool)} qualifying sentences of {len(items)} give {len(pairs)}. Lower "
+                f"the sizes, add subject_relations, or use a larger corpus."
+            )
+        pairs = [pairs[j] for j in rng.permutation(len(pairs))]
+        sources: dict[str, str] = {}
+        splits, start = {}, 0
+        for s in SPLITS:
+            examples: list[tuple[str, str]] = []
+            for o, i in pairs[start : start + counts[s]]:
+                text = i.inverted()
+                sources[text] = i.original()
+                examples += [(o.original(), "O"), (text, "I")]
+            start += counts[s]
+            splits[s] = shuffled(examples, rng)
         stats["used"] = sum(len(v) for v in splits.values())
         return GeneratedTask(
             self.name, self.file, list(self.labels), splits, stats, asdict(self), sources
         )
+
+    @staticmethod
+    def _pairs(
+        pool: Sequence[Clauses],
+        need: int,
+        corpus: set[str],
+        rng: np.random.Generator,
+        stats: Counter,
+    ) -> list[tuple[Clauses, Clauses]]:
+        """Up to ``need`` (original, to-invert) pairs of distinct sentences with equal keys.
+
+        Sentences come in a seeded random order; each is paired with the first waiting
+        sentence it matches (as original with one waiting to be inverted, or the other way
+        round), else it waits in both roles. Each sentence is used once.
+        """
+        waiting: dict[str, dict[tuple, deque[int]]] = {"O": {}, "I": {}}
+        used: set[int] = set()
+        inverted: set[str] = set()
+        pairs: list[tuple[Clauses, Clauses]] = []
+
+        def partner(role: str, key: tuple) -> int | None:
+            queue = waiting[role].get(key)
+            while queue:
+                j = queue.popleft()
+                if j not in used and (role == "O" or pool[j].inverted() not in inverted):
+                    return j
+            return None
+
+        for j in rng.permutation(len(pool)).tolist():
+            if len(pairs) >= need:
+                break
+            cl = pool[j]
+            text = cl.inverted()
+            invertible = text not in corpus and text not in inverted
+            if not invertible and text in corpus:
+                stats["not inverted: inverted sentence exists in corpus"] += 1
+            p = partner("I", cl.key("O"))
+            if p is not None:
+                pairs.append((cl, pool[p]))
+                inverted.add(pool[p].inverted())
+            elif invertible and (p := partner("O", cl.key("I"))) is not None:
+                pairs.append((pool[p], cl))
+                inverted.add(text)
+            else:
+                waiting["O"].setdefault(cl.key("O"), deque()).append(j)
+                if invertible:
+                    waiting["I"].setdefault(cl.key("I"), deque()).append(j)
+                continue
+            used.update((j, p))
+        stats["paired"] = len(pairs)
+        return pairs

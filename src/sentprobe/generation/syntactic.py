@@ -42,8 +42,9 @@ class BigramShift:
     """BShift: were two adjacent tokens swapped ("I") or is the sentence original ("O")?
 
     Rules (paper, plus fixes for X-Probe's defects): the swap never involves the first
-    token (so capitalisation gives nothing away), neither token is punctuation, the two
-    tokens differ (otherwise nothing changes), sentences with double quotes are skipped,
+    token (so capitalisation gives nothing away) nor the last one (so the sentence's end
+    gives nothing away when it has no final punctuation), neither token is punctuation,
+    the two tokens differ (otherwise nothing changes), sentences with double quotes are skipped,
     every sentence is used once (never in both versions) and an inverted sentence that
     equals another corpus sentence is rejected. Original and inverted sentences come from
     the same pool (sentences with at least one allowed swap), so eligibility is no cue.
@@ -57,10 +58,10 @@ class BigramShift:
     skip_quotes: bool = True
 
     def positions(self, tokens: Tokens) -> list[int]:
-        """Indices i such that tokens i and i+1 may be swapped."""
+        """Indices i such that tokens i and i+1 may be swapped (never the last token)."""
         return [
             i
-            for i in range(self.first_position, len(tokens) - 1)
+            for i in range(self.first_position, len(tokens) - 2)
             if tokens[i] != tokens[i + 1]
             and not is_punctuation(tokens[i])
             and not is_punctuation(tokens[i + 1])
@@ -87,7 +88,7 @@ class BigramShift:
             if self.skip_quotes and any(t in _QUOTES for t in tokens):
                 stats["rejected: contains double quotes"] += 1
             elif not self.positions(tokens):
-                stats["rejected: no swappable pair (non-initial, non-punctuation, distinct)"] += 1
+                stats["rejected: no swappable pair (inner, non-punctuation, distinct)"] += 1
             else:
                 pool.append(tokens)
         stats["eligible"] = len(pool)
