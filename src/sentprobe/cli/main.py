@@ -454,5 +454,11 @@ def main() -> None:
     """Entry point. Click reports usage errors itself; see :class:`Commands` for the rest."""
     # sentprobe shows its own encoding bars; the hub's download/loading bars are noise here
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    signal.signal(signal.SIGTERM, _terminate)
-    app(prog_name="sentprobe")
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        app(prog_name="sentprobe")
+    except SystemExit as exc:
+        if exc.code not in (0, None):  # success returns, as it did (callers may go on)
+            raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
