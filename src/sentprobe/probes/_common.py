@@ -50,11 +50,22 @@ def check_xy(X: Any, y: Any | None = None) -> tuple[torch.Tensor, np.ndarray | N
 
 
 class Standardizer:
-    """z-scores features with training statistics: makes one L2 grid fit every encoder's scale."""
+    """z-scores features with training statistics: makes one L2 grid fit every encoder's scale.
+
+    As scikit-learn's ``StandardScaler``: population standard deviation, and a feature that is
+    constant on train (variance within float rounding of zero) gets scale 1, so a test value
+    that differs from the training constant stays a small number instead of exploding.
+    """
 
     def __init__(self, X: torch.Tensor) -> None:
-        self.mean = X.mean(0)
-        self.scale = X.std(0).clamp_min(1e-6)
+        X64 = X.double()
+        mean = X64.mean(0)
+        var = X64.var(0, correction=0)
+        # sklearn's _is_constant_feature: the variance is below what rounding alone can produce
+        n, eps = len(X64), torch.finfo(torch.float64).eps
+        constant = var <= n * eps * var + (n * mean * eps) ** 2
+        self.mean = mean.to(X.dtype)
+        self.scale = torch.where(constant, torch.ones_like(var), var.sqrt()).to(X.dtype)
 
     def __call__(self, X: torch.Tensor) -> torch.Tensor:
         return (X - self.mean) / self.scale

@@ -5,13 +5,14 @@ list makes a grid), ``fit`` learns and returns ``self``, learned attributes end 
 Selection follows Conneau et al. (2018): every configuration is trained on train, the one with
 the best dev accuracy is kept, and the test split is never seen by ``fit``. Without a dev split,
 stratified k-fold CV on train chooses the configuration, which is then refitted on all of train.
+Features are z-scored with the training split's statistics (``Standardizer``).
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -38,9 +39,25 @@ class GridFit:
 class GridProbe(ClassifierMixin, BaseEstimator):
     """Base class: subclasses say how to train a grid at once and how to score inputs."""
 
+    #: changes whenever a code change can change results (part of the results store's key)
+    version: ClassVar[str] = "1"
+    #: whether training itself draws random numbers (initialisation, shuffling, dropout)
+    _seeded_training: ClassVar[bool] = True
+    #: early-stopped probes: the CV refit on all of train runs the folds' mean iteration count
+    _refit_iterations: ClassVar[bool] = True
     #: folds for selection when no dev split is given
     cv: int = 5
     random_state: int | None = 0
+
+    @property
+    def uses_seed(self) -> bool:
+        """Whether ``random_state`` can change this probe's result.
+
+        True when training draws random numbers, or when the configuration is chosen by
+        k-fold CV (the folds depend on the seed). After ``fit`` it describes that fit; before,
+        the usual case of a task with a dev split.
+        """
+        return self._seeded_training or getattr(self, "selection_", "dev").startswith("cv")
 
     @abstractmethod
     def _configs(self) -> list[dict[str, Any]]: ...
@@ -97,7 +114,8 @@ class GridProbe(ClassifierMixin, BaseEstimator):
             ]
             best = int(np.argmax(scores))
             n_iter = int(np.ceil(np.mean([f[best].n_iter for f in per_fold])))
-            chosen = self._fit_grid(Xs, yt, None, None, [configs[best]], seed, max_iter=n_iter)[0]
+            cap = n_iter if self._refit_iterations else None
+            chosen = self._fit_grid(Xs, yt, None, None, [configs[best]], seed, max_iter=cap)[0]
             self.selection_ = f"cv{len(folds)}"
         else:
             chosen = self._fit_grid(Xs, yt, None, None, configs, seed)[0]

@@ -8,6 +8,7 @@ same ``fit(X, y, X_dev, y_dev)`` signature, X being a list of sentences. Length 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -24,10 +25,11 @@ class LengthEncoder(Encoder):
 
     name = "Length"
     batch_size = 100_000
+    version: ClassVar[str] = "1"
 
     @property
     def fingerprint(self) -> str:
-        return "length-tokens-v1"
+        return f"length-tokens-v{self.version}"
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
         return np.array([[len(s.split())] for s in sentences], dtype=np.float32)
@@ -35,6 +37,10 @@ class LengthEncoder(Encoder):
 
 class MajorityProbe(ClassifierMixin, BaseEstimator):
     """Always predicts the most frequent training label (ties: the first in sorted order)."""
+
+    version: ClassVar[str] = "1"
+    #: nothing random: every seed gives the same result
+    uses_seed: ClassVar[bool] = False
 
     def fit(self, X, y, X_dev=None, y_dev=None) -> MajorityProbe:
         self.classes_, counts = np.unique(np.asarray(y), return_counts=True)
@@ -50,7 +56,13 @@ class MajorityProbe(ClassifierMixin, BaseEstimator):
 
 
 class NBTfidfProbe(ClassifierMixin, BaseEstimator):
-    """Multinomial Naive Bayes on tf-idf n-grams; smoothing ``alpha`` chosen on dev (or CV)."""
+    """Multinomial Naive Bayes on tf-idf n-grams; smoothing ``alpha`` chosen on dev (or CV).
+
+    Deterministic: the CV without a dev split uses unshuffled stratified folds.
+    """
+
+    version: ClassVar[str] = "1"
+    uses_seed: ClassVar[bool] = False
 
     def __init__(
         self,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
+from sklearn.exceptions import ConvergenceWarning
 
 from sentprobe.probes._common import as_grid
 from sentprobe.probes._lbfgs import batched_lbfgs
@@ -57,30 +59,33 @@ def _accuracy(Xa: torch.Tensor, y: torch.Tensor, Wf: torch.Tensor, K: int) -> to
 class LogisticProbe(GridProbe):
     """Logistic-regression probe; ``l2`` may be one value or a grid chosen on dev / by CV.
 
-    With a dev split, training also stops early for a strength whose dev accuracy has not
-    improved for ``patience`` checks (every ``check_every`` iterations), and the best-on-dev
-    weights are kept; the dev accuracy it reports is therefore a selection score, not an
-    unbiased estimate. Grids with up to ``stack_limit`` classes x strengths are solved as one
-    stacked run; larger ones (many classes) as a warm-started path from strong to weak L2,
-    checking dev after every iteration and stopping after ``path_patience`` checks.
+    Every L2 strength is trained to convergence: L-BFGS runs until the largest entry of the
+    gradient of the objective (mean cross-entropy + ``l2 / 2 * ||W||^2`` on z-scored features,
+    bias not penalised) is below ``tol`` (scikit-learn's ``gtol``), the loss stops decreasing
+    (relative change below float32 resolution), or ``max_iter`` iterations are reached (then a
+    ``ConvergenceWarning`` is issued). So ``best_params_["l2"]`` is the regulariser of the
+    model that is scored, and ``best_score_`` is that model's dev accuracy. Grids with up to
+    ``stack_limit`` classes x strengths are solved as one stacked run from zero; larger ones
+    (many classes, e.g. WC) as a path from the strongest to the weakest strength, each solve
+    warm-started from the previous solution (same optimum, fewer iterations).
     """
+
+    version: ClassVar[str] = "2"
+    _seeded_training: ClassVar[bool] = False  # L-BFGS from zero: only CV folds use the seed
+    _refit_iterations: ClassVar[bool] = False  # trained to convergence: a CV refit needs no cap
 
     def __init__(
         self,
         l2: float | Sequence[float] = DEFAULT_L2,
-        max_iter: int = 300,
-        patience: int = 3,
-        check_every: int = 5,
-        path_patience: int = 2,
+        max_iter: int = 1000,
+        tol: float = 1e-4,
         stack_limit: int = 500,
         cv: int = 5,
         random_state: int | None = 0,
     ) -> None:
         self.l2 = l2
         self.max_iter = max_iter
-        self.patience = patience
-        self.check_every = check_every
-        self.path_patience = path_patience
+        self.tol = tol
         self.stack_limit = stack_limit
         self.cv = cv
         self.random_state = random_state
@@ -95,61 +100,33 @@ class LogisticProbe(GridProbe):
         Xd = None if X_dev is None else torch.cat([X_dev, torch.ones(len(X_dev), 1)], 1)
         if K * len(configs) <= self.stack_limit:
             # Few classes: one stacked run over the whole grid keeps the BLAS busy.
-            return self._solve(X, y, Xd, y_dev, lam, torch.zeros(len(configs), p * K), max_iter)
+            W, iters = self._solve(X, y, lam, torch.zeros(len(configs), p * K))
+            return [self._fit(W[i], int(iters[i]), Xd, y_dev, p, K) for i in range(len(configs))]
         # Many classes (e.g. WC's 1000): every grid point costs a full K-way product, so walk
         # the regularisation path from strong to weak, each solve warm-started from the last.
         order = sorted(range(len(configs)), key=lambda i: -configs[i]["l2"])
         fits: dict[int, GridFit] = {}
         w = torch.zeros(1, p * K)
-        walked = 0  # iterations along the path so far: n_iter counts from zero, as a refit does
         for i in order:
-            fit, w, ran = self._solve(X, y, Xd, y_dev, lam[i : i + 1], w, max_iter, path=True)
-            fits[i] = GridFit(fit[0].dev_score, fit[0].params, walked + fit[0].n_iter)
-            walked += ran
+            w, iters = self._solve(X, y, lam[i : i + 1], w)
+            fits[i] = self._fit(w[0], int(iters[0]), Xd, y_dev, p, K)
         return [fits[i] for i in range(len(configs))]
 
-    def _solve(self, X, y, Xd, y_dev, lam, w0, max_iter, path=False):
-        """Stacked L-BFGS over ``lam``; with dev data, keeps each problem's best-on-dev point.
+    def _solve(self, X, y, lam, w0) -> tuple[torch.Tensor, torch.Tensor]:
+        """Stacked L-BFGS over ``lam`` from ``w0``, each problem to its own convergence."""
+        fun = _Stacked(X, y, lam, len(self.classes_))
+        return batched_lbfgs(fun, w0, max_iter=self.max_iter, gtol=self.tol)
 
-        ``path``: one step of the warm-started path, which also returns the final weights and
-        the number of iterations run.
-        """
-        K, p, G = len(self.classes_), X.shape[1] + 1, len(lam)
-        fun = _Stacked(X, y, lam, K)
-        best_acc = torch.full((G,), -1.0)
-        best_w = w0.clone()
-        best_it = torch.zeros(G, dtype=torch.long)
-        stale = torch.zeros(G, dtype=torch.long)
-        monitor = None
-        # A warm-started path solve costs a K-way product per iteration: check dev every time.
-        every, patience = (1, self.path_patience) if path else (self.check_every, self.patience)
-        if Xd is not None:
-
-            def monitor(W: torch.Tensor, idx: torch.Tensor, it: int) -> torch.Tensor:
-                acc = _accuracy(Xd, y_dev, W, K)
-                better = acc > best_acc[idx]
-                best_acc[idx] = torch.where(better, acc, best_acc[idx])
-                best_w[idx[better]] = W[better]
-                best_it[idx[better]] = it
-                stale[idx] = torch.where(better, 0, stale[idx] + 1)
-                return stale[idx] >= patience
-
-        W, iters = batched_lbfgs(
-            fun, w0, max_iter=max_iter or self.max_iter, monitor=monitor, monitor_every=every
-        )
-        fits = []
-        for i in range(G):
-            if Xd is None:
-                fits.append(GridFit(None, self._unpack(W[i], p, K), int(iters[i])))
-                continue
-            final_acc = float(_accuracy(Xd, y_dev, W[i : i + 1], K)[0])
-            if final_acc >= best_acc[i]:  # the run ended between two checks, on a better point
-                fits.append(GridFit(final_acc, self._unpack(W[i], p, K), int(iters[i])))
-            else:
-                fits.append(
-                    GridFit(float(best_acc[i]), self._unpack(best_w[i], p, K), int(best_it[i]))
-                )
-        return (fits, W, int(iters.max())) if path else fits
+    def _fit(self, w, n_iter, Xd, y_dev, p, K) -> GridFit:
+        if n_iter >= self.max_iter:
+            warnings.warn(
+                f"LogisticProbe: L-BFGS reached max_iter={self.max_iter} before the gradient "
+                f"fell below tol={self.tol}; raise max_iter",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        dev = None if Xd is None else float(_accuracy(Xd, y_dev, w[None], K)[0])
+        return GridFit(dev, self._unpack(w, p, K), n_iter)
 
     @staticmethod
     def _unpack(w: torch.Tensor, p: int, K: int) -> dict[str, torch.Tensor]:

@@ -1,4 +1,11 @@
-"""The paper's MLP probe (Linear -> Sigmoid -> dropout -> Linear), its whole grid as one network.
+"""A fast sigmoid MLP probe (Linear -> Sigmoid -> dropout -> Linear), its grid as one network.
+
+It searches the paper's grid (hidden 50/100/200 x dropout 0/0.1/0.2 x L2) but is *not*
+SentEval's classifier (that is ``sentprobe.probes.senteval.SentEvalProbe``): dropout comes
+after the sigmoid (SentEval: before it), L2 is added to the mean batch loss and skips the
+biases (SentEval: Adam weight decay on all parameters, summed batch loss), batches of 256 with
+Adam at lr 2e-3 (SentEval: 64, 1e-3), dev checked every ``eval_steps`` updates with patience 3
+(SentEval: every 4 epochs, tenacity 5 never reset), on z-scored features (SentEval: raw).
 
 All configurations (hidden size x dropout x L2) are trained side by side: their hidden layers
 are concatenated into one wide first layer (one matrix product per step for the whole grid),
@@ -10,8 +17,9 @@ ones train faster; its best-on-dev weights are kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
+import numpy as np
 import torch
 
 from sentprobe.probes._common import as_grid
@@ -29,24 +37,25 @@ class _StackedMLP:
     contiguous block that a view turns into ``(n, members, size)`` for a batched matmul.
     """
 
-    def __init__(self, d: int, K: int, configs: list[dict[str, Any]], gen: torch.Generator):
+    def __init__(self, d: int, K: int, configs: list[dict[str, Any]], init_seed: int):
         order = sorted(range(len(configs)), key=lambda i: configs[i]["nhid"])
         self.ids = order  # original config index of each member
         self.hid = torch.tensor([configs[i]["nhid"] for i in order])
         self.drop = torch.tensor([float(configs[i]["dropout"]) for i in order])
         self.l2 = torch.tensor([float(configs[i]["l2"]) for i in order])
-        H, G = int(self.hid.sum()), len(order)
-        self.p = {
-            "W1": (torch.rand(d, H, generator=gen) * 2 - 1) / d**0.5,
-            "b1": (torch.rand(H, generator=gen) * 2 - 1) / d**0.5,
-            "b2": torch.zeros(G, K),
-        }
-        for size in self.hid.unique().tolist():
-            m = int((self.hid == size).sum())
-            bound = 1 / size**0.5
-            self.p[f"W2_{size}"] = (torch.rand(m, size, K, generator=gen) * 2 - 1) * bound
-        for g in range(G):
-            self.p["b2"][g] = (torch.rand(K, generator=gen) * 2 - 1) / float(self.hid[g]) ** 0.5
+        # Each member is initialised from its own generator (same seed for all, as SentEval
+        # reseeds for every configuration), so its start does not depend on the rest of the grid.
+        W1, b1, b2, W2 = [], [], [], {}
+        for i in order:
+            h = int(configs[i]["nhid"])
+            gen = torch.Generator().manual_seed(init_seed)
+            W1.append((torch.rand(d, h, generator=gen) * 2 - 1) / d**0.5)
+            b1.append((torch.rand(h, generator=gen) * 2 - 1) / d**0.5)
+            W2.setdefault(h, []).append((torch.rand(h, K, generator=gen) * 2 - 1) / h**0.5)
+            b2.append((torch.rand(K, generator=gen) * 2 - 1) / h**0.5)
+        self.p = {"W1": torch.cat(W1, 1), "b1": torch.cat(b1), "b2": torch.stack(b2)}
+        for size, mats in W2.items():
+            self.p[f"W2_{size}"] = torch.stack(mats)
         self.m = {k: torch.zeros_like(v) for k, v in self.p.items()}
         self.v = {k: torch.zeros_like(v) for k, v in self.p.items()}
         self.step = 0
@@ -138,13 +147,17 @@ class _StackedMLP:
 
 
 class MLPProbe(GridProbe):
-    """Sigmoid MLP probe of Conneau et al. (2018); each argument may be a value or a grid.
+    """Fast sigmoid MLP probe over the paper's grid (not SentEval's classifier, see the module).
+
+    Each argument may be a value or a grid.
 
     Trained with Adam on shuffled minibatches; dev accuracy is checked every ``eval_steps``
     updates (or every epoch, if longer), at most ``max_checks`` times. A configuration stops
     after ``patience`` checks without dev improvement and keeps its best weights, so its
     reported dev accuracy is a selection score. ``n_iter_`` counts checks.
     """
+
+    version: ClassVar[str] = "2"
 
     def __init__(
         self,
@@ -174,8 +187,12 @@ class MLPProbe(GridProbe):
         return as_grid(nhid=self.nhid, dropout=self.dropout, l2=self.l2)
 
     def _fit_grid(self, X, y, X_dev, y_dev, configs, seed, max_iter=None) -> list[GridFit]:
-        gen = torch.Generator().manual_seed(seed)
-        net = _StackedMLP(X.shape[1], len(self.classes_), configs, gen)
+        # Independent streams for initialisation, minibatch order and dropout masks: with
+        # dropout 0, a configuration trains exactly as it would alone (up to float rounding).
+        init_seed, shuffle_seed, drop_seed = np.random.SeedSequence(seed).generate_state(3)
+        net = _StackedMLP(X.shape[1], len(self.classes_), configs, int(init_seed))
+        shuffle = torch.Generator().manual_seed(int(shuffle_seed))
+        drop = torch.Generator().manual_seed(int(drop_seed))
         # Dev is checked every ``eval_steps`` updates (at least once per epoch), so small
         # training sets get as many updates between checks as large ones.
         steps_per_epoch = -(-len(X) // self.batch_size)
@@ -187,10 +204,10 @@ class MLPProbe(GridProbe):
         y = y.clamp_min(0)
         for check in range(1, checks + 1):
             for _ in range(epochs_per_check):
-                order = torch.randperm(len(X), generator=gen)
+                order = torch.randperm(len(X), generator=shuffle)
                 for i in range(0, len(X), self.batch_size):
                     batch = order[i : i + self.batch_size]
-                    net.adam_step(X[batch], y[batch], self.lr, gen)
+                    net.adam_step(X[batch], y[batch], self.lr, drop)
             if X_dev is None:
                 continue
             acc = net.accuracy(X_dev, y_dev)
@@ -208,7 +225,11 @@ class MLPProbe(GridProbe):
             if len(still) < len(net.ids):
                 net.keep(torch.tensor(still))
         if X_dev is None:
-            return [GridFit(None, net.member_params(j), checks) for j in range(G)]
+            # members are ordered by hidden size; fits go back in configuration order
+            fits: list[GridFit | None] = [None] * G
+            for j, cfg in enumerate(net.ids):
+                fits[cfg] = GridFit(None, net.member_params(j), checks)
+            return fits  # type: ignore[return-value]
         return [b for b in best if b is not None]
 
     def _logits(self, params, X):
