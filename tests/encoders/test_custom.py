@@ -66,9 +66,10 @@ def test_senteval_adapter_passes_token_lists():
 
     enc = SentEvalEncoder(prepare, batcher, {"batch_size": 2, "task_path": "/data"})
     sents = ["a b c", "d", "e f", "g h i j"]
-    enc.prepare(sents)
-    assert seen["prepare"] == [["a", "b", "c"], ["d"], ["e", "f"], ["g", "h", "i", "j"]]
+    enc.prepare_task(sents)
+    assert seen["prepare"] is None  # lazily, before the first batch
     out = enc.encode(sents)
+    assert seen["prepare"] == [["a", "b", "c"], ["d"], ["e", "f"], ["g", "h", "i", "j"]]
     assert out[:, 0].tolist() == [3, 1, 2, 4]  # original order restored
     assert seen["batches"] == [[["d"], ["e", "f"]], [["a", "b", "c"], ["g", "h", "i", "j"]]]
     assert enc.batch_size == 2 and enc.params.kfold == 5 and enc.params.usepytorch is True
@@ -80,6 +81,28 @@ def test_senteval_adapter_prepares_itself_and_checks_rows():
     with pytest.raises(SentprobeError, match="returned 0 rows for 1 sentences"):
         enc.encode(["x"])
     assert calls == [[["x"]]]
+
+
+def test_senteval_fingerprint_follows_the_prepared_samples():
+    """A prepare that builds state from its samples: each sample set is its own fingerprint,
+    and the cache's later prepare call with a subset keeps the task's state."""
+    calls = []
+    enc = SentEvalEncoder(lambda p, s: calls.append(len(s)), lambda p, b: np.ones((len(b), 2)))
+    with pytest.raises(SentprobeError, match="call prepare_task"):
+        enc.fingerprint  # noqa: B018 - unknown until the samples are
+    enc.prepare_task(["a b", "c", "d"])
+    first = enc.fingerprint
+    enc.prepare(["c"])  # what the cache does with the uncached subset
+    enc.encode(["c"])
+    assert enc.fingerprint == first and calls == [3]
+    enc.prepare_task(["a b", "c"])
+    assert enc.fingerprint != first
+    enc.encode(["c"])
+    assert calls == [3, 2]
+    enc.prepare_task(["a b", "c", "d"])
+    assert enc.fingerprint == first
+    no_prepare = SentEvalEncoder(None, lambda p, b: np.ones((len(b), 2)))
+    assert not no_prepare.prepare_per_task and no_prepare.fingerprint.startswith("senteval|")
 
 
 def test_params_behave_like_senteval_dotdict():

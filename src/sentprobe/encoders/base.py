@@ -23,6 +23,14 @@ class Encoder(ABC):
     name: str = "encoder"
     #: Sentences per call to ``encode``; the runner batches with this size.
     batch_size: int = 64
+    #: True when the vectors depend on a random seed (untrained networks): ``with_seed``
+    #: then gives a differently seeded encoder, and ``--seeds N`` varies the encoder too.
+    uses_seed: bool = False
+    #: True when ``prepare`` builds state from the sentences it sees (SentEval's ``prepare``,
+    #: e.g. a vocabulary): the runner then calls ``prepare_task`` once per task with all of
+    #: that task's sentences (train + dev + test, as SentEval does) before encoding it, and
+    #: ``fingerprint`` must identify what was prepared, so two states never share cached vectors.
+    prepare_per_task: bool = False
 
     @property
     @abstractmethod
@@ -33,7 +41,16 @@ class Encoder(ABC):
         return None
 
     def prepare(self, sentences: Sequence[str]) -> None:  # noqa: B027 - optional hook
-        """Called once with every sentence to be encoded (e.g. to build a vocabulary)."""
+        """Called by the embedding cache with the sentences it is about to encode."""
+
+    def prepare_task(self, sentences: Sequence[str]) -> None:
+        """Called by the runner before each task when ``prepare_per_task`` is set."""
+        self.prepare(sentences)
+
+    def with_seed(self, seed: int) -> Encoder:
+        """This encoder for run seed ``seed`` (0 gives this one). Only encoders with
+        ``uses_seed`` differ per seed; deterministic encoders return themselves."""
+        return self
 
     @abstractmethod
     def encode(self, sentences: Sequence[str]) -> np.ndarray: ...

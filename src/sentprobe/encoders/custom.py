@@ -121,11 +121,15 @@ SENTEVAL_DEFAULTS = {
 
 
 class SentEvalEncoder(Encoder):
-    """SentEval's pair: ``prepare(params, samples)`` once, then ``batcher(params, batch)``.
+    """SentEval's pair: ``prepare(params, samples)`` per task, then ``batcher(params, batch)``.
 
     As in SentEval, both receive sentences as token lists (``sentence.split()``), ``prepare``
-    sees every sentence to be encoded, and batches of ``params.batch_size`` arrive sorted by
-    length (results are put back in the original order).
+    sees every sentence of the task being probed (train + dev + test, in that order, with
+    repeats: ``sentprobe run`` calls :meth:`prepare_task` before each task), and batches of
+    ``params.batch_size`` arrive sorted by length (results are put back in the original order).
+    The user's ``prepare`` runs lazily, before the first batch of a task, so a task whose
+    vectors are all cached never calls it. With a ``prepare`` the fingerprint ends in a hash of
+    the samples it saw: a vocabulary built on one task never labels vectors of another.
     """
 
     def __init__(
@@ -140,27 +144,54 @@ class SentEvalEncoder(Encoder):
             raise SentprobeError(f"batcher {batcher!r} is not callable")
         self.batcher = batcher
         self.prepare_fn = prepare
+        self.prepare_per_task = prepare is not None
         self.params = SentEvalParams({**SENTEVAL_DEFAULTS, **(params or {})})
         self.batch_size = int(self.params.batch_size)
         self.name = name or getattr(batcher, "__module__", None) or "senteval"
         if fingerprint is None:
             user = json.dumps(params or {}, sort_keys=True, default=repr)
             fingerprint = f"senteval|{source_fingerprint(prepare, batcher)}|{user}"
-        self._fingerprint = fingerprint
-        self._prepared = False
+        self._base_fingerprint = fingerprint
+        self._samples: list[str] | None = None
+        self._sample_set: set[str] = set()
+        self._samples_digest: str | None = None
+        self._prepared = False  # the user's prepare has run on self._samples
 
     @property
     def fingerprint(self) -> str:
-        return self._fingerprint
+        if self.prepare_fn is None:
+            return self._base_fingerprint
+        if self._samples_digest is None:
+            raise SentprobeError(
+                f"encoder {self.name!r}: its vectors depend on the sentences its prepare saw; "
+                "call prepare_task(sentences) first (sentprobe run does, once per task)"
+            )
+        return f"{self._base_fingerprint}|samples={self._samples_digest}"
+
+    def prepare_task(self, sentences: Sequence[str]) -> None:
+        """Take ``sentences`` as the samples of the next task (the user's prepare runs lazily)."""
+        samples = list(sentences)
+        digest = hashlib.sha1(json.dumps(samples, ensure_ascii=False).encode()).hexdigest()[:16]
+        if digest != self._samples_digest:
+            self._samples, self._sample_set = samples, set(samples)
+            self._samples_digest, self._prepared = digest, False
 
     def prepare(self, sentences: Sequence[str]) -> None:
-        if self.prepare_fn is not None:
-            self.prepare_fn(self.params, [s.split() for s in sentences])
+        """The embedding cache's call with the sentences it will encode: a subset of the
+        task's samples keeps the task's state; anything else starts a new one."""
+        sentences = list(sentences)
+        if self._samples is None or not self._sample_set.issuperset(sentences):
+            self.prepare_task(sentences)
+
+    def _ensure_prepared(self) -> None:
+        if not self._prepared and self.prepare_fn is not None and self._samples is not None:
+            self.prepare_fn(self.params, [s.split() for s in self._samples])
         self._prepared = True
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
-        if not self._prepared:  # called without the runner: prepare on what we have
-            self.prepare(sentences)
+        if self.prepare_fn is not None:
+            self.prepare(sentences)  # no-op when they belong to the prepared samples
+        self._ensure_prepared()
         tokens = [s.split() for s in sentences]
         bs = int(self.params.batch_size)
         out: np.ndarray | None = None

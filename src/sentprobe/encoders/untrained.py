@@ -11,6 +11,7 @@ known tokens encodes to zeros.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,6 +60,8 @@ class _UntrainedEncoder(Encoder):
 
     batch_size = 128
     dim: int
+    #: The weights are random: ``--seeds N`` draws N encoders (``with_seed``).
+    uses_seed = True
 
     def __init__(
         self,
@@ -73,6 +76,15 @@ class _UntrainedEncoder(Encoder):
         self.num_threads = num_threads
         self._emb = torch.from_numpy(self.vectors.matrix)
         self.net = self._build().eval()
+
+    def with_seed(self, seed: int) -> _UntrainedEncoder:
+        """Run seed ``seed`` draws other weights: seed 0 is this encoder, k uses ``seed + k``."""
+        if seed == 0:
+            return self
+        clone = copy.copy(self)
+        clone.seed = self.seed + int(seed)
+        clone.net = clone._build().eval()
+        return clone
 
     def _build(self) -> nn.Module:
         raise NotImplementedError

@@ -94,6 +94,39 @@ def _signature(estimator: Any) -> str:
     return f"{type(estimator).__name__}{params}"
 
 
+def probe_version(estimator: Any) -> str:
+    """The probe's own ``version`` (bumped when its code changes results); part of unit keys."""
+    return str(getattr(estimator, "version", "0"))
+
+
+def uses_seed(estimator: Any) -> bool:
+    """Whether a fitted probe's result depends on its seed (assumed, unless it says not)."""
+    return bool(getattr(estimator, "uses_seed", True))
+
+
+class _Prepared(Encoder):
+    """An encoder already prepared for the sentences it is given: the cache's ``prepare``
+    call is dropped, everything else is the wrapped encoder's."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        self.encoder = encoder
+        self.name, self.batch_size = encoder.name, encoder.batch_size
+
+    @property
+    def fingerprint(self) -> str:
+        return self.encoder.fingerprint
+
+    @property
+    def views(self) -> list[str] | None:
+        return self.encoder.views
+
+    def prepare(self, sentences: Sequence[str]) -> None:
+        pass
+
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
+        return self.encoder.encode(sentences)
+
+
 def _accuracy(estimator: Any, X: Any, y: Sequence[str]) -> float:
     return float(np.mean(np.asarray(estimator.predict(X)) == np.asarray(y)))
 
@@ -136,66 +169,100 @@ class Runner:
     def _bar(self, total: int, desc: str):
         return tqdm(total=total, desc=desc, unit="probe", disable=not self.progress, leave=False)
 
+    def _deterministic(self, key: str) -> bool:
+        """The stored unit ``key`` said nothing in it depends on the seed."""
+        record = self.store.get(key)
+        return record is not None and record.extra.get("seeded") is False
+
     # -- text baselines ---------------------------------------------------------------------
     def run_text_baseline(self, baseline: TextBaseline) -> None:
         fingerprint = f"baseline:{baseline.name}:{baseline.version}"
-        units = [(t, s) for t in self.tasks for s in range(self.seeds)]
-        with self._bar(len(units), baseline.name) as bar:
-            for task, seed in units:
-                est = baseline.make()
-                key = unit_key(fingerprint, task.content_hash(), _signature(est), seed)
-                self.keys.append(key)
-                if not self.store.has(key):
-                    tr, dv = task.splits["train"], task.splits.get("dev")
-                    start = time.perf_counter()
-                    est.fit(tr.sentences, tr.labels, *((dv.sentences, dv.labels) if dv else ()))
-                    score = _accuracy(
-                        est, task.splits["test"].sentences, task.splits["test"].labels
-                    )
-                    self._record(
-                        key,
-                        task,
-                        encoder=baseline.name,
-                        encoder_fingerprint=fingerprint,
-                        seed=seed,
-                        probe=type(est).__name__,
-                        selection=est.selection_,
-                        config=est.best_params_,
-                        dev_score=est.best_score_,
-                        test_score=score,
-                        dim=0,
-                        probe_seconds=time.perf_counter() - start,
-                    )
-                bar.update()
+        with self._bar(len(self.tasks) * self.seeds, baseline.name) as bar:
+            for task in self.tasks:
+                for seed in range(self.seeds):
+                    est = baseline.make()
+                    signature = f"{_signature(est)}:v{probe_version(est)}"
+                    key = unit_key(fingerprint, task.content_hash(), signature, seed)
+                    self.keys.append(key)
+                    if not self.store.has(key):
+                        tr, dv, te = (task.splits.get(n) for n in ("train", "dev", "test"))
+                        start = time.perf_counter()
+                        est.fit(tr.sentences, tr.labels, *((dv.sentences, dv.labels) if dv else ()))
+                        score = _accuracy(est, te.sentences, te.labels)
+                        self._record(
+                            key,
+                            task,
+                            encoder=baseline.name,
+                            encoder_fingerprint=fingerprint,
+                            seed=seed,
+                            probe=type(est).__name__,
+                            selection=est.selection_,
+                            config=est.best_params_,
+                            dev_score=est.best_score_,
+                            test_score=score,
+                            dim=0,
+                            probe_seconds=time.perf_counter() - start,
+                            extra={"seeded": uses_seed(est), "probe_version": probe_version(est)},
+                        )
+                    bar.update()
+                    if seed == 0 and self._deterministic(key):  # other seeds: the same result
+                        bar.update(self.seeds - 1)
+                        break
 
     # -- encoders ---------------------------------------------------------------------------
     def run_encoder(self, encoder: Encoder, probe: str | None = None) -> None:
+        """Probe ``encoder`` on every task and seed; a seeded encoder (``uses_seed``) is drawn
+        anew for each seed, a ``prepare_per_task`` one is prepared on each task's sentences."""
         probe = probe or self.probe
+        seeds = list(range(self.seeds))
+        draws = [(enc, [s]) for s in seeds for enc in [encoder.with_seed(s)]]
+        for enc, enc_seeds in draws if encoder.uses_seed else [(encoder, seeds)]:
+            if enc.prepare_per_task:
+                for task in self.tasks:
+                    enc.prepare_task(task.sentences())  # train + dev + test, as SentEval
+                    self._run_units(enc, probe, [task], enc_seeds)
+            else:
+                self._run_units(enc, probe, self.tasks, enc_seeds)
+
+    def _run_units(
+        self, encoder: Encoder, probe: str, tasks: list[ProbingTask], seeds: list[int]
+    ) -> None:
         views = encoder.views or [None]
         pending: list[tuple[ProbingTask, int, str, int, str, Any]] = []
-        for task in self.tasks:
+        for task in tasks:
             for v, view in enumerate(views):
                 fp = encoder.fingerprint if view is None else f"{encoder.fingerprint}#{view}"
-                for seed in range(self.seeds):
+                for seed in seeds:
                     est = make_probe(probe, _short_name(task), seed)
-                    key = unit_key(fp, task.content_hash(), f"{probe}:{_signature(est)}", seed)
-                    self.keys.append(key)
+                    signature = f"{probe}:{_signature(est)}:v{probe_version(est)}"
+                    key = unit_key(fp, task.content_hash(), signature, seed)
                     if not self.store.has(key):
                         pending.append((task, v, fp, seed, key, est))
+                        continue
+                    self.keys.append(key)
+                    if seed == 0 and not encoder.uses_seed and self._deterministic(key):
+                        break
         if not pending:
             return
 
         todo = {id(p[0]): p[0] for p in pending}.values()
         needed = list(dict.fromkeys(s for t in todo for s in t.sentences()))
         start = time.perf_counter()
+        # A per-task encoder is already prepared on the whole task: the cache must not
+        # re-prepare it on the uncached subset.
+        source = _Prepared(encoder) if encoder.prepare_per_task else encoder
         vectors = self.cache.encode(
-            encoder, needed, progress=encoder.name if self.progress else False
+            source, needed, progress=encoder.name if self.progress else False
         )
         per_sentence = (time.perf_counter() - start) / max(len(needed), 1)
         row = {s: i for i, s in enumerate(needed)}
 
+        fixed: set[tuple[int, int]] = set()  # (task, view) found not to depend on the seed
         with self._bar(len(pending), f"probing {encoder.name}") as bar:
             for task, v, fp, seed, key, est in pending:
+                if (id(task), v) in fixed:
+                    bar.update()
+                    continue
                 X = {}
                 for name, split in task.splits.items():
                     idx = np.fromiter((row[s] for s in split.sentences), dtype=np.int64)
@@ -206,6 +273,7 @@ class Runner:
                 score = _accuracy(est, X["test"], te.labels)
                 view = views[v]
                 label = encoder.name if view is None else f"{encoder.name}@{view}"
+                seeded = encoder.uses_seed or uses_seed(est)
                 self._record(
                     key,
                     task,
@@ -223,8 +291,13 @@ class Runner:
                     extra={
                         "grid": [[c, s] for c, s in getattr(est, "grid_scores_", [])],
                         "n_iter": getattr(est, "n_iter_", None),
+                        "seeded": seeded,
+                        "probe_version": probe_version(est),
                     },
                 )
+                self.keys.append(key)
+                if seed == 0 and not seeded:
+                    fixed.add((id(task), v))
                 bar.update()
 
     def frame(self) -> pd.DataFrame:
