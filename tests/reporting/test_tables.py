@@ -167,3 +167,62 @@ def test_bad_input_is_a_clear_error(frame):
         results_table(frame, fmt="html")
     with pytest.raises(SentprobeError, match="missing column.*test_score"):
         results_table(frame.drop(columns="test_score"))
+
+
+def test_rows_on_older_task_data_are_marked():
+    """Two versions of one task's data must not sit side by side unmarked."""
+    frame = pd.DataFrame(
+        [
+            {**rec("GloVe", "SentLen", 0.5, created="2024-01-01"), "task_hash": "old"},
+            {**rec("GloVe", "WC", 0.6, created="2024-01-01"), "task_hash": "wc"},
+            {**rec("MiniLM", "SentLen", 0.8, created="2024-02-01"), "task_hash": "new"},
+            {**rec("MiniLM", "WC", 0.7, created="2024-02-01"), "task_hash": "wc"},
+        ]
+    )
+    text = results_table(frame)
+    _, _, rows = header_and_rows(text.split("\n\n")[0])
+    assert rows["GloVe"] == ["50.0‡", "60.0"] and rows["MiniLM"] == ["80.0", "70.0"]
+    assert "‡ computed on an older version of this task's data" in text
+    assert "older task data" in results_table(frame, fmt="csv")
+    assert r"\textsuperscript{$\ddag$}" in results_table(frame, fmt="latex")
+    same = frame.assign(task_hash="same")
+    assert "‡" not in results_table(same) and "notes" not in results_table(same, fmt="csv")
+
+
+def test_unresolved_hub_revision_is_marked():
+    frame = pd.DataFrame(
+        [
+            {**rec("bert", "SentLen", 0.8), "encoder_fingerprint": "hf|hub:bert@main:unresolved|x"},
+            {**rec("MiniLM", "SentLen", 0.7), "encoder_fingerprint": "st|dir:0123|x"},
+        ]
+    )
+    text = results_table(frame)
+    _, _, rows = header_and_rows(text.split("\n\n")[0])
+    assert set(rows) == {"bert†", "MiniLM"}
+    assert "† hub revision unresolved" in text
+    records = json.loads(results_table(frame, fmt="json"))
+    assert records[0]["encoder"] == "bert†" and records[0]["notes"] == "hub revision unresolved"
+    console = Console(file=StringIO(), width=200)
+    console.print(rich_table(frame))
+    assert "hub revision unresolved" in " ".join(console.file.getvalue().split())
+
+
+def test_cells_no_seed_can_change_say_so_instead_of_zero_std():
+    def unit(encoder, score, seed, seeded, probe="logreg"):
+        return {
+            **rec(encoder, "SentLen", score, seed=seed, probe=probe),
+            "extra": {"seeded": seeded, "seeds": 3},
+        }
+
+    frame = pd.DataFrame(
+        [
+            unit("Majority", 0.17, 0, False, probe="MajorityProbe"),  # computed once
+            *(unit("MiniLM", 0.8 + s / 100, s, True) for s in range(3)),
+        ]
+    )
+    text = results_table(frame)
+    _, _, rows = header_and_rows(text.split("\n\n")[0])
+    assert rows == {"Majority": ["17.0°"], "MiniLM": ["81.0 ± 1.0"]}
+    assert "° nothing here depends on the seed" in text
+    one_seed = frame[frame["seed"] == 0].assign(extra=[{"seeded": False, "seeds": 1}] * 2)
+    assert "°" not in results_table(one_seed)  # one seed asked for: nothing to explain

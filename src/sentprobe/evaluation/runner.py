@@ -202,7 +202,11 @@ class Runner:
                             test_score=score,
                             dim=0,
                             probe_seconds=time.perf_counter() - start,
-                            extra={"seeded": uses_seed(est), "probe_version": probe_version(est)},
+                            extra={
+                                "seeded": uses_seed(est),
+                                "seeds": self.seeds,
+                                "probe_version": probe_version(est),
+                            },
                         )
                     bar.update()
                     if seed == 0 and self._deterministic(key):  # other seeds: the same result
@@ -292,6 +296,7 @@ class Runner:
                         "grid": [[c, s] for c, s in getattr(est, "grid_scores_", [])],
                         "n_iter": getattr(est, "n_iter_", None),
                         "seeded": seeded,
+                        "seeds": self.seeds,
                         "probe_version": probe_version(est),
                     },
                 )

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 from rich.table import Table
 from rich.text import Text
 
 from sentprobe.datasets.task import PAPER_TASKS
+from sentprobe.encoders.hf import is_unresolved
 from sentprobe.errors import SentprobeError
 
 BASELINES = ("Majority", "Length", "NB-uni-tfidf", "NB-bi-tfidf", "BoV-GloVe")
@@ -29,6 +30,16 @@ GROUP_TITLES = {
 FORMATS = ("markdown", "csv", "latex", "json")
 REQUIRED = ("encoder", "task", "probe", "seed")
 MISSING = "-"
+UNRESOLVED, OLD_TASK, NO_SEED = "†", "‡", "°"
+#: What each marker says; shown under the table whenever the marker appears in it.
+NOTES = {
+    UNRESOLVED: "hub revision unresolved: the model's commit could not be found when it ran "
+    "(offline and not cached), so these scores are not pinned to one set of weights.",
+    OLD_TASK: "computed on an older version of this task's data than the newest result in its "
+    "column (another task hash): rerun this row to compare like with like.",
+    NO_SEED: "nothing here depends on the seed (deterministic probe and encoder): computed "
+    "once, so no ± is shown.",
+}
 
 
 @dataclass
@@ -39,6 +50,18 @@ class _Summary:
     rows: list[str]
     columns: list[tuple[str, str]]  # (group title, column label)
     encoders: dict[str, str]  # row label -> encoder name
+    row_marks: dict[str, str] = field(default_factory=dict)  # row -> markers
+    cell_marks: dict[tuple[str, str], str] = field(default_factory=dict)  # (row, column)
+    row_notes: dict[str, list[str]] = field(default_factory=dict)  # for csv/json
+
+    def label(self, row: str) -> str:
+        return row + self.row_marks.get(row, "")
+
+    @property
+    def notes(self) -> list[str]:
+        """The legend of the markers used, in marker order."""
+        used = "".join(self.row_marks.values()) + "".join(self.cell_marks.values())
+        return [f"{mark} {text}" for mark, text in NOTES.items() if mark in used]
 
     def cell(self, row: str, column: str) -> tuple[float, float, int] | None:
         try:
@@ -118,7 +141,39 @@ def _summarize(frame: pd.DataFrame, metric: str, percent: bool) -> _Summary:
     cells = values.groupby([df["row"], df["column"]], sort=False).agg(
         mean="mean", std="std", n="count"
     )
-    return _Summary(cells, rows, list(columns.itertuples(index=False, name=None)), encoders)
+    summary = _Summary(cells, rows, list(columns.itertuples(index=False, name=None)), encoders)
+    _mark(summary, df)
+    return summary
+
+
+def _mark(summary: _Summary, df: pd.DataFrame) -> None:
+    """Flag what a bare number would hide: unpinned hub weights (row), a cell computed on
+    older task data than its column's newest result, a cell that no seed can change."""
+    notes: dict[str, list[str]] = {}
+    if "encoder_fingerprint" in df.columns:
+        for row, fps in df.groupby("row", sort=False)["encoder_fingerprint"]:
+            if any(is_unresolved(str(fp)) for fp in fps):
+                summary.row_marks[row] = UNRESOLVED
+                notes.setdefault(row, []).append("hub revision unresolved")
+    if "task_hash" in df.columns:
+        for column, group in df.groupby("column", sort=False):
+            newest = group["task_hash"].iloc[-1]  # df is in write order
+            if "created" in group.columns:
+                newest = group.sort_values("created", kind="stable")["task_hash"].iloc[-1]
+            for row in group.loc[group["task_hash"] != newest, "row"].unique():
+                summary.cell_marks[(row, column)] = OLD_TASK
+                notes.setdefault(row, []).append(f"{column}: older task data")
+    if "extra" in df.columns:
+        extras = [e if isinstance(e, dict) else {} for e in df["extra"]]
+        seeds = max([int(e.get("seeds", 1)) for e in extras] + [int(df["seed"].max()) + 1])
+        if seeds > 1:
+            fixed = pd.Series([e.get("seeded") is False for e in extras], index=df.index)
+            for (row, column), group in fixed.groupby([df["row"], df["column"]], sort=False):
+                if group.all():
+                    mark = summary.cell_marks.get((row, column), "")
+                    summary.cell_marks[(row, column)] = mark + NO_SEED
+                    notes.setdefault(row, []).append(f"{column}: no seed dependence")
+    summary.row_notes = notes
 
 
 def pivot(
@@ -136,14 +191,25 @@ def pivot(
     return wide
 
 
-def _format_cell(cell: tuple[float, float, int] | None, decimals: int, pm: str) -> str:
+def _format_cell(
+    cell: tuple[float, float, int] | None, decimals: int, pm: str, mark: str = ""
+) -> str:
     if cell is None or math.isnan(cell[0]):
         return MISSING
     mean, std, n = cell
     text = f"{mean:.{decimals}f}"
     if n > 1 and not math.isnan(std):
         text += f"{pm}{std:.{decimals}f}"
-    return text
+    return text + mark
+
+
+def _cells(summary: _Summary, row: str, decimals: int, pm: str, marks=lambda m: m) -> list[str]:
+    return [
+        _format_cell(
+            summary.cell(row, c), decimals, pm, marks(summary.cell_marks.get((row, c), ""))
+        )
+        for _, c in summary.columns
+    ]
 
 
 def _group_spans(columns: list[tuple[str, str]]) -> list[tuple[str, int]]:
@@ -165,13 +231,7 @@ def _markdown(summary: _Summary, decimals: int) -> str:
     lines = [
         ["", *groups],
         ["**Encoder**", *(f"**{c}**" for _, c in summary.columns)],
-        *(
-            [
-                row,
-                *(_format_cell(summary.cell(row, c), decimals, " ± ") for _, c in summary.columns),
-            ]
-            for row in summary.rows
-        ),
+        *([summary.label(row), *_cells(summary, row, decimals, " ± ")] for row in summary.rows),
     ]
     lines = [[cell.replace("|", "\\|") for cell in line] for line in lines]
     widths = [max(3, *(len(line[i]) for line in lines)) for i in range(len(lines[0]))]
@@ -183,7 +243,9 @@ def _markdown(summary: _Summary, decimals: int) -> str:
         return "| " + " | ".join(padded) + " |"
 
     rule = "|" + "|".join(["-" * (widths[0] + 2)] + ["-" * (w + 1) + ":" for w in widths[1:]])
-    return "\n".join([render(lines[0]), rule + "|", *(render(line) for line in lines[1:])]) + "\n"
+    table = [render(lines[0]), rule + "|", *(render(line) for line in lines[1:])]
+    notes = ["", *summary.notes] if summary.notes else []
+    return "\n".join(table + notes) + "\n"
 
 
 _LATEX_SPECIAL = {
@@ -221,22 +283,31 @@ def _latex(summary: _Summary, decimals: int) -> str:
         r"\midrule",
     ]
     for row in summary.rows:
-        cells = [
-            _format_cell(summary.cell(row, c), decimals, r" $\pm$ ") for _, c in summary.columns
-        ]
-        lines.append(" & ".join([_tex(row), *cells]) + r" \\")
+        cells = _cells(summary, row, decimals, r" $\pm$ ", _tex_marks)
+        lines.append(" & ".join([_tex(row) + _tex_marks(summary.row_marks.get(row, "")), *cells]))
+        lines[-1] += r" \\"
     lines += [r"\bottomrule", r"\end{tabular}"]
+    lines += [rf"\par{{\footnotesize {_tex_marks(n[0])} {_tex(n[2:])}}}" for n in summary.notes]
     return "\n".join(lines) + "\n"
+
+
+_TEX_MARKS = {UNRESOLVED: r"\dag", OLD_TASK: r"\ddag", NO_SEED: r"\circ"}
+
+
+def _tex_marks(marks: str) -> str:
+    return "".join(rf"\textsuperscript{{${_TEX_MARKS[m]}$}}" for m in marks)
 
 
 def _flat(summary: _Summary, decimals: int) -> pd.DataFrame:
     """Wide frame for csv/json: a mean column per task, plus "<task> std" with seeds."""
-    data: dict[str, list] = {"encoder": list(summary.rows)}
+    data: dict[str, list] = {"encoder": [summary.label(row) for row in summary.rows]}
     for _, column in summary.columns:
         cells = [summary.cell(row, column) for row in summary.rows]
         data[column] = [None if c is None else _round(c[0], decimals) for c in cells]
         if summary.several_seeds:
             data[f"{column} std"] = [None if c is None else _round(c[1], decimals) for c in cells]
+    if summary.row_notes:  # what the markers say, per row: no legend needed to read a csv
+        data["notes"] = ["; ".join(summary.row_notes.get(row, [])) for row in summary.rows]
     return pd.DataFrame(data)
 
 
@@ -290,6 +361,8 @@ def rich_table(
         default=None,
     )
     for i, row in enumerate(summary.rows):
-        cells = [_format_cell(summary.cell(row, c), decimals, " ± ") for _, c in summary.columns]
-        table.add_row(Text(row), *cells, end_section=i == last_baseline)
+        cells = _cells(summary, row, decimals, " ± ")
+        table.add_row(Text(summary.label(row)), *cells, end_section=i == last_baseline)
+    if summary.notes:
+        table.caption = Text("\n".join(summary.notes))
     return table
