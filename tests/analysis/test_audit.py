@@ -47,6 +47,7 @@ def test_clean_suite_passes(clean_suite):
     assert not report.failed("warning")
     checks = {f.check for f in report.findings}
     assert {"sizes", "balance", "length", "length-baseline", "nb-uni-tfidf-baseline"} <= checks
+    assert {"nb-bi-tfidf-baseline", "nb-char-tfidf-baseline", "first-token", "last-char"} <= checks
     assert "lexical-split" in checks  # run on Tense, info only
 
 
@@ -128,7 +129,9 @@ def test_lowercase_initial_inverted_sentences_are_a_casing_cue(tmp_path, maker):
 def test_length_leak_is_caught_by_the_length_baseline(tmp_path, maker):
     write_senteval_suite(tmp_path / "s", coordination_inversion=coordinv_rows(maker, longer=3))
     report = audit_suite(tmp_path / "s")
-    assert problems(report) == {"length-baseline": "error"}
+    found = problems(report)
+    assert found["length-baseline"] == "error"
+    assert set(found) <= {"length-baseline", "nb-char-tfidf-baseline"}  # not a position rule
     (finding,) = [f for f in report.findings if f.check == "length-baseline"]
     assert finding.data["accuracy"] > 0.95 and finding.data["majority"] == 0.5
 
@@ -157,7 +160,8 @@ def test_cli_exit_codes_and_json(tmp_path, clean_suite, monkeypatch, capsys):
     code, out = run_cli(monkeypatch, capsys, "audit", str(bad), "--no-baselines", "-f", "json")
     assert code == 1
     doc = json.loads(out)
-    assert doc["counts"]["error"] == 1
+    errors = {f["check"] for f in doc["findings"] if f["severity"] == "error"}
+    assert errors == {"casing-cue", "first-token", "first-token-class"}  # one cue, three views
     assert doc["findings"][0]["task"] == "BShift"
 
     warn = write_senteval_suite(tmp_path / "warn", past_present=tense_rows(Maker(3), True))

@@ -3,16 +3,22 @@ generated suites: one set of functions, each ``(task, options) -> list[Finding]`
 
 They look for what makes probing scores wrong or misleading without any encoder: the same
 sentence in several splits or with several labels, unbalanced or one-class splits, target forms
-shared between partitions (the paper's lexical split), and surface cues (casing of the first
-word, length, bag of words) that predict the label on tasks where they should not.
-The numbers behind each finding are in ``Finding.data`` so reports can tabulate them.
+shared between partitions (the paper's lexical split), an original sentence in one split and
+its altered form in another, and surface cues that predict the label: single-position rules
+(identity and class of the first and of the last token, the last character, the number of
+punctuation tokens, casing of the first word) and the text baselines (Length, NB-uni-tfidf,
+NB-bi-tfidf, NB on character n-grams). Every cue is fitted on train and scored on test against
+the majority label with an exact one-sided binomial test; it is a defect only where the task must
+carry no surface cue (:func:`expects_no_surface_cue`), elsewhere it is reported next to the
+paper's own baseline margins. The numbers behind each finding are in ``Finding.data`` so
+reports can tabulate them.
 """
 
 from __future__ import annotations
 
-import math
+import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -20,15 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from sentprobe.analysis.findings import Finding, Severity
-from sentprobe.datasets.task import SPLITS, ProbingTask, Split
+from sentprobe.datasets.task import ALTERED_TASKS, PAPER_TASKS, SPLITS, ProbingTask, Split
 
 #: Tasks whose paper version keeps each target form in one partition (Conneau et al. 2018).
 LEXICAL_SPLIT_TASKS = frozenset({"Tense", "SubjNum", "ObjNum"})
-#: Tasks on which the Length baseline is at chance in the paper (Table 2): above it = a leak.
-LENGTH_AT_CHANCE = frozenset({"TreeDepth", "BShift", "SOMO", "CoordInv"})
-#: Tasks on which a bag of words cannot know the label (word order, or a replacement word that
-#: must not repeat across partitions): NB-uni-tfidf above chance = a leak.
-NB_UNI_AT_CHANCE = frozenset({"BShift", "CoordInv", "SOMO"})
 
 
 @dataclass(frozen=True)
@@ -37,19 +38,21 @@ class Thresholds:
 
     #: share of an evaluation split (or of all sentences) above which overlap/ambiguity is an error
     error_fraction: float = 0.01
-    #: largest/smallest class size above which a split counts as imbalanced (paper: balanced)
-    imbalance_ratio: float = 1.2
-    #: significance level of the casing-label chi-square test
-    p_value: float = 1e-3
-    #: casing cue accuracy above majority (points) that makes the cue an error
-    cue_error_points: float = 5.0
-    #: baseline accuracy above majority (points) for a warning / an error where it should be chance
-    baseline_warning_points: float = 3.0
-    baseline_error_points: float = 10.0
-    #: and the z-score of that gain (binomial, test split) must reach this
-    baseline_z: float = 3.0
+    #: largest/smallest class size above which a split counts as imbalanced (paper: balanced;
+    #: 54/46 is 1.17)
+    imbalance_ratio: float = 1.1
+    #: a surface cue must beat majority at this level (exact one-sided binomial test on test)
+    cue_p_value: float = 0.01
+    #: and gain this many points over majority for a warning / an error where the task must
+    #: carry no surface cue
+    cue_warning_points: float = 3.0
+    cue_error_points: float = 10.0
     #: lexical heuristic: a form needs this many occurrences (train + test) to count
     lexical_min_total: int = 5
+    #: lexical heuristic: shared-form mass at or above this share of a random split's = violated
+    lexical_ratio: float = 0.8
+    #: lexical heuristic: random re-splits of the same sentences to compare with
+    lexical_resplits: int = 8
     #: missing classes in test are an error up to this many classes (a warning above)
     many_classes: int = 10
     seed: int = 0
@@ -60,7 +63,8 @@ class CheckOptions:
     """What the checks may use besides the task itself."""
 
     thresholds: Thresholds = field(default_factory=Thresholds)
-    #: train the Length and NB-uni-tfidf baselines (seconds on 100k sentences; off for speed)
+    #: train the Length and NB baselines (seconds on 100k sentences; off for speed; the
+    #: single-position rules always run)
     baselines: bool = True
     #: split -> file it was read from, so identical splits can be called byte-identical files
     files: dict[str, Path] | None = None
@@ -360,12 +364,34 @@ def _forms(sentence: str) -> set[str]:
     return {t.lower() for t in sentence.split() if any(ch.isalpha() for ch in t)}
 
 
-def _form_labels(sentences: Sequence[str], labels: Sequence[str]) -> dict[str, Counter[str]]:
+def _form_labels(forms: Sequence[set[str]], labels: Sequence[str]) -> dict[str, Counter[str]]:
     out: dict[str, Counter[str]] = defaultdict(Counter)
-    for sentence, label in zip(sentences, labels):
-        for form in _forms(sentence):
+    for fs, label in zip(forms, labels):
+        for form in fs:
             out[form][label] += 1
     return out
+
+
+def _perfect(
+    train: tuple[Sequence[set[str]], Sequence[str]],
+    test: tuple[Sequence[set[str]], Sequence[str]],
+    min_total: int,
+) -> tuple[list[tuple[str, str, int, int]], float]:
+    """The forms in train and test with one and the same label every time (at least
+    ``min_total`` times in all), and their matched mass: the sum over those forms of
+    min(test count, train count scaled to the test size)."""
+    tr, te = _form_labels(*train), _form_labels(*test)
+    scale = len(test[1]) / max(1, len(train[1]))
+    out, mass = [], 0.0
+    for form, c_te in te.items():
+        c_tr = tr.get(form)
+        if not c_tr or len(c_tr) != 1 or len(c_te) != 1:
+            continue
+        ((l_tr, n_tr),), ((l_te, n_te),) = c_tr.items(), c_te.items()
+        if l_tr == l_te and n_tr + n_te >= min_total:
+            out.append((form, l_tr, n_tr, n_te))
+            mass += min(n_te, n_tr * scale)
+    return sorted(out, key=lambda f: (-(f[2] + f[3]), f[0])), mass
 
 
 def perfect_forms(
@@ -375,16 +401,8 @@ def perfect_forms(
 ) -> list[tuple[str, str, int, int]]:
     """(form, label, train count, test count) of the word forms that occur in train and test
     with one and the same label every time, at least ``min_total`` times in all."""
-    tr, te = _form_labels(*train), _form_labels(*test)
-    out = []
-    for form, c_te in te.items():
-        c_tr = tr.get(form)
-        if not c_tr or len(c_tr) != 1 or len(c_te) != 1:
-            continue
-        ((l_tr, n_tr),), ((l_te, n_te),) = c_tr.items(), c_te.items()
-        if l_tr == l_te and n_tr + n_te >= min_total:
-            out.append((form, l_tr, n_tr, n_te))
-    return sorted(out, key=lambda f: (-(f[2] + f[3]), f[0]))
+    forms = ([_forms(s) for s in train[0]], train[1]), ([_forms(s) for s in test[0]], test[1])
+    return _perfect(*forms, min_total)[0]
 
 
 def check_target_forms(task: ProbingTask, options: CheckOptions) -> list[Finding]:
@@ -392,12 +410,16 @@ def check_target_forms(task: ProbingTask, options: CheckOptions) -> list[Finding
     object noun) must occur in one partition only, or the probe can memorise forms.
 
     With the generator's targets (``options.targets``) this is exact: a form in two splits is
-    an error. Without them (published files carry no annotation) the target is approximated:
-    a word form that occurs in train and test and carries one and the same label every time
-    (at least ``lexical_min_total`` times) behaves as a memorisable target. Rare words pass
-    that test by chance too, so the count is compared with the same count after shuffling the
-    labels within each split; only a count well above chance is a warning (a heuristic, never
-    an error).
+    an error. Without them (published files carry no annotation) the split is tested as a
+    whole: word forms that occur in train and test always with one label are counted, each
+    weighted by min(test count, train count scaled to the test size) (the matched mass). A
+    lexical split removes the train targets from test and the test targets from train, so a
+    frequent train target that reappears in test as an ordinary word weighs little, while
+    forms shared by nature (other verbs in the same tense, agreeing words) weigh as much as in
+    any split. The mass is compared with the same mass when the same sentences are split at
+    random ``lexical_resplits`` times: at or above ``lexical_ratio`` of it (and not far below
+    in standard deviations), the partitions probably share target forms (a warning, never an
+    error: it is a heuristic).
     """
     if options.targets:
         return _exact_targets(task, options.targets)
@@ -405,44 +427,55 @@ def check_target_forms(task: ProbingTask, options: CheckOptions) -> list[Finding
         return []
     th = options.thresholds
     train, test = task.splits["train"], task.splits["test"]
-    found = perfect_forms(
-        (train.sentences, train.labels), (test.sentences, test.labels), th.lexical_min_total
-    )
+    forms = [_forms(s) for s in train.sentences] + [_forms(s) for s in test.sentences]
+    labels = list(train.labels) + list(test.labels)
+    n = len(train)
+    found, mass = _perfect((forms[:n], labels[:n]), (forms[n:], labels[n:]), th.lexical_min_total)
     rng = np.random.default_rng(th.seed)
-    chance = np.mean(
-        [
-            len(
-                perfect_forms(
-                    (train.sentences, list(rng.permutation(train.labels))),
-                    (test.sentences, list(rng.permutation(test.labels))),
-                    th.lexical_min_total,
-                )
-            )
-            for _ in range(3)
-        ]
-    )
-    flagged = {f[0] for f in found}
-    covered = sum(1 for s in test.sentences if _forms(s) & flagged)
-    share = covered / max(1, len(test))
-    above = len(found) >= 2 * chance + 3
-    severity: Severity = "warning" if above else "info"
-    verdict = (
-        "well above chance: the partitions probably share target forms (lexical split violated)"
-        if above
-        else "not above chance"
-    )
+    masses = []
+    for _ in range(th.lexical_resplits):
+        order = rng.permutation(len(forms))
+        a, b = order[:n], order[n:]
+        masses.append(
+            _perfect(
+                ([forms[i] for i in a], [labels[i] for i in a]),
+                ([forms[i] for i in b], [labels[i] for i in b]),
+                th.lexical_min_total,
+            )[1]
+        )
+    random_mass = float(np.mean(masses))
+    sd = max(float(np.std(masses)), 0.05 * random_mass, 1.0)
+    ratio = mass / random_mass if random_mass else 0.0
+    z = (mass - random_mass) / sd
+    enough = random_mass >= 2 * th.lexical_min_total
+    shared = enough and ratio >= th.lexical_ratio and z > -3
+    if not enough:
+        verdict = "too few shared forms to tell"
+    elif shared:
+        verdict = (
+            "as much as a random split gives: the partitions probably share target forms "
+            "(lexical split violated)"
+        )
+    else:
+        verdict = "well below a random split: target forms are kept apart"
     return [
         _finding(
             task,
             "lexical-split",
-            severity,
+            "warning" if shared else "info",
             f"{_plural(len(found), 'word form')} {_verb(len(found), 'occurs', 'occur')} in "
-            "train and test always with the same "
-            f"label (about {chance:.0f} expected by chance), in {share:.1%} of test sentences; "
-            f"{verdict} [heuristic: no target annotation]",
+            f"train and test always with the same label, matched mass {mass:.0f} test "
+            f"occurrences vs {random_mass:.0f} when the same sentences are split at random "
+            f"(ratio {ratio:.2f}); {verdict} [heuristic: no target annotation]",
             count=len(found),
             examples=[f"{f!r} always {lab!r} ({a} train, {b} test)" for f, lab, a, b in found[:5]],
-            data={"chance": float(chance), "test_share": share, "heuristic": True},
+            data={
+                "mass": mass,
+                "random_mass": random_mass,
+                "ratio": ratio,
+                "z": z,
+                "heuristic": True,
+            },
         )
     ]
 
@@ -483,6 +516,70 @@ def _exact_targets(task: ProbingTask, targets: dict[str, Sequence[str | None]]) 
 
 # ---------------------------------------------------------------------------- surface cues
 
+#: Conneau et al. (2018), Table 2: test accuracy of the text baselines per paper task.
+PAPER_BASELINES: dict[str, dict[str, float]] = {
+    # SentLen, WC, TreeDepth, TopConst, BShift, Tense, SubjNum, ObjNum, SOMO, CoordInv
+    name: dict(zip(PAPER_TASKS, row))
+    for name, row in {
+        "Majority": (20.0, 0.5, 17.9, 5.0, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0),
+        "Length": (100.0, 0.2, 18.1, 9.3, 50.6, 56.5, 50.3, 50.1, 50.2, 50.0),
+        "NB-uni-tfidf": (22.7, 97.8, 24.1, 41.9, 49.5, 77.7, 68.9, 64.0, 38.0, 50.5),
+        "NB-bi-tfidf": (23.0, 95.0, 24.6, 53.0, 63.8, 75.9, 69.1, 65.4, 39.9, 55.7),
+    }.items()
+}
+
+
+def paper_margins(task: ProbingTask) -> dict[str, float]:
+    """Points over Majority of the paper's Length, NB-uni-tfidf and NB-bi-tfidf on this task
+    ({} for a task not in the paper)."""
+    name = paper_name(task)
+    if name not in PAPER_TASKS:
+        return {}
+    majority = PAPER_BASELINES["Majority"][name]
+    return {
+        b: round(PAPER_BASELINES[b][name] - majority, 1)
+        for b in ("Length", "NB-uni-tfidf", "NB-bi-tfidf")
+    }
+
+
+def expects_no_surface_cue(task: ProbingTask) -> bool:
+    """The task's metadata says no surface cue may predict the label (by default the paper's
+    altered-sentence tasks, BShift, SOMO and CoordInv, whose classes are the same kind of
+    sentence with or without one alteration)."""
+    meta = task.metadata
+    if meta.no_surface_cue is not None:
+        return meta.no_surface_cue
+    return paper_name(task) in ALTERED_TASKS
+
+
+def is_punct(token: str) -> bool:
+    """A token made of punctuation and symbols only."""
+    return bool(token) and all(unicodedata.category(ch)[0] in "PS" for ch in token)
+
+
+def token_class(token: str) -> str:
+    """punct, number, all-caps, capitalised, lower or other (no letter, digit or punct)."""
+    if is_punct(token):
+        return "punct"
+    if any(ch.isdigit() for ch in token):
+        return "number"
+    letters = [ch for ch in token if ch.isalpha()]
+    if not letters:
+        return "other"
+    if len(letters) > 1 and all(ch.isupper() for ch in letters):
+        return "all-caps"
+    return "capitalised" if letters[0].isupper() else "lower"
+
+
+def first_token(sentence: str) -> str:
+    parts = sentence.split(None, 1)
+    return parts[0] if parts else ""
+
+
+def last_token(sentence: str) -> str:
+    parts = sentence.rsplit(None, 1)
+    return parts[-1] if parts else ""
+
 
 def lower_initial(sentence: str) -> bool | None:
     """Whether the first word with a letter starts lower-case (None: no cased letter)."""
@@ -497,22 +594,205 @@ def lower_initial(sentence: str) -> bool | None:
     return None
 
 
+#: Punctuation counts at or above this are one feature value.
+PUNCT_CAP = 10
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A single-position surface rule: a sentence's feature value decides the label (the most
+    frequent train label of that value; unseen values and ties: the train majority label)."""
+
+    check: str
+    name: str
+    feature: Callable[[str], Hashable]
+
+
+#: The single-position rules, cheap enough to run on every audit (also with --no-baselines).
+RULES: tuple[Rule, ...] = (
+    Rule("first-token", "first token", first_token),
+    Rule("first-token-class", "class of the first token", lambda s: token_class(first_token(s))),
+    Rule("last-token", "last token", last_token),
+    Rule("last-token-class", "class of the last token", lambda s: token_class(last_token(s))),
+    Rule("last-char", "last character", lambda s: s.rstrip()[-1:]),
+    Rule(
+        "punct-count",
+        "number of punctuation tokens",
+        lambda s: min(PUNCT_CAP, sum(map(is_punct, s.split()))),
+    ),
+    Rule("casing-cue", "casing of the first word", lower_initial),
+)
+#: Its own check (:func:`check_casing_cue`) also reports the casing shares per class.
+CASING_RULE = RULES[-1]
+
+
 def _majority(labels: Sequence[str]) -> str:
     c = Counter(labels)
     return min(c, key=lambda k: (-c[k], k))  # ties: first in sorted order, as MajorityProbe
 
 
-def check_casing_cue(task: ProbingTask, options: CheckOptions) -> list[Finding]:
-    """Casing of the first word as a label cue (X-Probe's BShift swaps at the first position,
-    so lower-case-initial sentences are almost all inverted).
+@dataclass(frozen=True)
+class CueScore:
+    """A cue's test accuracy against the train-majority prediction on the same items, and the
+    exact one-sided binomial test that its hits exceed what any constant prediction expects
+    (``chance``: the largest class share of the test items)."""
 
-    Reports the share of lower-case-initial sentences per class; the cue is tested by a
-    chi-square test of independence (tasks with at most ``many_classes`` classes) and by the
-    test accuracy of the rule "predict the train majority label of the sentence's casing"
-    against the majority baseline. Significant: warning; and a gain of ``cue_error_points``:
-    error.
-    """
+    accuracy: float
+    majority: float
+    chance: float
+    n: int
+    p: float
+
+    @property
+    def gain_points(self) -> float:
+        return 100 * (self.accuracy - self.majority)
+
+
+def score_against_majority(
+    predicted: Sequence[str], majority: str, gold: Sequence[str]
+) -> CueScore:
+    """Accuracy of ``predicted`` vs always ``majority`` on ``gold``. Significance: the number
+    of hits against Binomial(n, largest class share), one-sided and exact, so a tiny test
+    split cannot make a cue significant by noise (a cue independent of the label cannot beat
+    the best constant prediction in expectation)."""
+    from scipy.stats import binomtest
+
+    n = len(gold)
+    hits = sum(p == g for p, g in zip(predicted, gold))
+    chance = max(Counter(gold).values()) / n if n else 1.0
+    p = binomtest(hits, n, chance, alternative="greater").pvalue if n and chance < 1 else 1.0
+    return CueScore(
+        accuracy=hits / max(n, 1),
+        majority=sum(majority == g for g in gold) / max(n, 1),
+        chance=chance,
+        n=n,
+        p=float(p),
+    )
+
+
+def _scored_test(task: ProbingTask) -> tuple[list[str], list[str]] | None:
+    """Test items whose label occurs in train (others cannot be predicted by anything)."""
+    if not {"train", "test"} <= set(task.splits):
+        return None
+    known = set(task.splits["train"].labels)
+    test = task.splits["test"]
+    pairs = [(s, y) for s, y in zip(test.sentences, test.labels) if y in known]
+    if not pairs or len(known) < 2:
+        return None
+    return [s for s, _ in pairs], [y for _, y in pairs]
+
+
+def rule_predictions(
+    feature: Callable[[str], Hashable], train: Split, sentences: Sequence[str]
+) -> list[str]:
+    """Per feature value the most frequent train label (ties and unseen values: the train
+    majority label)."""
+    default = _majority(train.labels)
+    table: dict[Hashable, Counter[str]] = defaultdict(Counter)
+    for sentence, label in zip(train.sentences, train.labels):
+        table[feature(sentence)][label] += 1
+    rule = {}
+    for value, counts in table.items():
+        top = max(counts.values())
+        best = sorted(label for label, c in counts.items() if c == top)
+        rule[value] = default if default in best else best[0]
+    return [rule.get(feature(s), default) for s in sentences]
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.1f}"
+
+
+def _cue_finding(
+    task: ProbingTask,
+    options: CheckOptions,
+    check: str,
+    cue: str,
+    score: CueScore,
+    *,
+    kind: str,
+    allowed: float = 0.0,
+    alarm: bool | None = None,
+    prefix: str = "",
+    data: dict | None = None,
+) -> Finding:
+    """One cue's finding. Where the task must carry no surface cue (``alarm``, by default
+    :func:`expects_no_surface_cue`), a significant gain (p < ``cue_p_value``) of
+    ``cue_warning_points``/``cue_error_points`` over majority beyond ``allowed`` (the paper's own
+    margin for that baseline, if any) is a warning/an error; elsewhere the gain is info, shown
+    next to the paper's baseline margins."""
     th = options.thresholds
+    if alarm is None:
+        alarm = expects_no_surface_cue(task)
+    gain = score.gain_points
+    significant = score.p < th.cue_p_value
+    severity: Severity = "info"
+    if alarm and significant:
+        if gain - allowed >= th.cue_error_points:
+            severity = "error"
+        elif gain - allowed >= th.cue_warning_points:
+            severity = "warning"
+    margins = paper_margins(task)
+    beats = significant and bool(margins) and gain > max(margins.values())
+    text = (
+        f"{prefix}{cue} {kind}: {100 * score.accuracy:.1f}% vs majority "
+        f"{100 * score.majority:.1f}% on test ({_signed(gain)} points, "
+        f"p={score.p:.2g}{'' if significant else ', not significant'})"
+    )
+    if severity != "info":
+        text += f"; {paper_name(task)} must carry no surface cue: the label leaks"
+        if allowed > 0:
+            text += f" (beyond the paper's own {_signed(allowed)} points)"
+    elif margins and not alarm and significant:
+        shown = ", ".join(f"{b} {_signed(m)}" for b, m in margins.items())
+        text += f"; paper's baselines on {paper_name(task)}: {shown}"
+        if beats:
+            text += " (beaten)"
+    return _finding(
+        task,
+        check,
+        severity,
+        text,
+        data={
+            "cue": cue,
+            "kind": kind,
+            "accuracy": score.accuracy,
+            "majority": score.majority,
+            "gain_points": gain,
+            "p_value": score.p,
+            "significant": significant,
+            "n": score.n,
+            "alarm": alarm,
+            "allowed_points": allowed,
+            "paper_margins": margins,
+            "beats_paper": beats,
+            **(data or {}),
+        },
+    )
+
+
+def _rule_check(rule: Rule) -> Check:
+    def check(task: ProbingTask, options: CheckOptions) -> list[Finding]:
+        test = _scored_test(task)
+        if test is None:
+            return []
+        train = task.splits["train"]
+        predicted = rule_predictions(rule.feature, train, test[0])
+        score = score_against_majority(predicted, _majority(train.labels), test[1])
+        return [_cue_finding(task, options, rule.check, rule.name, score, kind="rule")]
+
+    check.__name__ = f"check_{rule.check.replace('-', '_')}"
+    check.__doc__ = (
+        f"The rule 'the {rule.name} decides the label', fitted on train, against majority on "
+        "test (see :func:`_cue_finding` for the severities)."
+    )
+    return check
+
+
+def check_casing_cue(task: ProbingTask, options: CheckOptions) -> list[Finding]:
+    """Casing of the first word (X-Probe's BShift swaps at the first position, so
+    lower-case-initial sentences are almost all inverted): the share of lower-case-initial
+    sentences per class, and the casing rule scored like every other single-position rule."""
     rows: dict[bool, Counter[str]] = {True: Counter(), False: Counter()}
     for _, split in _splits(task):
         for sentence, label in zip(split.sentences, split.labels):
@@ -526,42 +806,17 @@ def check_casing_cue(task: ProbingTask, options: CheckOptions) -> list[Finding]:
         label: rows[True][label] / max(1, rows[True][label] + rows[False][label])
         for label in labels
     }
-    p = None
-    if len(labels) <= th.many_classes:
-        from scipy.stats import chi2_contingency
-
-        table = np.array([[rows[v][label] for label in labels] for v in (True, False)])
-        table = table[:, table.sum(0) > 0]
-        p = float(chi2_contingency(table)[1]) if table.shape[1] > 1 else 1.0
-    gain = 0.0
-    if {"train", "test"} <= set(task.splits):
-        train, test = task.splits["train"], task.splits["test"]
-        default = _majority(train.labels)
-        by_cue: dict[bool | None, list[str]] = defaultdict(list)
-        for sentence, label in zip(train.sentences, train.labels):
-            by_cue[lower_initial(sentence)].append(label)
-        rule = {cue: _majority(ls) for cue, ls in by_cue.items()}
-        pred = [rule.get(lower_initial(s), default) for s in test.sentences]
-        cue_acc = float(np.mean([a == b for a, b in zip(pred, test.labels)]))
-        maj_acc = float(np.mean([default == b for b in test.labels]))
-        gain = 100 * (cue_acc - maj_acc)
-    significant = (p is not None and p < th.p_value) or (p is None and gain >= 1.0)
-    severity: Severity = "info"
-    if significant:
-        severity = "error" if gain >= th.cue_error_points else "warning"
     shown = ", ".join(f"{label}={share[label]:.1%}" for label in labels[:6])
-    verdict = "predicts the label" if significant else "no association"
-    p_text = "" if p is None else f", chi-square p={p:.2g}"
-    return [
-        _finding(
-            task,
-            "casing-cue",
-            severity,
-            f"lower-case-initial sentences per class: {shown}{', ...' if len(labels) > 6 else ''}"
-            f"{p_text}; casing rule scores {gain:+.1f} points over majority on test: {verdict}",
-            data={"lower_share": share, "p_value": p, "gain_points": gain},
-        )
-    ]
+    more = ", ..." if len(labels) > 6 else ""
+    prefix = f"lower-case-initial sentences per class: {shown}{more}; "
+    (finding,) = _rule_check(CASING_RULE)(task, options) or [None]
+    if finding is None:
+        return [
+            _finding(task, "casing-cue", "info", prefix.rstrip("; "), data={"lower_share": share})
+        ]
+    finding.message = prefix + finding.message
+    finding.data["lower_share"] = share
+    return [finding]
 
 
 def length_stats(task: ProbingTask) -> dict[str, dict[str, float]]:
@@ -602,29 +857,47 @@ def check_length(task: ProbingTask, options: CheckOptions) -> list[Finding]:
 # ---------------------------------------------------------------------------- baselines
 
 
-def baseline_scores(task: ProbingTask, seed: int = 0) -> dict[str, float]:
-    """Test accuracy of Majority, Length (logistic regression on the token count) and
-    NB-uni-tfidf, trained as ``sentprobe run`` trains them (selection on dev or by CV).
-    Dev/test items with labels unseen in train are dropped (they cannot be predicted)."""
+@dataclass(frozen=True)
+class Baseline:
+    """A text baseline trained as ``sentprobe run`` trains it (selection on dev, else CV)."""
+
+    name: str
+    #: the paper's row whose margin on the task is tolerated before a cue counts as a leak
+    paper_row: str | None
+    #: paper tasks (besides the no-surface-cue ones) where the paper has it at chance
+    at_chance: frozenset[str] = frozenset()
+
+    @property
+    def check(self) -> str:
+        return f"{self.name.lower()}-baseline"
+
+
+#: Length at chance in the paper also on TreeDepth (the paper decorrelates depth and length).
+BASELINES: tuple[Baseline, ...] = (
+    Baseline("Length", "Length", frozenset({"TreeDepth"})),
+    Baseline("NB-uni-tfidf", "NB-uni-tfidf"),
+    Baseline("NB-bi-tfidf", "NB-bi-tfidf"),
+    Baseline("NB-char-tfidf", "NB-uni-tfidf"),  # within-word n-grams: no order, like NB-uni
+)
+
+
+def baseline_predictions(task: ProbingTask, seed: int = 0) -> dict[str, np.ndarray]:
+    """Test predictions of Majority and each of :data:`BASELINES` on the scored test items
+    (those whose label occurs in train)."""
+    from sentprobe.analysis.charnb import CharNBTfidfProbe
     from sentprobe.probes import LengthEncoder, LogisticProbe, MajorityProbe, NBTfidfProbe
 
-    train, test = task.splits["train"], task.splits["test"]
-    known = set(train.labels)
-
-    def keep(split: Split | None) -> tuple[list[str], list[str]] | None:
-        if split is None:
-            return None
-        pairs = [(s, y) for s, y in zip(split.sentences, split.labels) if y in known]
-        return ([s for s, _ in pairs], [y for _, y in pairs]) if pairs else None
-
-    dev, te = keep(task.splits.get("dev")), keep(test)
-    if te is None:
+    test = _scored_test(task)
+    if test is None:
         return {}
-    y_te = np.asarray(te[1])
-    majority = MajorityProbe().fit(train.sentences, train.labels)
-    out = {"Majority": float(np.mean(majority.predict(te[0]) == y_te))}
-    if len(known) < 2:
-        return out
+    train = task.splits["train"]
+    known = set(train.labels)
+    dev_split = task.splits.get("dev")
+    dev = None
+    if dev_split is not None:
+        pairs = [(s, y) for s, y in zip(dev_split.sentences, dev_split.labels) if y in known]
+        dev = ([s for s, _ in pairs], [y for _, y in pairs]) if pairs else None
+    out = {"Majority": MajorityProbe().fit(train.sentences, train.labels).predict(test[0])}
     enc = LengthEncoder()
     length = LogisticProbe(random_state=seed).fit(
         enc.encode(train.sentences),
@@ -632,61 +905,156 @@ def baseline_scores(task: ProbingTask, seed: int = 0) -> dict[str, float]:
         None if dev is None else enc.encode(dev[0]),
         None if dev is None else np.asarray(dev[1]),
     )
-    out["Length"] = float(np.mean(length.predict(enc.encode(te[0])) == y_te))
+    out["Length"] = length.predict(enc.encode(test[0]))
     cv = min(5, min(Counter(train.labels).values()))
-    if dev is not None or cv >= 2:
-        nb = NBTfidfProbe(ngram_range=(1, 1), cv=max(cv, 2)).fit(
-            train.sentences, train.labels, *(dev or (None, None))
-        )
-        out["NB-uni-tfidf"] = float(np.mean(nb.predict(te[0]) == y_te))
+    if dev is None and cv < 2:
+        return out
+    text_probes = {
+        "NB-uni-tfidf": lambda: NBTfidfProbe(ngram_range=(1, 1), cv=max(cv, 2)),
+        "NB-bi-tfidf": lambda: NBTfidfProbe(ngram_range=(1, 2), cv=max(cv, 2)),
+        "NB-char-tfidf": lambda: CharNBTfidfProbe(ngram_range=(1, 4), cv=max(cv, 2)),
+    }
+    for name, make in text_probes.items():
+        nb = make().fit(train.sentences, train.labels, *(dev or (None, None)))
+        out[name] = nb.predict(test[0])
     return out
 
 
+def baseline_scores(task: ProbingTask, seed: int = 0) -> dict[str, float]:
+    """Test accuracy of Majority, Length, NB-uni/bi-tfidf and NB-char-tfidf."""
+    test = _scored_test(task)
+    if test is None:
+        return {}
+    gold = np.asarray(test[1])
+    return {k: float(np.mean(v == gold)) for k, v in baseline_predictions(task, seed).items()}
+
+
 def check_baselines(task: ProbingTask, options: CheckOptions) -> list[Finding]:
-    """Length and NB-uni-tfidf as leakage alarms: on tasks where the paper has them at chance
-    (Length: TreeDepth, BShift, SOMO, CoordInv; NB-uni: BShift, CoordInv, SOMO), a test
-    accuracy well above majority (``baseline_warning_points``/``baseline_error_points`` and a
-    binomial z of ``baseline_z``) means the label can be read off the surface. Elsewhere the
-    accuracies are reported as info."""
-    if not options.baselines or not {"train", "test"} <= set(task.splits):
+    """Length, NB-uni-tfidf, NB-bi-tfidf and NB-char-tfidf as leakage alarms, scored against
+    majority like the rules. A leak where the task must carry no surface cue (and Length on
+    TreeDepth, at chance in the paper) once the gain exceeds the paper's own margin for that
+    baseline (NB-bi-tfidf is 13.8 points above chance on the paper's BShift: bigrams see the
+    swap); elsewhere info next to the paper's margins. Skipped with ``baselines=False``."""
+    if not options.baselines:
         return []
-    th = options.thresholds
-    scores = baseline_scores(task, th.seed)
-    if not scores:
+    test = _scored_test(task)
+    if test is None:
         return []
-    majority, n = scores["Majority"], len(task.splits["test"])
-    name = paper_name(task)
+    predictions = baseline_predictions(task, options.thresholds.seed)
+    majority = str(predictions.pop("Majority")[0])
+    margins = paper_margins(task)
     out = []
-    for baseline, at_chance in (("Length", LENGTH_AT_CHANCE), ("NB-uni-tfidf", NB_UNI_AT_CHANCE)):
-        if baseline not in scores:
+    for baseline in BASELINES:
+        if baseline.name not in predictions:
             continue
-        acc = scores[baseline]
-        gain = 100 * (acc - majority)
-        sd = math.sqrt(max(majority * (1 - majority), 1e-12) / max(n, 1))
-        z = (acc - majority) / sd
-        severity: Severity = "info"
-        note = ""
-        if name in at_chance and z >= th.baseline_z:
-            if gain >= th.baseline_error_points:
-                severity = "error"
-            elif gain >= th.baseline_warning_points:
-                severity = "warning"
-            if severity != "info":
-                note = f"; it should be at chance on {name}: the label leaks through the surface"
+        predicted = [str(p) for p in predictions[baseline.name]]
+        score = score_against_majority(predicted, majority, test[1])
+        allowed = max(0.0, margins.get(baseline.paper_row or "", 0.0))
+        alarm = expects_no_surface_cue(task) or paper_name(task) in baseline.at_chance
+        finding = _cue_finding(
+            task,
+            options,
+            baseline.check,
+            baseline.name,
+            score,
+            kind="baseline",
+            allowed=allowed,
+            alarm=alarm,
+            data={"baseline": baseline.name},
+        )
+        out.append(finding)
+    return out
+
+
+# ---------------------------------------------------------------------------- twins
+
+
+def _lowered(sentence: str) -> list[str]:
+    return sentence.lower().split()
+
+
+def _is_swap(a: list[str], b: list[str]) -> bool:
+    diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    return (
+        len(a) == len(b)
+        and len(diff) == 2
+        and diff[1] == diff[0] + 1
+        and a[diff[0]] == b[diff[1]]
+        and a[diff[1]] == b[diff[0]]
+    )
+
+
+def _is_replacement(a: list[str], b: list[str]) -> bool:
+    return len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1
+
+
+def _is_reordering(a: list[str], b: list[str]) -> bool:
+    return a != b and sorted(a) == sorted(b)
+
+
+#: How each altered-sentence task alters a sentence: keys that group candidate twins, and the
+#: exact relation between an original and its altered form.
+TWINS: dict[str, tuple[Callable[[list[str]], list[Hashable]], Callable[..., bool], str]] = {
+    "BShift": (lambda t: [tuple(sorted(t))], _is_swap, "two adjacent words swapped"),
+    "CoordInv": (lambda t: [tuple(sorted(t))], _is_reordering, "the same words reordered"),
+    # one word replaced: the first or the second half is unchanged
+    "SOMO": (
+        lambda t: [("a", len(t), *t[: len(t) // 2]), ("b", len(t), *t[len(t) // 2 :])],
+        _is_replacement,
+        "one word replaced",
+    ),
+}
+
+
+def check_twins(task: ProbingTask, options: CheckOptions) -> list[Finding]:
+    """An original sentence in one split and its altered form (BShift: two adjacent words
+    swapped; SOMO: one word replaced; CoordInv: the same words reordered; compared
+    lower-cased; the two with different labels) in another: a probe can score by recognising
+    the pair. At or above ``error_fraction`` of the later split an error, below a warning."""
+    spec = TWINS.get(paper_name(task))
+    if spec is None:
+        return []
+    keys, related, what = spec
+    groups: dict[Hashable, list[tuple[int, int]]] = defaultdict(list)
+    splits = _splits(task)
+    tokens = [[_lowered(s) for s in split.sentences] for _, split in splits]
+    for k, sentences in enumerate(tokens):
+        for i, toks in enumerate(sentences):
+            for key in keys(toks):
+                groups[hash(key)].append((k, i))
+    pairs: dict[tuple[int, int], list[str]] = defaultdict(list)
+    later: dict[tuple[int, int], set[int]] = defaultdict(set)
+    seen: set[tuple[int, int, int, int]] = set()
+    for members in groups.values():
+        if len(members) < 2 or len({k for k, _ in members}) < 2:
+            continue
+        for (ka, ia), (kb, ib) in combinations(members, 2):
+            if ka == kb or (ka, ia, kb, ib) in seen:
+                continue
+            seen.add((ka, ia, kb, ib))
+            if splits[ka][1].labels[ia] == splits[kb][1].labels[ib]:
+                continue  # an original and its altered form differ in label
+            if related(tokens[ka][ia], tokens[kb][ib]):
+                a, b = splits[ka][1].sentences[ia], splits[kb][1].sentences[ib]
+                pairs[(ka, kb)].append(f"{_quote(a, 60)} ~ {_quote(b, 60)}")
+                later[(ka, kb)].add(ib)
+    out = []
+    for (ka, kb), examples in sorted(pairs.items()):
+        (a, _), (b, sb) = splits[ka], splits[kb]
+        n = len(later[(ka, kb)])
+        share = n / max(1, len(sb))
+        severity: Severity = "error" if share >= options.thresholds.error_fraction else "warning"
         out.append(
             _finding(
                 task,
-                f"{baseline.lower()}-baseline",
+                "altered-twins",
                 severity,
-                f"{baseline} baseline {100 * acc:.1f}% vs majority {100 * majority:.1f}% on "
-                f"test ({gain:+.1f} points){note}",
-                data={
-                    "baseline": baseline,
-                    "accuracy": acc,
-                    "majority": majority,
-                    "gain_points": gain,
-                    "z": z,
-                },
+                f"{_plural(n, 'sentence')} of {b} {_verb(n, 'is', 'are')} "
+                f"the altered or original form of a {a} sentence ({what}; {share:.1%} of {b}); "
+                "a probe can score by recognising the pair",
+                count=n,
+                examples=examples[:5],
+                data={"splits": [a, b], "share": share, "pairs": len(examples)},
             )
         )
     return out
@@ -701,6 +1069,8 @@ CHECKS: tuple[Check, ...] = (
     check_missing_classes,
     check_balance,
     check_target_forms,
+    check_twins,
+    *(_rule_check(rule) for rule in RULES if rule is not CASING_RULE),
     check_casing_cue,
     check_length,
     check_baselines,
