@@ -296,3 +296,11 @@ def test_quality_report_tabulates_cues_next_to_the_paper(maker):
     )
     assert "(paper's best baseline +27.7): planted adverbs" in explained
     assert "None: every split is balanced" in text  # info only: no warning for Tense
+
+
+def test_a_single_twin_is_a_warning(tmp_path, maker):
+    rows = bshift_rows(maker)
+    original = next(x for x, y in rows["train"] if y == "O")
+    rows["test"] = rows["test"] + [(_swap(original), "I")]
+    f = finding(audit_rows(tmp_path, bigram_shift=rows), "altered-twins")
+    assert f.count == 1 and f.severity == "warning"

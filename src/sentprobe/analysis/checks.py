@@ -53,6 +53,9 @@ class Thresholds:
     lexical_ratio: float = 0.8
     #: lexical heuristic: random re-splits of the same sentences to compare with
     lexical_resplits: int = 8
+    #: original/altered twins across splits: an error from ``error_fraction`` of the later split
+    #: and this many sentences (one chance near-duplicate in a 40-sentence split: a warning)
+    twin_error_count: int = 3
     #: missing classes in test are an error up to this many classes (a warning above)
     many_classes: int = 10
     seed: int = 0
@@ -1010,7 +1013,8 @@ def check_twins(task: ProbingTask, options: CheckOptions) -> list[Finding]:
     """An original sentence in one split and its altered form (BShift: two adjacent words
     swapped; SOMO: one word replaced; CoordInv: the same words reordered; compared
     lower-cased; the two with different labels) in another: a probe can score by recognising
-    the pair. At or above ``error_fraction`` of the later split an error, below a warning."""
+    the pair. At or above ``error_fraction`` of the later split (and ``twin_error_count``
+    sentences) an error, below a warning."""
     spec = TWINS.get(paper_name(task))
     if spec is None:
         return []
@@ -1043,7 +1047,9 @@ def check_twins(task: ProbingTask, options: CheckOptions) -> list[Finding]:
         (a, _), (b, sb) = splits[ka], splits[kb]
         n = len(later[(ka, kb)])
         share = n / max(1, len(sb))
-        severity: Severity = "error" if share >= options.thresholds.error_fraction else "warning"
+        th = options.thresholds
+        error = share >= th.error_fraction and n >= th.twin_error_count
+        severity: Severity = "error" if error else "warning"
         out.append(
             _finding(
                 task,
