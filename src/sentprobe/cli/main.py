@@ -360,7 +360,8 @@ def audit(
         bool,
         typer.Option(
             "--baselines/--no-baselines",
-            help="Train the Length and NB-uni-tfidf baselines as leakage alarms.",
+            help="Train the Length, NB-uni/bi-tfidf and char-n-gram NB baselines as leakage "
+            "alarms (the single-position rules always run).",
         ),
     ] = True,
     output: Annotated[
@@ -368,7 +369,8 @@ def audit(
     ] = None,  # noqa: UP007
 ) -> None:
     """Check probing data for shared sentences, several labels per sentence, imbalanced or
-    one-class splits, lexical-split violations and surface cues (casing, length, words).
+    one-class splits, lexical-split violations, original/altered twins and surface cues
+    (first/last token, last character, punctuation, casing, length, words).
 
     Exits with code 1 when a finding reaches --fail-on (error by default), so it can gate a
     pipeline.
