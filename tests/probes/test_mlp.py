@@ -1,4 +1,5 @@
 import numpy as np
+import torch
 
 from sentprobe.probes.linear import LogisticProbe
 from sentprobe.probes.mlp import MLPProbe
@@ -12,10 +13,10 @@ def xor(n, seed=0):
 
 
 def test_learns_what_a_linear_probe_cannot():
-    X, y = xor(2000)
-    Xd, yd = xor(500, seed=1)
-    Xt, yt = xor(500, seed=2)
-    mlp = MLPProbe(nhid=50, dropout=0.0, l2=1e-5, max_checks=20, patience=5).fit(X, y, Xd, yd)
+    X, y = xor(1000)
+    Xd, yd = xor(300, seed=1)
+    Xt, yt = xor(300, seed=2)
+    mlp = MLPProbe(nhid=50, dropout=0.0, l2=1e-5, eval_steps=40, max_checks=15).fit(X, y, Xd, yd)
     lin = LogisticProbe().fit(X, y, Xd, yd)
     assert mlp.score(Xt, yt) > 0.9
     assert lin.score(Xt, yt) < 0.65
@@ -24,7 +25,7 @@ def test_learns_what_a_linear_probe_cannot():
 def test_full_paper_grid_is_searched():
     X, y = xor(600)
     Xd, yd = xor(200, seed=1)
-    probe = MLPProbe(max_checks=2).fit(X, y, Xd, yd)
+    probe = MLPProbe(max_checks=1, eval_steps=3).fit(X, y, Xd, yd)
     configs = [c for c, _ in probe.grid_scores_]
     assert len(configs) == 27
     assert {c["nhid"] for c in configs} == {50, 100, 200}
@@ -35,20 +36,40 @@ def test_full_paper_grid_is_searched():
 
 def test_seeded_and_deterministic():
     X, y = xor(400)
-    a = MLPProbe(nhid=50, dropout=0.1, l2=1e-4, max_checks=1, random_state=1).fit(X, y)
-    b = MLPProbe(nhid=50, dropout=0.1, l2=1e-4, max_checks=1, random_state=1).fit(X, y)
-    c = MLPProbe(nhid=50, dropout=0.1, l2=1e-4, max_checks=1, random_state=2).fit(X, y)
+    kw = dict(nhid=50, dropout=0.1, l2=1e-4, max_checks=1, eval_steps=5)
+    a = MLPProbe(**kw, random_state=1).fit(X, y)
+    b = MLPProbe(**kw, random_state=1).fit(X, y)
+    c = MLPProbe(**kw, random_state=2).fit(X, y)
     assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
     assert not np.array_equal(a.predict_proba(X), c.predict_proba(X))
 
 
-def test_stacked_members_match_their_own_training():
-    """Dropping finished members must not disturb the others: a member trained inside the
-    grid equals the same configuration's weights when it is the last one left."""
+def test_a_configuration_trains_inside_the_grid_as_it_does_alone():
+    """The grid is one wide network; with dropout 0 each member must be exactly the model the
+    same configuration gives when trained alone (same init, batches, updates, stopping)."""
     X, y = xor(300)
     Xd, yd = xor(100, seed=1)
-    probe = MLPProbe(nhid=[50, 100], dropout=0.0, l2=[1e-5, 1e-3], max_checks=3, patience=1).fit(
-        X, y, Xd, yd
-    )
-    assert len(probe.grid_scores_) == 4
-    assert all(0.0 <= s <= 1.0 for _, s in probe.grid_scores_)
+    kw = dict(dropout=0.0, max_checks=4, patience=1, eval_steps=10, random_state=3)
+    grid = MLPProbe(nhid=[8, 16], l2=[1e-5, 1e-1], **kw).fit(X, y, Xd, yd)
+    assert len(grid.grid_scores_) == 4
+    for config, score in grid.grid_scores_:
+        alone = MLPProbe(nhid=config["nhid"], l2=config["l2"], **kw).fit(X, y, Xd, yd)
+        assert alone.best_score_ == score, config
+        if config == grid.best_params_:
+            assert alone.n_iter_ == grid.n_iter_
+            for k, w in alone.params_.items():
+                assert torch.allclose(w, grid.params_[k], atol=1e-5), (config, k)
+
+
+def test_no_dev_fits_come_back_in_configuration_order():
+    X, y = xor(200)
+    probe = MLPProbe(eval_steps=2)
+    probe.classes_ = np.unique(y)  # _fit_grid is called by fit after this is set
+    yi = torch.from_numpy(np.searchsorted(probe.classes_, y))
+    configs = [
+        {"nhid": 16, "dropout": 0.0, "l2": 1e-4},
+        {"nhid": 4, "dropout": 0.0, "l2": 1e-4},
+        {"nhid": 8, "dropout": 0.0, "l2": 1e-4},
+    ]
+    fits = probe._fit_grid(torch.from_numpy(X), yi, None, None, configs, seed=0, max_iter=1)
+    assert [f.params["W1"].shape[1] for f in fits] == [16, 4, 8]

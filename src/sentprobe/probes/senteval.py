@@ -321,7 +321,7 @@ class SentEvalProbe(ClassifierMixin, BaseEstimator):
                 count[i] += 1
                 if not stop:
                     still.append(i)
-            if len(still) < len(active):
+            if still and len(still) < len(active):
                 grid.keep(still)
             active = still
         return [best[i] for i in range(len(configs))]
