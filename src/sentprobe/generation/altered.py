@@ -10,7 +10,6 @@ casing, last token, final punctuation) differs between the classes.
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections import Counter, deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -21,7 +20,15 @@ import numpy as np
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.datasets.task import SPLITS
 
-from .base import GeneratedTask, GenerationError, make_rng, per_class, shuffled
+from .base import (
+    GeneratedTask,
+    GenerationError,
+    edge_key,
+    is_punctuation,
+    make_rng,
+    per_class,
+    shuffled,
+)
 from .inputs import Item, annotated_items
 from .trees import subtree
 
@@ -51,9 +58,10 @@ class SOMO:
 
     Splits are filled test, dev, train (the small splits get replacement words first). In
     each, sentences are drawn at random among those that can be altered in that split (a
-    replacement not owned by another split, giving a new sentence), and a shuffled list of
-    roles decides, before looking at the sentence, whether it is kept as original or
-    altered: both classes are the same kind of sentence in every split.
+    replacement not owned by another split, giving a new sentence) and paired on
+    ``edge_key`` (first token, last token, number of punctuation tokens); a coin decides
+    which of a pair is altered. Both classes are the same kind of sentence in every split,
+    with identical distributions of what a single-position rule sees.
     """
 
     name: ClassVar[str] = "SOMO"
@@ -200,26 +208,35 @@ class SOMO:
         targets: dict[str, str] = {}  # altered sentence -> its replacement word
         try:
             for s in ("test", "dev", "train"):  # small splits first, so they get replacements
-                # Which drawn sentence is altered is decided before looking at it, and only
-                # sentences that could be altered in this split are drawn: originals and
-                # altered sentences are the same kind of sentence in every split.
-                roles = ["O", "C"] * counts[s]
-                roles = [roles[j] for j in rng.permutation(len(roles))]
-                for role in roles:
-                    while True:
-                        item = stream.next_with(self.options, stats)
-                        change = self._alteration(item, s, owner, corpus, altered, rng, stats)
-                        if change is not None:
-                            break
-                    if role == "O":
-                        drawn[s]["O"].append(item.item.text)
+                # Sentences are drawn at random among those that can be altered in this split
+                # and paired on their edges (``edge_key``); which one of a pair is altered is
+                # a coin flip. Originals and altered sentences are the same kind of sentence,
+                # with identical first tokens, last tokens and punctuation counts.
+                waiting: dict[tuple, tuple[Item, tuple[str, str]]] = {}
+                while len(drawn[s]["C"]) < counts[s]:
+                    item = stream.next_with(self.options, stats)
+                    change = self._alteration(item, s, owner, corpus, altered, rng, stats)
+                    if change is None:
                         continue
-                    text, r = change
+                    key = edge_key(item.item.surface.units)
+                    if key not in waiting:
+                        waiting[key] = (item.item, change)
+                        continue
+                    pair = [waiting.pop(key), (item.item, change)]
+                    if rng.integers(2):
+                        pair.reverse()
+                    (original, _), (source, (text, r)) = pair
+                    if text in altered:  # another pair made this sentence meanwhile
+                        stats["rejected: altered sentence exists already"] += 1
+                        waiting[key] = pair[0]
+                        continue
                     owner[r] = s
                     targets[text] = r
                     altered.add(text)
-                    sources[text] = item.item.text
+                    sources[text] = source.text
                     drawn[s]["C"].append(text)
+                    drawn[s]["O"].append(original.text)
+                stats["not used: no partner with the same edges"] += len(waiting)
         except StopIteration:
             made = {s: min(len(v["O"]), len(v["C"])) for s, v in drawn.items()}
             raise GenerationError(
@@ -283,10 +300,6 @@ _CLOSING = {v: k for k, v in _OPENING.items()}
 _QUOTE_CHARS = set("\"'`\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2039\u203a")
 
 
-def _is_punctuation(token: str) -> bool:
-    return bool(token) and all(unicodedata.category(ch)[0] in "PS" for ch in token)
-
-
 def _is_quote(token: str) -> bool:
     return bool(token) and all(ch in _QUOTE_CHARS for ch in token)
 
@@ -316,22 +329,28 @@ class Clauses:
     tail: tuple[str, ...]
     keep_first_case: bool  # the first word is a proper noun / "I": never lower-cased
 
-    def original(self) -> str:
-        return " ".join(self.first + self.sep + self.cc + self.second + self.tail)
+    def original_tokens(self) -> tuple[str, ...]:
+        return self.first + self.sep + self.cc + self.second + self.tail
 
-    def inverted(self) -> str:
+    def inverted_tokens(self) -> tuple[str, ...]:
         second = (capitalise(self.second[0]), *self.second[1:])
         old = self.first[0] if self.keep_first_case else decapitalise(self.first[0])
-        return " ".join(second + self.sep + self.cc + (old, *self.first[1:]) + self.tail)
+        return second + self.sep + self.cc + (old, *self.first[1:]) + self.tail
+
+    def original(self) -> str:
+        return " ".join(self.original_tokens())
+
+    def inverted(self) -> str:
+        return " ".join(self.inverted_tokens())
 
     def key(self, label: str) -> tuple:
-        """What a reader sees at the edges of the sentence shown with ``label``: first token,
-        final punctuation, whether the longer clause comes first. Originals and inverted
+        """What a single-position rule sees of the sentence shown with ``label``
+        (``edge_key``), and whether its longer clause comes first. Originals and inverted
         sentences are paired on it, so none of it tells the classes apart."""
         first_longer = len(self.first) > len(self.second)
         if label == "O":
-            return self.first[0], self.tail, first_longer
-        return capitalise(self.second[0]), self.tail, not first_longer
+            return *edge_key(self.original_tokens()), first_longer
+        return *edge_key(self.inverted_tokens()), not first_longer
 
 
 def _is_coordinating_conjunction(sent: AnnotatedSentence, i: int) -> bool:
@@ -361,9 +380,9 @@ class CoordInv:
     are dropped.
 
     Every original is paired with an inverted sentence (from another corpus sentence) that
-    shows the same first token, the same final punctuation and the longer clause on the
-    same side (``Clauses.key``); pairs are dealt out to the splits, so in every split the two
-    classes have identical distributions of those.
+    shows the same first token, last token and number of punctuation tokens (``edge_key``)
+    and the longer clause on the same side (``Clauses.key``); pairs are dealt out to the
+    splits, so in every split the two classes have identical distributions of those.
     """
 
     name: ClassVar[str] = "CoordInv"
@@ -404,7 +423,7 @@ class CoordInv:
             sent.deprels[j] in subj for j in sent.children(c)
         ):
             return "a conjunct has no subject of its own (not two clauses)"
-        punct = [u == "PUNCT" or _is_punctuation(t) for u, t in zip(sent.upos, sent.tokens)]
+        punct = [u == "PUNCT" or is_punctuation(t) for u, t in zip(sent.upos, sent.tokens)]
         end = n  # the final punctuation: [end, n)
         while end > 0 and punct[end - 1]:
             end -= 1
@@ -430,7 +449,7 @@ class CoordInv:
                 return "multi-word token across a clause boundary"
             parts.append(tuple(u for u, _ in inside))
         first, second = parts[0], parts[3]
-        if _is_punctuation(first[0]) or _is_punctuation(second[0]):
+        if is_punctuation(first[0]) or is_punctuation(second[0]):
             return "a clause starts with punctuation"
         if not _balanced(first) or not _balanced(second):
             return "a bracket or quote crosses a clause boundary"
@@ -462,7 +481,7 @@ class CoordInv:
         if len(pairs) < need:
             raise GenerationError(
                 f"{self.name}: {need} pairs of an original and an inverted sentence with the "
-                f"same first token, final punctuation and longer-clause side are needed "
+                f"same first and last token, punctuation count and longer-clause side are needed "
                 f"({', '.join(f'{counts[s]} {s}' for s in SPLITS)} per class), but the "
                 f"{len(pool)} qualifying sentences of {len(items)} give {len(pairs)}. Lower "
                 f"the sizes, add subject_relations, or use a larger corpus."

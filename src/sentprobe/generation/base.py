@@ -6,6 +6,7 @@ whose ``generate(sentences, sizes, seed)`` returns balanced, disjoint splits.
 
 from __future__ import annotations
 
+import unicodedata
 import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -141,3 +142,16 @@ def splits_from(
         s: shuffled([(text, lab) for lab, texts in drawn[s].items() for text in texts], rng)
         for s in SPLITS
     }
+
+
+def is_punctuation(token: str) -> bool:
+    """True for tokens made only of punctuation or symbols (".", "--", "%", "$", "=")."""
+    return bool(token) and all(unicodedata.category(ch)[0] in "PS" for ch in token)
+
+
+def edge_key(tokens: Sequence[str]) -> tuple[str, str, int]:
+    """What a single-position surface rule can see of a sentence: its first token (hence its
+    class and casing), its last token (hence the last character) and its number of
+    punctuation tokens. The altered-sentence tasks pair each original with an altered
+    sentence of the same key, so every such rule is at chance in every split."""
+    return tokens[0], tokens[-1], sum(map(is_punctuation, tokens))

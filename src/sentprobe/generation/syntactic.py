@@ -18,6 +18,7 @@ from .base import (
     GeneratedTask,
     GenerationError,
     assign_splits,
+    edge_key,
     make_rng,
     per_class,
     shuffled,
@@ -47,7 +48,9 @@ class BigramShift:
     the two tokens differ (otherwise nothing changes), sentences with double quotes are skipped,
     every sentence is used once (never in both versions) and an inverted sentence that
     equals another corpus sentence is rejected. Original and inverted sentences come from
-    the same pool (sentences with at least one allowed swap), so eligibility is no cue.
+    the same pool (sentences with at least one allowed swap), so eligibility is no cue, and
+    are paired on ``edge_key`` (first token, last token, number of punctuation tokens), so
+    no single-position rule tells the classes apart.
     """
 
     name: ClassVar[str] = "BShift"
@@ -98,19 +101,33 @@ class BigramShift:
         corpus = {" ".join(t) for t in sentences}
         emitted: set[str] = set()
         splits: dict[str, list[tuple[str, str]]] = {}
+        # Sentences are paired on what a single-position rule sees (``edge_key``: first and
+        # last token, punctuation count; a swap changes none of them); a coin decides which
+        # one of a pair is shown swapped, so both classes have identical edges in every split.
+        waiting: dict[tuple, tuple[Tokens, str]] = {}
         try:
             for s in SPLITS:
-                examples = []
-                for _ in range(counts[s]):
-                    examples.append((" ".join(pool[next(order)]), "O"))
-                for _ in range(counts[s]):
-                    while True:
-                        inverted = " ".join(self.swap(pool[next(order)], rng))
-                        if inverted not in corpus and inverted not in emitted:
-                            break
+                examples: list[tuple[str, str]] = []
+                while len(examples) < 2 * counts[s]:
+                    tokens = pool[next(order)]
+                    inverted = " ".join(self.swap(tokens, rng))
+                    if inverted in corpus:
                         stats["rejected: inverted sentence exists in corpus"] += 1
+                        continue
+                    key = edge_key(tokens)
+                    if key not in waiting:
+                        waiting[key] = (tokens, inverted)
+                        continue
+                    pair = [waiting.pop(key), (tokens, inverted)]
+                    if rng.integers(2):
+                        pair.reverse()
+                    (original, _), (_, inverted) = pair
+                    if inverted in emitted:  # two sentences swapped into the same one
+                        stats["rejected: inverted sentence made twice"] += 1
+                        waiting[key] = pair[0]
+                        continue
                     emitted.add(inverted)
-                    examples.append((inverted, "I"))
+                    examples += [(" ".join(original), "O"), (inverted, "I")]
                 splits[s] = shuffled(examples, rng)
         except StopIteration:
             need = 2 * sum(counts.values())
