@@ -120,7 +120,27 @@ def test_json_and_csv(frame):
     assert doc["reference"] == "en" and len(doc["relative"]) == 11
     assert doc["summary"][0]["task"] == "SentLen"
     csv = crosslang_report(frame, "en", fmt="csv")
-    assert csv.splitlines()[0] == "encoder,task,language,score,reference_score,relative"
+    assert csv.splitlines()[0] == (
+        "encoder,task,language,score,reference_score,relative,older_task"
+    )
+
+
+def test_scores_on_older_task_data_are_marked(frame):
+    """Encoder A's German SentLen ran on data that has since changed: its cells say so."""
+    frame = frame.assign(task_hash=frame["task"] + "/" + frame["language"])
+    stale = (frame["encoder"] == "A") & (frame["task"] == "SentLen") & (frame["language"] == "de")
+    frame.loc[stale, "task_hash"] = "SentLen/de-old"
+    frame.loc[~stale, "created"] = "2024-02-01"
+    rel = relative_scores(frame, "en")
+    flagged = rel[rel["older_task"]][["encoder", "task", "language"]].values.tolist()
+    assert flagged == [["A", "SentLen", "de"]]
+    text = crosslang_report(frame, "en")
+    relative_part, summary_part = text.split("### ")[1:]
+    assert "| A (de)" in relative_part and "‡" in relative_part.split("| A (fr)")[0]
+    assert "older version of this task's data" in relative_part
+    assert "‡" in summary_part  # the summary averages the older score in
+    clean = frame.assign(task_hash=frame["task"] + "/" + frame["language"])
+    assert "‡" not in crosslang_report(clean, "en")
 
 
 def test_missing_reference_is_a_clean_error(frame):

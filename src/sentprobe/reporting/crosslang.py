@@ -71,13 +71,26 @@ def language_scores(
         f"{e} [{p}]" if probes[e] > 1 else str(e) for e, p in zip(df["encoder"], df["probe"])
     ]
     df["score"] = 100.0 * pd.to_numeric(df[metric], errors="coerce")
+    df["older_task"] = _older_task_data(df)
     out = (
-        df.groupby(["row", "task", "language"], sort=False)["score"]
-        .mean()
+        df.groupby(["row", "task", "language"], sort=False)
+        .agg(score=("score", "mean"), older_task=("older_task", "any"))
         .reset_index()
         .rename(columns={"row": "encoder"})
     )
     return out
+
+
+def _older_task_data(df: pd.DataFrame) -> pd.Series:
+    """True where a record's task data (hash) is older than the newest result of the same
+    task and language: such scores are marked, never compared silently."""
+    if "task_hash" not in df.columns:
+        return pd.Series(False, index=df.index)
+    hashes = df["task_hash"].astype(str)
+    order = df.sort_values("created", kind="stable") if "created" in df.columns else df
+    newest = order.groupby(["task", "language"], sort=False)["task_hash"].last().astype(str)
+    current = [newest[(t, lang)] for t, lang in zip(df["task"], df["language"], strict=True)]
+    return pd.Series(hashes.to_numpy() != pd.Series(current).to_numpy(), index=df.index)
 
 
 def _task_order(tasks: Sequence[str]) -> list[str]:
@@ -97,7 +110,9 @@ def relative_scores(
 
     Columns: encoder, task, language, score, reference_score (points) and ``relative``: the
     difference in points (``mode="diff"``) or the ratio score / reference (``"ratio"``, as in
-    X-Probe's Figure 4, where 1 is parity). Cells without a reference score are NaN.
+    X-Probe's Figure 4, where 1 is parity), then ``older_task``: True when either score was
+    computed on older data of its task than the newest result for that task and language.
+    Cells without a reference score are NaN.
     """
     if mode not in MODES:
         raise SentprobeError(f"unknown mode {mode!r}; choose diff or ratio")
@@ -110,9 +125,10 @@ def relative_scores(
         )
     if len(languages) < 2:
         raise SentprobeError(f"only {reference!r} in the results: nothing to compare with")
-    ref = scores[scores["language"] == reference][["encoder", "task", "score"]]
-    ref = ref.rename(columns={"score": "reference_score"})
+    ref = scores[scores["language"] == reference][["encoder", "task", "score", "older_task"]]
+    ref = ref.rename(columns={"score": "reference_score", "older_task": "reference_older"})
     rel = scores[scores["language"] != reference].merge(ref, on=["encoder", "task"], how="left")
+    rel["older_task"] = rel["older_task"] | rel.pop("reference_older").fillna(False).astype(bool)
     if mode == "diff":
         rel["relative"] = rel["score"] - rel["reference_score"]
     else:
@@ -121,7 +137,8 @@ def relative_scores(
     rel = rel.assign(_t=rel["task"].map(order)).sort_values(
         ["encoder", "language", "_t"], kind="stable"
     )
-    return rel.drop(columns="_t").reset_index(drop=True)
+    columns = ["encoder", "task", "language", "score", "reference_score", "relative"]
+    return rel[[*columns, "older_task"]].reset_index(drop=True)
 
 
 def task_summary(
@@ -154,7 +171,12 @@ def task_summary(
 
 
 def _as_results(df: pd.DataFrame, row: pd.Series, value: pd.Series, seed: pd.Series | int = 0):
-    """A frame ``results_table`` can render: rows, tasks and a plain (not %) score column."""
+    """A frame ``results_table`` can render: rows, tasks and a plain (not %) score column.
+
+    Scores on older task data keep their marker: they get a task hash of their own, written
+    before the current one, so the table marks their cells ‡.
+    """
+    older = df["older_task"].to_numpy() if "older_task" in df.columns else False
     return pd.DataFrame(
         {
             "encoder": row.to_numpy(),
@@ -164,6 +186,8 @@ def _as_results(df: pd.DataFrame, row: pd.Series, value: pd.Series, seed: pd.Ser
             "probe": "-",
             "language": "",
             "task_source": "",
+            "task_hash": np.where(older, "older", "current"),
+            "created": np.where(older, "0", "1"),
         }
     )
 
