@@ -80,3 +80,5 @@ tasks: Registry[Callable[[], object]] = Registry("tasks")
 suites: Registry[list[str]] = Registry("suites")
 # Probes: ``probes.get(name)(n_classes, random_state) -> estimator`` with fit(X, y, X_dev, y_dev).
 probes: Registry[Callable[..., object]] = Registry("probes")
+# Annotators: ``annotators.get(backend)(argument, **options) -> Annotator`` (``spacy:<model>``).
+annotators: Registry[Callable[..., object]] = Registry("annotators")

@@ -1,6 +1,6 @@
 import pytest
 
-from sentprobe.annotation import backends as ann_mod
+from sentprobe.annotation.backends import base as ann_mod
 from sentprobe.annotation.backends import (
     AnnotatorError,
     annotators,

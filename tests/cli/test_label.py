@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sentprobe.annotation import backends
+from sentprobe.annotation.backends import base as backends
 from sentprobe.annotation.backends import Annotator, Sentence
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.cli import main as cli_main

