@@ -39,6 +39,7 @@ except ImportError:  # running from a checkout without `pip install -e .`
 from corpora.libreoffice import help_package, help_pages, libreoffice_help_sentences
 from corpora.packages import package_version
 
+from sentprobe.analysis.quality import write_quality_report
 from sentprobe.errors import SentprobeError
 from sentprobe.generation.autosize import AutoSizes
 from sentprobe.generation.pipeline import build
@@ -124,6 +125,7 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
             f"{lang}: could not build {', '.join(result.failures)}: "
             + " | ".join(result.failures.values())
         )
+    write_quality_report(suite_dir, result)
     manifest = json.loads((suite_dir / "manifest.json").read_text(encoding="utf-8"))
     name = LANGUAGES.get(lang, lang)
     manifest.update(

@@ -46,7 +46,6 @@ def built(tmp_path_factory):
         lang="xx",
         sizes=AutoSizes((400, 40, 40)),
         layout="xprobe",
-        quality=False,
         progress=False,
     )
     assert not result.failures and result.written

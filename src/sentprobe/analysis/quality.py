@@ -12,12 +12,14 @@ listed with the suite author's explanation (:data:`CUE_NOTES`, or ``cue_notes`` 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from sentprobe.analysis.audit import audit_task
 from sentprobe.analysis.checks import BASELINES, RULES, Thresholds, paper_margins, paper_name
 from sentprobe.analysis.findings import Finding, severity_rank
 from sentprobe.datasets.task import PAPER_TASKS, SPLITS, ProbingTask, Split, TaskMetadata
+from sentprobe.io import atomic_write_text
 
 _STATUS = {None: "ok", "info": "ok", "warning": "warning", "error": "**error**"}
 
@@ -323,3 +325,10 @@ def quality_report(
         lines.append("")
     lines += ["## Tasks", "", *sections]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def write_quality_report(out: str | Path, result: Any, **options: Any) -> Path:
+    """Write ``QUALITY.md`` into the suite ``out`` that ``generation.pipeline.build`` wrote
+    (``result`` is its ``BuildResult``); ``options`` go to :func:`quality_report`."""
+    report = quality_report(result.tasks, result.report_context, **options)
+    return atomic_write_text(Path(out) / "QUALITY.md", report)

@@ -219,6 +219,10 @@ def build(
         bands=bands.value,  # type: ignore[arg-type]
         params=params,
     )
+    if result.written:
+        from sentprobe.analysis.quality import write_quality_report
+
+        write_quality_report(out, result)
     table = Table(title=f"{out}" if result.written else "nothing written")
     for col in ("task", "train", "dev", "test", "classes", "relaxed", "most frequent rejections"):
         table.add_column(col)

@@ -1,4 +1,7 @@
-"""Corpus in, probing suite out: read, tokenize, annotate (resumable), generate, write, report.
+"""Corpus in, probing suite out: read, tokenize, annotate (resumable), generate, write.
+
+The quality report (QUALITY.md) is analysis of the written suite, a later stage:
+``sentprobe.analysis.quality.write_quality_report(out, result)``.
 
 The annotated corpus is kept beside the suite (``<out>.annotations/``; one subfolder per
 corpus file when several are given, e.g. a treebank's dev and test files), so a second build
@@ -19,7 +22,7 @@ from typing import Literal
 from sentprobe.annotation import annotate_corpus, default_annotator, get_annotator, read_annotated
 from sentprobe.annotation.constituency import dep_to_constituency
 from sentprobe.annotation.record import AnnotatedSentence
-from sentprobe.io import atomic_write_text, open_text
+from sentprobe.io import open_text
 
 from .autosize import AutoSizes
 from .base import GeneratedTask, GenerationError
@@ -68,6 +71,9 @@ class BuildResult:
     written: Path | None = None
     annotations: Path | None = None
     corpus_stats: dict[str, int] = field(default_factory=dict)
+    #: what the suite's quality report states about the build (title, corpus, seed, sizes,
+    #: bands, relaxations): ``sentprobe.analysis.quality.write_quality_report`` reads it
+    report_context: dict = field(default_factory=dict)
 
 
 def _tokenized(path: Path, lang: str, layout: str, stats: dict[str, int]) -> Iterator[str]:
@@ -127,7 +133,6 @@ def build(
     profile: str | None = None,
     text_layout: Literal["lines", "running"] = "lines",
     skip_failed: bool = False,
-    quality: bool = True,
     progress: bool = True,
     bands: Literal["profile", "auto"] = "auto",
     params: Mapping[str, Mapping] | None = None,
@@ -215,20 +220,13 @@ def build(
         **settings,
     )
     result.written = write_generated_suite(out, result.tasks, manifest, layout=layout, lang=lang)
-    if quality:
-        from sentprobe.analysis.quality import quality_report
-
-        report = quality_report(
-            result.tasks,
-            {
-                "title": f"Quality report: {out.name}",
-                "corpus": ", ".join(map(str, corpora)),
-                "seed": seed,
-                **settings,
-                **_relaxations(result.tasks),
-            },
-        )
-        atomic_write_text(out / "QUALITY.md", report)
+    result.report_context = {
+        "title": f"Quality report: {out.name}",
+        "corpus": ", ".join(map(str, corpora)),
+        "seed": seed,
+        **settings,
+        **_relaxations(result.tasks),
+    }
     return result
 
 
