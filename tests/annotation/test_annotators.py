@@ -1,12 +1,12 @@
 import pytest
 
-from sentprobe.annotation.backends import base as ann_mod
 from sentprobe.annotation.backends import (
     AnnotatorError,
     annotators,
     default_annotator,
     get_annotator,
 )
+from sentprobe.annotation.backends import base as ann_mod
 from sentprobe.annotation.constituency import dep_to_constituency, top_constituents
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from sentprobe.annotation.backends import base as backends
 from sentprobe.annotation.backends import Annotator, Sentence
+from sentprobe.annotation.backends import base as backends
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.cli import main as cli_main
 from sentprobe.cli.label import label
