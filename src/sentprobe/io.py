@@ -5,7 +5,7 @@ Input files may be plain, gzip, bz2 or xz (recognised by their magic bytes, so a
 file still opens); ``iter_lines`` decodes line by line so a bad byte is reported with its
 line number. Output goes through ``atomic_write_*``: a temporary file in the same directory,
 ``os.replace``d into place once complete, so an interrupted run never leaves a half-written
-file behind.
+file behind, and two writers never share a temporary name (``.tmp-<name>.<random>.part``).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def atomic_write_bytes(
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}.", suffix=".part")
     try:
         with os.fdopen(fd, "wb") as f:
             for chunk in [data] if isinstance(data, bytes) else data:

@@ -154,10 +154,10 @@ def _readonly_cache(d: Path, mp: pytest.MonkeyPatch) -> None:
         return
     import sentprobe.encoders.cache as cache_mod
 
-    def erofs(directory, name, chunks):
-        raise OSError(errno.EROFS, "Read-only file system", str(directory))
+    def erofs(path, data, fsync=False):
+        raise OSError(errno.EROFS, "Read-only file system", str(path))
 
-    mp.setattr(cache_mod, "_atomic_write", erofs)
+    mp.setattr(cache_mod, "atomic_write_bytes", erofs)
 
 
 def _damaged_shard(d: Path, mp: pytest.MonkeyPatch) -> None:

@@ -39,6 +39,9 @@ aim is the bracketing a PTB parse of the same sentence has, above all at the top
 docs/annotation.md lists what still differs from a PTB parse. ``LinkGrammarAnnotator`` is the
 rule-based alternative (CMU link-grammar's constituent trees, Debian package
 ``python3-link-grammar``).
+
+Long because the conversion is one rule set (``_Converter``) whose rules interact (where
+punctuation lands depends on how the clause was built); it reads top to bottom in one place.
 """
 
 from __future__ import annotations

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import tempfile
 import traceback
 import warnings
 from enum import Enum
@@ -17,6 +16,7 @@ from typer.core import TyperGroup
 
 from sentprobe.cli.console import error, note, out, warning
 from sentprobe.errors import SentprobeError
+from sentprobe.io import atomic_write_text
 
 
 class Terminated(KeyboardInterrupt):
@@ -109,18 +109,9 @@ def _write(text: str, output: Path | None) -> None:
         print(text)
         return
     try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.")
+        atomic_write_text(output, text + "\n")
     except OSError as e:
         raise SentprobeError(f"{output}: cannot write ({e.strerror or e})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-        os.replace(tmp, output)
-    except OSError as e:
-        raise SentprobeError(f"{output}: cannot write ({e.strerror or e})") from None
-    finally:
-        Path(tmp).unlink(missing_ok=True)  # gone after the rename; else a partial file
     note(f"wrote {output}")
 
 

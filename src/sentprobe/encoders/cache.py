@@ -6,7 +6,8 @@ Layout under ``root``::
         meta.json                  full fingerprint, dim, views, dtype (for humans and ``info``)
         <time_ns>-<random>.shard   append-only; never modified after it appears
 
-A shard is written to a uniquely named temp file and then ``os.replace``d into place, so a
+A shard is written through ``sentprobe.io.atomic_write_bytes`` (a uniquely named temp file
+``os.replace``d into place), so a
 visible shard is always complete and two processes can fill the same cache (a sentence
 stored twice is harmless). Each shard carries sha256 checksums of its keys and of its
 vectors: truncation and damaged keys are caught when the directory is scanned, damaged
@@ -26,7 +27,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import time
 import traceback
 import uuid
@@ -40,6 +40,7 @@ from tqdm.auto import tqdm
 
 from sentprobe.encoders.base import Encoder
 from sentprobe.errors import DataError, SentprobeError
+from sentprobe.io import atomic_write_bytes
 
 MAGIC = b"SPSHARD1\n"
 KEY_BYTES = 16
@@ -108,24 +109,6 @@ def _where(exc: BaseException) -> str:
     """``file.py, line 12`` of the innermost frame of ``exc``'s traceback ('' if none)."""
     frames = traceback.extract_tb(exc.__traceback__)
     return f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})" if frames else ""
-
-
-def _atomic_write(directory: Path, name: str, chunks: Sequence[bytes]) -> Path:
-    """Write ``chunks`` to ``directory/name`` via a unique temp file, so readers never see
-    a partial file and concurrent writers never share a temp name."""
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for chunk in chunks:
-                f.write(chunk)
-            f.flush()
-            os.fsync(f.fileno())
-        target = directory / name
-        os.replace(tmp, target)
-        return target
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @dataclass
@@ -280,7 +263,9 @@ class _EncoderDir:
         if self.meta is None:
             self._load_meta()
         if self.meta is None:
-            _atomic_write(self.path, META_FILE, [json.dumps(meta, indent=2).encode()])
+            atomic_write_bytes(
+                self.path / META_FILE, json.dumps(meta, indent=2).encode(), fsync=True
+            )
             self.meta = meta
         vectors = np.ascontiguousarray(vectors.reshape(len(keys), -1), dtype=self.meta["dtype"])
         if vectors.shape[1] != self.meta["width"]:
@@ -299,7 +284,11 @@ class _EncoderDir:
             "vectors_sha256": hashlib.sha256(data).hexdigest(),
         }
         name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}{SHARD_SUFFIX}"
-        _atomic_write(self.path, name, [MAGIC, json.dumps(header).encode() + b"\n", raw_keys, data])
+        atomic_write_bytes(
+            self.path / name,
+            [MAGIC, json.dumps(header).encode() + b"\n", raw_keys, data],
+            fsync=True,
+        )
 
 
 def _encode_batch(encoder: Encoder, batch: Sequence[str]) -> np.ndarray:

@@ -13,8 +13,9 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
+
+from sentprobe.io import atomic_write_text
 
 BLOCK = 1 << 20  # 1 MiB reads: constant memory for any file size
 SIDECAR = "file-hashes.json"
@@ -59,13 +60,7 @@ def _write_sidecar(path: Path, entries: dict[str, str]) -> None:
         paths = {stamp.split("\0", 1)[0] for stamp in entries}
         old = {k: v for k, v in _read_sidecar(path).items() if k.split("\0", 1)[0] not in paths}
         merged = {**old, **entries}
-        fd, tmp = tempfile.mkstemp(prefix=".file-hashes-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(merged, f, indent=0, sort_keys=True)
-            os.replace(tmp, path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+        atomic_write_text(path, json.dumps(merged, indent=0, sort_keys=True))
 
 
 def file_digests(paths: list[Path]) -> list[str]:
