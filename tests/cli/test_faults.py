@@ -275,12 +275,6 @@ CASES = [
         run("-e", "minlm"),
         1,
         ["unknown encoder 'minlm'", "did you mean 'minilm'"],
-        marks=[
-            pytest.mark.xfail(
-                strict=True,
-                reason="encoders/__init__.py get_encoder (not helper F's): no did-you-mean yet",
-            )
-        ],
     ),
     Case(
         "encoder-raises", run("-e", "enc.py:boom"), 1, ["ValueError: boom", "enc.py, line"], rows=0

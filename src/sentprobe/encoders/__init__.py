@@ -6,6 +6,7 @@ Everything heavy (torch, transformers) is imported only when an encoder is built
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import re
@@ -136,8 +137,10 @@ def get_encoder(spec: str = DEFAULT_ENCODER, **options: Any) -> Encoder:
         from .custom import load_user_encoder
 
         return _build(spec, lambda batch_size=None: load_user_encoder(spec, batch_size), options)
+    close = difflib.get_close_matches(spec, encoders.names(), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise SentprobeError(
-        f"unknown encoder {spec!r}. Use a registered name ({', '.join(encoders.names())}), "
+        f"unknown encoder {spec!r}{hint}. Use a registered name ({', '.join(encoders.names())}), "
         "hf:<model>, st:<model>, precomputed:<matrix>:<sentences>, a local model directory, "
         "file.py[:object] or package.module:object"
     )
