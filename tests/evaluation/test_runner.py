@@ -74,6 +74,26 @@ def test_rerun_skips_finished_units_and_encodes_nothing(tmp_path, tasks):
         assert len(store) == 9
 
 
+def test_tasks_with_the_same_data_but_other_names_are_separate_units(tmp_path):
+    same = [make_mock_task("A", seed=1), make_mock_task("B", seed=1)]
+    assert same[0].content_hash() == same[1].content_hash()
+    frame = run(
+        [CountingEncoder()],
+        same,
+        results=tmp_path / "r.sqlite",
+        cache_dir=tmp_path / "cache",
+        progress=False,
+        baselines="majority",
+    )
+    assert sorted(zip(frame["encoder"], frame["task"])) == [
+        ("Counting", "A"),
+        ("Counting", "B"),
+        ("Majority", "A"),
+        ("Majority", "B"),
+    ]
+    assert frame["key"].nunique() == 4
+
+
 def test_results_are_sensible(tmp_path, tasks):
     frame = run(
         [CountingEncoder()],

@@ -44,9 +44,10 @@ def test_unit_key_is_stable_and_distinguishes_inputs():
         unit_key("fp", "hash2", "logreg:grid", 0),
         unit_key("fp", "hash", "mlp:grid", 0),
         unit_key("fp", "hash", "logreg:grid", 1),
+        unit_key("fp", "hash", "logreg:grid", 0, "SentLen"),  # same data, another task name
         unit_key("fphash", "", "logreg:grid", 0),  # no ambiguity from concatenation
     }
-    assert key not in others and len(others) == 5
+    assert key not in others and len(others) == 6
 
 
 def test_roundtrip_and_persistence(tmp_path):

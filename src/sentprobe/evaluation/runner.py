@@ -182,7 +182,7 @@ class Runner:
                 for seed in range(self.seeds):
                     est = baseline.make()
                     signature = f"{_signature(est)}:v{probe_version(est)}"
-                    key = unit_key(fingerprint, task.content_hash(), signature, seed)
+                    key = unit_key(fingerprint, task.content_hash(), signature, seed, task.name)
                     self.keys.append(key)
                     if not self.store.has(key):
                         tr, dv, te = (task.splits.get(n) for n in ("train", "dev", "test"))
@@ -239,7 +239,7 @@ class Runner:
                 for seed in seeds:
                     est = make_probe(probe, _short_name(task), seed)
                     signature = f"{probe}:{_signature(est)}:v{probe_version(est)}"
-                    key = unit_key(fp, task.content_hash(), signature, seed)
+                    key = unit_key(fp, task.content_hash(), signature, seed, task.name)
                     if not self.store.has(key):
                         pending.append((task, v, fp, seed, key, est))
                         continue

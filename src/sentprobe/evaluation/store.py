@@ -1,9 +1,9 @@
 """Results store: one SQLite file where runs accumulate, one row per finished unit.
 
-A *unit* is (encoder fingerprint, task data hash, probe signature, seed). Each finished unit
-is committed at once, so a killed run keeps its work and a rerun skips what ``has`` finds.
-SQLite needs no server, WAL mode lets a reader (``sentprobe report``) work while a run
-writes, and the file is easy to copy or inspect with any SQLite tool.
+A *unit* is (encoder fingerprint, task data hash and name, probe signature, seed). Each
+finished unit is committed at once, so a killed run keeps its work and a rerun skips what
+``has`` finds. SQLite needs no server, WAL mode lets a reader (``sentprobe report``) work
+while a run writes, and the file is easy to copy or inspect with any SQLite tool.
 """
 
 from __future__ import annotations
@@ -72,9 +72,15 @@ _SQL_TYPES = {
 }
 
 
-def unit_key(encoder_fingerprint: str, task_hash: str, probe_signature: str, seed: int) -> str:
-    """Identity of a unit of work: same inputs, same key, so finished units are skipped."""
-    parts = json.dumps([encoder_fingerprint, task_hash, probe_signature, int(seed)])
+def unit_key(
+    encoder_fingerprint: str, task_hash: str, probe_signature: str, seed: int, task: str = ""
+) -> str:
+    """Identity of a unit of work: same inputs, same key, so finished units are skipped.
+
+    ``task`` is the task's name: two tasks with the same data but different names are two
+    units (two records, each labelled with its own name), not one shared record.
+    """
+    parts = json.dumps([encoder_fingerprint, task_hash, task, probe_signature, int(seed)])
     return hashlib.sha256(parts.encode("utf-8")).hexdigest()[:32]
 
 
