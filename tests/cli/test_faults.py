@@ -505,13 +505,24 @@ def _rows(tmp_path: Path) -> int:
     return n
 
 
+def _stored(tmp_path: Path) -> dict[str, str]:
+    """Stored units: key -> creation time (a recomputed unit gets a new one)."""
+    con = sqlite3.connect(tmp_path / "r.sqlite")
+    rows = dict(con.execute("SELECT key, created FROM results").fetchall())
+    con.close()
+    return rows
+
+
 def _rerun_encodes(tmp_path: Path, args: list[str], env: dict[str, str], flushed: int) -> None:
-    before = _encoded(tmp_path)
+    """The rerun encodes only what was not flushed and leaves finished units untouched."""
+    before, stored = _encoded(tmp_path), _stored(tmp_path)
     res = subprocess.run(args, cwd=tmp_path, env={**env, "ENCODE_SLEEP": "0"},
                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert _encoded(tmp_path) - before == N_TASK - flushed  # only what was not flushed
     assert _rows(tmp_path) == 2  # majority and the encoder
+    after = _stored(tmp_path)
+    assert stored and all(after[k] == v for k, v in stored.items())  # not recomputed
 
 
 @pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

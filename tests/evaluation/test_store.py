@@ -1,4 +1,5 @@
 import multiprocessing
+import os
 import sqlite3
 import sys
 
@@ -62,6 +63,47 @@ def test_roundtrip_and_persistence(tmp_path):
         assert store.get(key) == rec
         assert store.records() == [rec]
         assert len(store) == 1
+
+
+def _stored(path) -> ResultRecord:
+    rec = record()
+    with ResultsStore(path) as store:
+        store.add(rec, "k1")
+    return rec
+
+
+def test_readonly_open_takes_no_write_lock(tmp_path):
+    """A reader (``sentprobe report``) works while another process holds the write lock."""
+    path = tmp_path / "r.sqlite"
+    rec = _stored(path)
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # what a writing run holds while it commits
+    try:
+        with ResultsStore(path, readonly=True) as store:
+            assert store.records() == [rec]
+            with pytest.raises(SentprobeError, match="cannot write"):
+                store.add(record(seed=1), "k2")
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only files")
+def test_readonly_open_reads_a_read_only_file(tmp_path):
+    path = tmp_path / "r.sqlite"
+    rec = _stored(path)
+    path.chmod(0o444)
+    with ResultsStore(path, readonly=True) as store:
+        assert store.records() == [rec]
+
+
+def test_readonly_open_creates_nothing(tmp_path):
+    with pytest.raises(SentprobeError, match="no results store here"):
+        ResultsStore(tmp_path / "missing" / "r.sqlite", readonly=True)
+    assert not (tmp_path / "missing").exists()
+    (tmp_path / "other.sqlite").write_bytes(b"")
+    with pytest.raises(SentprobeError, match="not a sentprobe results file"):
+        ResultsStore(tmp_path / "other.sqlite", readonly=True)
 
 
 def test_upsert_filters_and_order(tmp_path):

@@ -140,7 +140,7 @@ def _load_results(results: Path, probe: str | None):
 
     if not results.is_file():
         raise SentprobeError(f"{results}: no results store here (run `sentprobe run` first)")
-    with ResultsStore(results) as store:
+    with ResultsStore(results, readonly=True) as store:  # reading needs no write lock
         frame = store.to_frame()
     return frame[frame["probe"] == probe] if probe else frame
 

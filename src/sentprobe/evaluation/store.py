@@ -87,25 +87,54 @@ def unit_key(
 class ResultsStore:
     """Append/upsert ``ResultRecord``s into an SQLite file; usable as a context manager."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        """Open (or create) the store at ``path``; ``readonly`` opens an existing one for
+        reading only, so a store on read-only media or without write permission can be
+        reported on (no write lock is taken, nothing is created)."""
         self.path = Path(path)
+        self.readonly = readonly
         if self.path.is_dir():
             raise SentprobeError(f"{self.path}: results store path is a directory")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if readonly and not self.path.is_file():
+            raise SentprobeError(f"{self.path}: no results store here")
+        if not readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             # isolation_level=None: transactions are ours (BEGIN IMMEDIATE in _setup), not the
             # sqlite3 module's implicit ones, which commit a CREATE TABLE on its own.
-            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            target = f"{self.path.resolve().as_uri()}?mode=ro" if readonly else self.path
+            self._db = sqlite3.connect(target, timeout=30.0, isolation_level=None, uri=readonly)
         except sqlite3.Error as e:
             raise SentprobeError(f"{self.path}: cannot open results file ({e})") from None
         try:
-            self._setup()
+            if readonly:
+                self._check_schema()
+            else:
+                self._setup()
         except sqlite3.DatabaseError as e:
             self._db.close()
             raise SentprobeError(f"{self.path}: not a sentprobe results file ({e})") from None
         except SentprobeError:
             self._db.close()
             raise
+
+    def _check_schema(self) -> None:
+        """The read-only open's check: a sentprobe results file of this schema version."""
+        tables = {
+            r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        if "meta" not in tables:
+            raise SentprobeError(f"{self.path}: an SQLite file, but not a sentprobe results file")
+        self._check_version()
+
+    def _check_version(self) -> None:
+        row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        version = int(row[0]) if row else None
+        if version != SCHEMA_VERSION:
+            raise SentprobeError(
+                f"{self.path}: results schema version {version}, this sentprobe reads "
+                f"version {SCHEMA_VERSION}; use a matching sentprobe or a new results file"
+            )
 
     def _setup(self) -> None:
         """Check the schema, or create it; safe when several processes open a new file at once.
@@ -120,13 +149,7 @@ class ResultsStore:
         try:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if "meta" in tables:
-                row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-                version = int(row[0]) if row else None
-                if version != SCHEMA_VERSION:
-                    raise SentprobeError(
-                        f"{self.path}: results schema version {version}, this sentprobe reads "
-                        f"version {SCHEMA_VERSION}; use a matching sentprobe or a new results file"
-                    )
+                self._check_version()
             elif tables:
                 raise SentprobeError(
                     f"{self.path}: an SQLite file, but not a sentprobe results file"
