@@ -1,9 +1,10 @@
 """Time and score sentprobe's probes against scikit-learn on cached MiniLM embeddings.
 
 Part 1, the 9-task suite (8k/2k/10k): sentprobe ``LogisticProbe()`` (default L2 grid, every
-strength trained to convergence, dev selection) vs scikit-learn ``LogisticRegression`` (lbfgs, default max_iter/tol, C in
-2**-2..2**3 chosen on dev, refit with that C on train, test scored once) on the raw
-embeddings; ``--scaled`` adds StandardScaler + the same sklearn search as an extra row.
+strength trained to convergence, dev selection) vs scikit-learn ``LogisticRegression``
+(lbfgs, default max_iter/tol, C in 2**-2..2**3 chosen on dev, refit with that C on train,
+test scored once) on the raw embeddings; ``--scaled`` adds StandardScaler + the same sklearn
+search as an extra row.
 Part 2, the 100k-train SentLen task: ``MLPProbe()`` (27 configurations) and
 ``LogisticProbe()``.
 
