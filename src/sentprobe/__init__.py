@@ -28,6 +28,7 @@ _API = {
     "TaskMetadata": "sentprobe.datasets",
     "LogisticProbe": "sentprobe.probes",
     "MLPProbe": "sentprobe.probes",
+    "SentEvalProbe": "sentprobe.probes",
     "SentprobeError": "sentprobe.errors",
     "DataError": "sentprobe.errors",
 }
