@@ -312,3 +312,16 @@ def test_bshift_has_no_single_position_cue(corpus):
     """On the synthetic raw-text corpus (commas, quotes, Zipf-like words)."""
     task = BigramShift().generate(corpus, {"train": 1000, "dev": 200, "test": 400}, seed=2)
     assert_no_single_position_cue(task)
+
+
+def test_coordinv_small_corpus_pairs_on_coarser_keys_and_says_so():
+    """A treebank-sized pool cannot pair every original on its exact edges; the rest is
+    paired on coarser keys (the stats count each level) rather than nothing being built."""
+    corpus = skewed_coordinated_corpus(120, seed=4)
+    task = CoordInv().generate(corpus, {"train": 40, "dev": 10, "test": 10}, seed=0)
+    assert task.counts()["train"] == {"O": 20, "I": 20}
+    levels = [k for k in task.stats if k.startswith("paired on")]
+    assert levels[0] == "paired on first and last token, punctuation count, clause order"
+    assert len(levels) > 1 and sum(task.stats[k] for k in levels) == 30
+    for examples in task.splits.values():  # final punctuation stays final at every level
+        assert all(s.split()[-1] in (".", "?") for s, _ in examples)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import ClassVar, Literal
 
@@ -382,7 +382,9 @@ class CoordInv:
     Every original is paired with an inverted sentence (from another corpus sentence) that
     shows the same first token, last token and number of punctuation tokens (``edge_key``)
     and the longer clause on the same side (``Clauses.key``); pairs are dealt out to the
-    splits, so in every split the two classes have identical distributions of those.
+    splits, so in every split the two classes have identical distributions of those. A
+    corpus too small for that (a treebank of a thousand sentences) pairs what is left on
+    coarser keys, counted in the stats ("paired on ...") and reported by the audit.
     """
 
     name: ClassVar[str] = "CoordInv"
@@ -481,7 +483,7 @@ class CoordInv:
         if len(pairs) < need:
             raise GenerationError(
                 f"{self.name}: {need} pairs of an original and an inverted sentence with the "
-                f"same first and last token, punctuation count and longer-clause side are needed "
+                f"longer clause on the same side are needed "
                 f"({', '.join(f'{counts[s]} {s}' for s in SPLITS)} per class), but the "
                 f"{len(pool)} qualifying sentences of {len(items)} give {len(pairs)}. Lower "
                 f"the sizes, add subject_relations, or use a larger corpus."
@@ -514,41 +516,69 @@ class CoordInv:
 
         Sentences come in a seeded random order; each is paired with the first waiting
         sentence it matches (as original with one waiting to be inverted, or the other way
-        round), else it waits in both roles. Each sentence is used once.
+        round), else it waits in both roles. Each sentence is used once. A corpus too small
+        for ``need`` pairs on the whole key (a treebank of a thousand sentences holds a few
+        dozen candidates) pairs its remaining sentences on coarser keys (``_COARSER``); the
+        stats count the pairs of each level, and the audit reports any cue that results.
         """
-        waiting: dict[str, dict[tuple, deque[int]]] = {"O": {}, "I": {}}
         used: set[int] = set()
         inverted: set[str] = set()
         pairs: list[tuple[Clauses, Clauses]] = []
+        order = rng.permutation(len(pool)).tolist()
+        for level, (what, coarse) in enumerate(_COARSER):
+            waiting: dict[str, dict[tuple, deque[int]]] = {"O": {}, "I": {}}
 
-        def partner(role: str, key: tuple) -> int | None:
-            queue = waiting[role].get(key)
-            while queue:
-                j = queue.popleft()
-                if j not in used and (role == "O" or pool[j].inverted() not in inverted):
-                    return j
-            return None
+            def partner(role: str, key: tuple, waiting=waiting) -> int | None:
+                queue = waiting[role].get(key)
+                while queue:
+                    j = queue.popleft()
+                    if j not in used and (role == "O" or pool[j].inverted() not in inverted):
+                        return j
+                return None
 
-        for j in rng.permutation(len(pool)).tolist():
-            if len(pairs) >= need:
-                break
-            cl = pool[j]
-            text = cl.inverted()
-            invertible = text not in corpus and text not in inverted
-            if not invertible and text in corpus:
-                stats["not inverted: inverted sentence exists in corpus"] += 1
-            p = partner("I", cl.key("O"))
-            if p is not None:
-                pairs.append((cl, pool[p]))
-                inverted.add(pool[p].inverted())
-            elif invertible and (p := partner("O", cl.key("I"))) is not None:
-                pairs.append((pool[p], cl))
-                inverted.add(text)
-            else:
-                waiting["O"].setdefault(cl.key("O"), deque()).append(j)
-                if invertible:
-                    waiting["I"].setdefault(cl.key("I"), deque()).append(j)
-                continue
-            used.update((j, p))
-        stats["paired"] = len(pairs)
+            before = len(pairs)
+            for j in order:
+                if len(pairs) >= need:
+                    break
+                if j in used:
+                    continue
+                cl = pool[j]
+                text = cl.inverted()
+                invertible = text not in corpus and text not in inverted
+                if level == 0 and text in corpus:
+                    stats["not inverted: inverted sentence exists in corpus"] += 1
+                key_o, key_i = coarse(cl.key("O")), coarse(cl.key("I"))
+                p = partner("I", key_o)
+                if p is not None:
+                    pairs.append((cl, pool[p]))
+                    inverted.add(pool[p].inverted())
+                elif invertible and (p := partner("O", key_i)) is not None:
+                    pairs.append((pool[p], cl))
+                    inverted.add(text)
+                else:
+                    waiting["O"].setdefault(key_o, deque()).append(j)
+                    if invertible:
+                        waiting["I"].setdefault(key_i, deque()).append(j)
+                    continue
+                used.update((j, p))
+            if len(pairs) > before:
+                stats[f"paired on {what}"] = len(pairs) - before
         return pairs
+
+
+def _shape(token: str) -> str:
+    """The class and casing of a first token: "Aa", "AA", "0" (digit) or "x"."""
+    if token[:1].isdigit():
+        return "0"
+    if token[:1].isupper():
+        return "AA" if token.isupper() and len(token) > 1 else "Aa"
+    return "x"
+
+
+#: CoordInv's pairing keys, finest first: (first token, last token, punctuation count,
+#: longer clause first) as ``Clauses.key`` gives it, then coarser ones for small corpora.
+_COARSER: tuple[tuple[str, Callable[[tuple], tuple]], ...] = (
+    ("first and last token, punctuation count, clause order", lambda k: k),
+    ("first-token shape, last token, clause order", lambda k: (_shape(k[0]), k[1], k[3])),
+    ("clause order only", lambda k: (k[3],)),
+)
