@@ -17,6 +17,8 @@ from sentprobe.datasets.loaders import (
     load_task,
     load_tasks,
     load_xprobe_dir,
+    load_xprobe_task,
+    manifest_tasks,
 )
 from sentprobe.errors import DataError, SentprobeError
 
@@ -245,3 +247,47 @@ def test_directory_without_tasks(tmp_path: Path) -> None:
     write(tmp_path / "notes.md", ["nothing here"])
     with pytest.raises(DataError, match="no probing tasks found"):
         load_tasks(tmp_path)
+
+
+def test_manifest_declares_no_surface_cue(tmp_path: Path) -> None:
+    write(tmp_path / "data.txt", GOOD)
+    write(tmp_path / "other.txt", GOOD)
+    manifest = {
+        "tasks": {
+            "Mine": {"file": "data.txt", "no_surface_cue": True},
+            "Other": {"file": "other.txt"},
+        }
+    }
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    found = {meta.name: meta for meta, _ in manifest_tasks(tmp_path)}
+    assert found["Mine"].no_surface_cue is True and found["Mine"].expects_no_surface_cue
+    assert found["Other"].no_surface_cue is None
+
+
+# ---------------------------------------------------------------------------- lenient mode
+
+
+def test_lenient_senteval_collects_problems_and_keeps_readable_lines(tmp_path: Path) -> None:
+    bad = [*GOOD, "xx\tA\tan unknown split .", "te\tC\ta label never in train .", "te\tA"]
+    path = write(tmp_path / "bigram_shift.txt", bad)
+    with pytest.raises(DataError):
+        load_senteval_file(path)
+    rejected: list = []
+    task = load_senteval_file(path, rejected=rejected)
+    assert [(p, line) for p, line, _ in rejected] == [
+        (str(path), 9),
+        (str(path), 11),
+        (str(path), 10),
+    ]
+    assert "unknown split 'xx'" in rejected[0][2] and "never in train" in rejected[2][2]
+    assert task.name == "BShift" and len(task.splits["test"]) == 3  # the unseen label is kept
+
+
+def test_lenient_xprobe_reports_a_missing_split_file_and_reads_the_rest(tmp_path: Path) -> None:
+    folder = write_xprobe(tmp_path / "en" / "bigram_shift", ("tr", "va"))
+    rejected: list = []
+    task = load_xprobe_task(folder, rejected=rejected)
+    problems = [problem for _, _, problem in rejected]
+    assert problems[0].startswith("no te.txt (test split)")
+    assert any(p.startswith("no test split") for p in problems)
+    assert task.name == "en/BShift" and len(task.splits["train"]) == 4 and "test" not in task.splits

@@ -2,14 +2,17 @@
 
 The suite is read with the ordinary loaders, task by task, so one broken file does not hide
 the others. A file the loaders reject (unknown split, label never seen in train, ...) is read
-again leniently: every rejected line becomes part of one error finding and the lines that
-could be read are still audited. The checks themselves live in :mod:`.checks`.
+again by the same loaders in their lenient mode (``rejected=``): every rejected line becomes
+part of one error finding and the lines that could be read are still audited. The checks
+themselves live in :mod:`.checks`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rich.console import Group
 from rich.text import Text
@@ -18,25 +21,24 @@ from sentprobe.analysis.checks import CheckOptions, Thresholds, run_checks
 from sentprobe.analysis.findings import AuditReport, Finding, Severity, severity_rank
 from sentprobe.datasets.loaders import (
     MANIFEST,
-    SENTEVAL_FILES,
-    XPROBE_FOLDERS,
     XPROBE_SPLIT_FILES,
-    _is_senteval_candidate,
-    _is_xprobe_task,
-    _language_of,
-    _looks_like_senteval,
-    _split_file,
-    _stem,
-    _task_files,
     declares_folders,
-    iter_lines,
+    is_senteval_candidate,
+    is_xprobe_task,
+    language_of,
     load_senteval_file,
     load_table,
     load_xprobe_task,
+    looks_like_senteval,
     manifest_tasks,
+    senteval_metadata,
+    split_file,
+    stem,
+    task_files,
+    xprobe_metadata,
 )
-from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
-from sentprobe.datasets.validation import ALLOWED_SPLITS, Problems, TaskBuilder, normalize_split
+from sentprobe.datasets.task import PAPER_TASKS, ProbingTask
+from sentprobe.datasets.validation import Problem
 from sentprobe.errors import DataError, SentprobeError
 
 #: How many rejected lines a load finding quotes.
@@ -61,81 +63,22 @@ def audit_task(
 # ---------------------------------------------------------------------------- lenient reading
 
 
-class _Collecting(Problems):
-    """Problems that are kept instead of raised, so the rest of the file can be audited."""
-
-    def raise_if_any(self) -> None:
-        return None
-
-    @property
-    def items(self) -> list[tuple[str | None, int | None, str]]:
-        return list(self._items)
+def _lenient(
+    load: Callable[..., ProbingTask], *args: Any, **kw: Any
+) -> tuple[ProbingTask, list[Problem]]:
+    """``load`` in the loaders' lenient mode: the task from the readable lines, and the rest."""
+    rejected: list[Problem] = []
+    return load(*args, rejected=rejected, **kw), rejected
 
 
-def _senteval_metadata(path: Path) -> TaskMetadata:
-    stem = _stem(path)
-    paper = SENTEVAL_FILES.get(stem, stem if stem in PAPER_TASKS else None)
-    return TaskMetadata(
-        name=paper or stem,
-        paper_name=paper,
-        category=PAPER_TASKS.get(paper or "", "other"),
-        source=str(path),
-    )
-
-
-def _lenient_senteval(path: Path, metadata: TaskMetadata) -> tuple[ProbingTask, _Collecting]:
-    problems = _Collecting(path)
-    builder = TaskBuilder(problems, metadata.labels)
-    for i, line in iter_lines(path, problems):
-        parts = line.split("\t")
-        split = normalize_split(parts[0]) if len(parts) == 3 else None
-        if len(parts) != 3:
-            problems.add(i, f"expected 3 tab-separated columns, found {len(parts)}")
-        elif split is None:
-            problems.add(i, f"unknown split {parts[0]!r} (allowed: {ALLOWED_SPLITS})")
-        else:
-            builder.add(split, parts[1], parts[2], i)
-    return builder.build(metadata), problems
-
-
-def _xprobe_metadata(folder: Path, language: str) -> TaskMetadata:
-    paper = XPROBE_FOLDERS.get(folder.name)
-    base = paper or folder.name
-    return TaskMetadata(
-        name=base if language == "und" else f"{language}/{base}",
-        paper_name=paper,
-        language=language,
-        category=PAPER_TASKS.get(paper or "", "other"),
-        source=str(folder),
-    )
-
-
-def _lenient_xprobe(folder: Path, language: str) -> tuple[ProbingTask, _Collecting]:
-    problems = _Collecting(folder)
-    builder = TaskBuilder(problems)
-    for split, short in XPROBE_SPLIT_FILES.items():
-        file = _split_file(folder, short)
-        if file is None:
-            if split != "dev":
-                problems.add(None, f"no {short}.txt ({split} split)")
-            continue
-        for i, line in iter_lines(file, problems):
-            parts = line.split("\t")
-            if len(parts) != 2:
-                problems.add(i, f"expected 2 tab-separated columns, found {len(parts)}", file)
-                continue
-            builder.add(split, parts[1], parts[0], i, file)
-    return builder.build(_xprobe_metadata(folder, language)), problems
-
-
-def _load_finding(name: str, error: DataError, problems: _Collecting | None) -> Finding:
-    if problems is None or not problems.items:
+def _load_finding(name: str, error: DataError, problems: list[Problem] | None) -> Finding:
+    if not problems:
         return Finding("load", "error", f"cannot be loaded: {error}", task=name, count=1)
     examples = [
         f"{path or ''}{f', line {line}' if line is not None else ''}: {problem}"
-        for path, line, problem in problems.items[:MAX_EXAMPLES]
+        for path, line, problem in problems[:MAX_EXAMPLES]
     ]
-    n = len(problems.items)
+    n = len(problems)
     return Finding(
         "load",
         "error",
@@ -156,30 +99,30 @@ class _Unit:
 
     name: str
     strict: object  # () -> ProbingTask
-    lenient: object | None  # () -> (ProbingTask, _Collecting)
+    lenient: object | None  # () -> (ProbingTask, list[Problem])
     files: dict[str, Path] | None = None
 
 
 def _xprobe_units(directory: Path, language: str | None = None) -> list[_Unit]:
-    if _is_xprobe_task(directory):
-        lang = language or _language_of(directory.parent) or "und"
+    if is_xprobe_task(directory):
+        lang = language or language_of(directory.parent) or "und"
         files = {
             split: f
             for split, short in XPROBE_SPLIT_FILES.items()
-            if (f := _split_file(directory, short)) is not None
+            if (f := split_file(directory, short)) is not None
         }
         return [
             _Unit(
-                _xprobe_metadata(directory, lang).name,
+                xprobe_metadata(directory, lang).name,
                 lambda d=directory, lang=lang: load_xprobe_task(d, lang),
-                lambda d=directory, lang=lang: _lenient_xprobe(d, lang),
+                lambda d=directory, lang=lang: _lenient(load_xprobe_task, d, lang),
                 files,
             )
         ]
     subdirs = sorted(p for p in directory.iterdir() if p.is_dir())
-    if any(_is_xprobe_task(p) for p in subdirs):
-        lang = language or _language_of(directory)
-        return [u for p in subdirs if _is_xprobe_task(p) for u in _xprobe_units(p, lang)]
+    if any(is_xprobe_task(p) for p in subdirs):
+        lang = language or language_of(directory)
+        return [u for p in subdirs if is_xprobe_task(p) for u in _xprobe_units(p, lang)]
     return [u for p in subdirs for u in _xprobe_units(p, language)]
 
 
@@ -190,16 +133,16 @@ def _senteval_units(directory: Path, suite: list[Finding]) -> list[_Unit]:
         suite.append(Finding("load", "error", f"manifest ignored: {e}", count=1))
         declared = {}
     units = []
-    for file in _task_files(directory):
+    for file in task_files(directory):
         meta = declared.get(file.resolve())
-        if meta is None and not _is_senteval_candidate(file):
+        if meta is None and not is_senteval_candidate(file):
             continue
-        meta = meta or _senteval_metadata(file)
+        meta = meta or senteval_metadata(file)
         units.append(
             _Unit(
                 meta.name,
                 lambda f=file, m=meta: load_senteval_file(f, metadata=m),
-                lambda f=file, m=meta: _lenient_senteval(f, m),
+                lambda f=file, m=meta: _lenient(load_senteval_file, f, metadata=m),
             )
         )
     return units
@@ -208,15 +151,18 @@ def _senteval_units(directory: Path, suite: list[Finding]) -> list[_Unit]:
 def _units(path: Path, suite: list[Finding]) -> list[_Unit]:
     """The tasks at ``path``, detected as ``load_tasks`` detects them."""
     if path.is_file():
-        stem = path.name.removesuffix(".gz")
-        if stem.endswith((".jsonl", ".json", ".ndjson", ".tsv")):
-            return [_Unit(_stem(path), lambda: load_table(path), None)]
-        meta = _senteval_metadata(path)
-        lenient = (lambda: _lenient_senteval(path, meta)) if _looks_like_senteval(path) else None
+        if path.name.removesuffix(".gz").endswith((".jsonl", ".json", ".ndjson", ".tsv")):
+            return [_Unit(stem(path), lambda: load_table(path), None)]
+        meta = senteval_metadata(path)
+        lenient = (
+            (lambda: _lenient(load_senteval_file, path, metadata=meta))
+            if looks_like_senteval(path)
+            else None
+        )
         return [_Unit(meta.name, lambda: load_table(path), lenient)]
-    if _is_xprobe_task(path) or declares_folders(path):  # a built X-Probe suite: its folders
+    if is_xprobe_task(path) or declares_folders(path):  # a built X-Probe suite: its folders
         return _xprobe_units(path)
-    if (path / MANIFEST).is_file() or any(map(_is_senteval_candidate, _task_files(path))):
+    if (path / MANIFEST).is_file() or any(map(is_senteval_candidate, task_files(path))):
         return _senteval_units(path, suite)
     return _xprobe_units(path)
 

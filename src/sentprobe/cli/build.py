@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -11,17 +10,8 @@ import typer
 from rich.table import Table
 
 from sentprobe.cli.console import err, error, note
+from sentprobe.cli.options import Bands, Layout, Quiet
 from sentprobe.errors import SentprobeError
-
-
-class Layout(str, Enum):
-    senteval = "senteval"
-    xprobe = "xprobe"
-
-
-class Bands(str, Enum):
-    auto = "auto"
-    profile = "profile"
 
 
 def parse_band(text: str | None, option: str) -> tuple[int, int] | None:
@@ -183,7 +173,7 @@ def build(
     skip_failed: Annotated[
         bool, typer.Option(help="Write the tasks that could be built even if others could not.")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Build probing tasks from a corpus, with a manifest and a quality report (QUALITY.md).
 

@@ -8,8 +8,13 @@ markup); only the ``error:``/``warning:`` prefix is coloured, and only on a term
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Console
 from rich.text import Text
+
+from sentprobe.errors import SentprobeError
+from sentprobe.io import atomic_write_text
 
 #: Tables and reports (stdout).
 out = Console()
@@ -34,3 +39,16 @@ def warning(message: object) -> None:
 def note(message: object) -> None:
     """A plain line on stderr (``wrote <file>``...)."""
     err.print(Text(str(message)), highlight=False)
+
+
+def write_output(text: str, output: Path | None) -> None:
+    """Print ``text``, or write it atomically to ``output`` so a failed run never leaves half a
+    file (an unwritable path is one ``error:`` line, exit 1)."""
+    if output is None:
+        print(text)
+        return
+    try:
+        atomic_write_text(output, text + "\n")
+    except OSError as e:
+        raise SentprobeError(f"{output}: cannot write ({e.strerror or e})") from None
+    note(f"wrote {output}")

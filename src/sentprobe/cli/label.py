@@ -4,7 +4,7 @@ Why: a published suite's labels can be checked, and an annotator measured, only 
 the same sentences with the rule that writes the labels (``generation.labeling``). Input is
 plain text (one Moses-tokenized sentence per line), a SentEval file or an X-Probe file,
 detected from the first line; sentences go to the annotator pre-tokenized so their tokens
-are kept. Registered in ``cli.main`` as ``app.command("label")(label)``.
+are kept. Registered in ``cli.main``.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from sentprobe.cli.console import err, note, warning
+from sentprobe.cli.options import Profile
 from sentprobe.datasets.loaders import SENTEVAL_FILES, iter_lines
 from sentprobe.datasets.validation import ALLOWED_SPLITS, Problems, normalize_split
 from sentprobe.errors import DataError, SentprobeError
@@ -33,11 +33,6 @@ _LAYOUTS = {
     "xprobe": (2, "sentence, label"),
     "text": (1, "one sentence per line"),
 }
-
-
-class Profile(str, Enum):
-    paper = "paper"
-    xprobe = "xprobe"
 
 
 @dataclass

@@ -42,12 +42,21 @@ def _quote(text: str, limit: int = 60) -> str:
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
-class Problems:
-    """Collects errors of one load so the user sees several at once instead of one per run."""
+#: One problem of a load: (file, line or None for the whole file, what is wrong).
+Problem = tuple[str | None, int | None, str]
 
-    def __init__(self, path: str | Path | None) -> None:
+
+class Problems:
+    """Collects errors of one load so the user sees several at once instead of one per run.
+
+    With a ``sink`` the load is lenient: problems are appended to it and never raised, so the
+    caller (``sentprobe audit``) gets the task built from the lines that could be read.
+    """
+
+    def __init__(self, path: str | Path | None, sink: list[Problem] | None = None) -> None:
         self.path = None if path is None else str(path)
-        self._items: list[tuple[str | None, int | None, str]] = []
+        self.lenient = sink is not None
+        self._items: list[Problem] = sink if sink is not None else []
 
     def add(self, line: int | None, problem: str, path: str | Path | None = None) -> None:
         self._items.append((self.path if path is None else str(path), line, problem))
@@ -56,8 +65,9 @@ class Problems:
         return len(self._items)
 
     def raise_if_any(self) -> None:
-        """Raise one DataError located at the first problem, mentioning up to a few others."""
-        if not self._items:
+        """Raise one DataError located at the first problem, mentioning up to a few others
+        (never when lenient)."""
+        if not self._items or self.lenient:
             return
         path, line, problem = self._items[0]
         extra = []

@@ -1,0 +1,117 @@
+"""Options and choices shared by several commands, declared once.
+
+Each alias is a typer ``Annotated`` type: a command writes ``results: Results = DEFAULT_RESULTS``
+and gets the same flag, help and checking as every other command that takes it. Choices are
+enums, so click checks them and reports a bad value itself (usage line, exit 2).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+#: Where ``run`` writes and ``report``/``crosslang`` read unless told otherwise.
+DEFAULT_RESULTS = Path("sentprobe-results/results.sqlite")
+
+
+class Format(str, Enum):
+    """Output format of a results table."""
+
+    markdown = "markdown"
+    csv = "csv"
+    latex = "latex"
+    json = "json"
+
+
+class Metric(str, Enum):
+    test_score = "test_score"
+    dev_score = "dev_score"
+
+
+class Pooling(str, Enum):
+    mean = "mean"
+    max = "max"
+    cls = "cls"
+    last = "last"
+
+
+class Mode(str, Enum):
+    diff = "diff"
+    ratio = "ratio"
+
+
+class AuditFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class FailOn(str, Enum):
+    error = "error"
+    warning = "warning"
+    never = "never"
+
+
+class Show(str, Enum):
+    info = "info"
+    warning = "warning"
+    error = "error"
+
+
+class Layout(str, Enum):
+    senteval = "senteval"
+    xprobe = "xprobe"
+
+
+class Bands(str, Enum):
+    auto = "auto"
+    profile = "profile"
+
+
+class Profile(str, Enum):
+    paper = "paper"
+    xprobe = "xprobe"
+
+
+def parse_layer(value: str | None) -> int | str | None:
+    """``--layer``: an integer, 'last' or 'all'; anything else is a usage error (exit 2)."""
+    if value is None or value in ("all", "last"):
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise typer.BadParameter(f"expected an integer, 'last' or 'all', got {value!r}") from None
+
+
+# -- results store and output ----------------------------------------------------------------
+Results = Annotated[Path, typer.Option(help="SQLite results store.")]
+RunResults = Annotated[Path, typer.Option(help="SQLite results store; runs accumulate.")]
+TableFormat = Annotated[Format, typer.Option("--format", "-f", help="Table format.")]
+TableOutput = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", help="Write the table here."),  # noqa: UP007
+]
+ProbeFilter = Annotated[str | None, typer.Option(help="Only results of this probe.")]  # noqa: UP007
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")]
+
+# -- encoders ------------------------------------------------------------------------------
+Layer = Annotated[
+    str | None,
+    typer.Option(  # noqa: UP007
+        help="Hugging Face models: layer index, 'last' or 'all' (one row per layer).",
+        callback=parse_layer,
+    ),
+]
+PoolingOption = Annotated[
+    Pooling | None,
+    typer.Option(help="Hugging Face models: mean, max, cls or last."),  # noqa: UP007
+]
+BatchSize = Annotated[int | None, typer.Option(help="Sentences per encoder batch.")]  # noqa: UP007
+CacheDir = Annotated[
+    Path | None,
+    typer.Option(  # noqa: UP007
+        help="Embedding cache [default: $SENTPROBE_CACHE or ~/.cache/sentprobe/embeddings]."
+    ),
+]

@@ -1,0 +1,103 @@
+"""``sentprobe report`` and ``sentprobe crosslang``: tables of what a results store holds.
+
+Both only read, so the store is opened read-only (no write lock: a run may be writing, the
+file may be on read-only media).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sentprobe.cli.console import note, write_output
+from sentprobe.cli.options import (
+    DEFAULT_RESULTS,
+    Format,
+    Metric,
+    Mode,
+    ProbeFilter,
+    Results,
+    TableFormat,
+    TableOutput,
+)
+from sentprobe.errors import SentprobeError
+
+
+def _load_results(results: Path, probe: str | None):
+    """The stored results as a frame, checked for what ``report`` and ``crosslang`` need."""
+    from sentprobe.evaluation.store import ResultsStore
+
+    if not results.is_file():
+        raise SentprobeError(f"{results}: no results store here (run `sentprobe run` first)")
+    with ResultsStore(results, readonly=True) as store:
+        frame = store.to_frame()
+    return frame[frame["probe"] == probe] if probe else frame
+
+
+def report(
+    results: Results = DEFAULT_RESULTS,
+    fmt: TableFormat = Format.markdown,
+    metric: Annotated[
+        Metric, typer.Option(help="test_score, or dev_score (the selection score).")
+    ] = Metric.test_score,
+    encoder: Annotated[
+        list[str] | None,
+        typer.Option(  # noqa: UP007
+            "--encoder", "-e", help="Only these rows (repeatable)."
+        ),
+    ] = None,
+    probe: ProbeFilter = None,
+    output: TableOutput = None,
+) -> None:
+    """Print the paper-style table of everything stored in a results store."""
+    from sentprobe.reporting import results_table
+
+    frame = _load_results(results, probe)
+    if encoder:
+        frame = frame[frame["encoder"].isin(encoder)]
+    write_output(results_table(frame, metric=metric.value, fmt=fmt.value), output)
+
+
+def crosslang(
+    reference: Annotated[str, typer.Option(help="Reference language (e.g. en).")] = "en",
+    results: Results = DEFAULT_RESULTS,
+    fmt: Annotated[
+        Format,
+        typer.Option(
+            "--format", "-f", help="markdown/latex (both tables), json (both), csv (relative)."
+        ),
+    ] = Format.markdown,
+    metric: Annotated[Metric, typer.Option(help="test_score or dev_score.")] = Metric.test_score,
+    mode: Annotated[
+        Mode,
+        typer.Option(help="diff: difference in points; ratio: score / reference (X-Probe Fig. 4)."),
+    ] = Mode.diff,
+    encoder: Annotated[
+        list[str] | None,
+        typer.Option("--encoder", "-e", help="Only these encoders (repeatable)."),  # noqa: UP007
+    ] = None,
+    probe: ProbeFilter = None,
+    include_baselines: Annotated[
+        bool, typer.Option(help="Keep Majority/Length/NB/BoV rows (left out by default).")
+    ] = False,
+    heatmap: Annotated[
+        Path | None,
+        typer.Option(help="Also draw the relative scores as a heatmap (.png/.pdf/.svg)."),  # noqa: UP007
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the tables here.")
+    ] = None,  # noqa: UP007
+) -> None:
+    """Compare languages: scores relative to a reference language per encoder x task, and
+    per task the mean and standard deviation across languages and encoders (X-Probe)."""
+    from sentprobe.reporting.crosslang import crosslang_report, relative_heatmap
+
+    frame = _load_results(results, probe)
+    kw = {"encoders": encoder, "include_baselines": include_baselines, "metric": metric.value}
+    text = crosslang_report(frame, reference, fmt.value, mode=mode.value, **kw)
+    if heatmap is not None:
+        relative_heatmap(frame, reference, heatmap, mode=mode.value, **kw)
+        note(f"wrote {heatmap}")
+    write_output(text.rstrip("\n"), output)

@@ -1,0 +1,103 @@
+"""``sentprobe run``: probe encoders on tasks and print the results table."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from sentprobe.cli.console import warning, write_output
+from sentprobe.cli.options import (
+    DEFAULT_RESULTS,
+    BatchSize,
+    CacheDir,
+    Format,
+    Layer,
+    PoolingOption,
+    Quiet,
+    RunResults,
+    TableFormat,
+    TableOutput,
+)
+
+
+def _show_warnings(frame) -> None:
+    """Each task's data warnings once, however many rows carry them."""
+    seen: set[tuple[str, str]] = set()
+    for task, items in zip(frame["task"], frame["warnings"]):
+        for w in items:
+            if (task, w) not in seen:
+                seen.add((task, w))
+                warning(f"{task}: {w}")
+
+
+def run(
+    encoder: Annotated[
+        list[str],
+        typer.Option(
+            "--encoder",
+            "-e",
+            help="Encoder to probe (repeatable): a registered name (see `sentprobe encoders`), "
+            "hf:<model>, st:<model>, a local model directory, precomputed:<matrix>:<sentences>, "
+            "or your code as file.py[:object] / package.module:object.",
+        ),
+    ] = ["minilm"],  # noqa: B006
+    tasks: Annotated[
+        str,
+        typer.Option(
+            "--tasks",
+            "-t",
+            help="Suite or task names (see `sentprobe tasks`), or paths to SentEval / X-Probe "
+            "directories or files; comma-separated.",
+        ),
+    ] = "sample-en",
+    layer: Layer = None,
+    pooling: PoolingOption = None,
+    batch_size: BatchSize = None,
+    probe: Annotated[
+        str,
+        typer.Option(
+            help="logreg (L2 grid on dev, SentEval's default), mlp (the paper's sigmoid MLP grid), "
+            "or paper (MLP, logistic regression for WC: the protocol of the paper's Table 2)."
+        ),
+    ] = "logreg",
+    seeds: Annotated[int, typer.Option(min=1, help="Repeat each probe with this many seeds.")] = 1,
+    baselines: Annotated[
+        str,
+        typer.Option(
+            help="default (majority,length,nb-uni,nb-bi,bov), all (adds untrained BiLSTM-last, "
+            "BiLSTM-max, GatedConvNet), none, or a comma-separated list."
+        ),
+    ] = "default",
+    results: RunResults = DEFAULT_RESULTS,
+    cache_dir: CacheDir = None,
+    fmt: TableFormat = Format.markdown,
+    output: TableOutput = None,
+    quiet: Quiet = False,
+) -> None:
+    """Probe encoders on tasks and print the results table (tasks as columns, encoders as rows).
+
+    Finished (encoder, task, seed) units are skipped when the same run is started again, and
+    cached embeddings are never recomputed.
+    """
+    from sentprobe.evaluation.runner import run as run_probes
+    from sentprobe.reporting import results_table
+
+    options = {
+        "layer": layer,
+        "pooling": pooling.value if pooling else None,
+        "batch_size": batch_size,
+    }
+    frame = run_probes(
+        encoder,
+        tasks,
+        baselines=baselines,
+        probe=probe,
+        seeds=seeds,
+        results=results,
+        cache_dir=cache_dir,
+        encoder_options=options,
+        progress=not quiet,
+    )
+    _show_warnings(frame)
+    write_output(results_table(frame, fmt=fmt.value), output)

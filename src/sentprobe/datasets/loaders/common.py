@@ -1,0 +1,116 @@
+"""What every format shares: the file names of the paper's tasks, and reading a (possibly
+gzip-compressed) file line by line with line numbers for the errors."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from sentprobe.datasets.task import PAPER_TASKS, ProbingTask
+from sentprobe.datasets.validation import (
+    Problems,
+)
+from sentprobe.errors import DataError
+
+#: SentEval file stems -> paper task names (Conneau et al. 2018, Table 2).
+SENTEVAL_FILES: dict[str, str] = {
+    "sentence_length": "SentLen",
+    "word_content": "WC",
+    "tree_depth": "TreeDepth",
+    "top_constituents": "TopConst",
+    "bigram_shift": "BShift",
+    "past_present": "Tense",
+    "subj_number": "SubjNum",
+    "obj_number": "ObjNum",
+    "odd_man_out": "SOMO",
+    "coordination_inversion": "CoordInv",
+}
+
+
+#: X-Probe task folders -> paper task names (X-Probe has no TopConst).
+XPROBE_FOLDERS: dict[str, str] = {k: v for k, v in SENTEVAL_FILES.items() if v != "TopConst"}
+
+
+XPROBE_SPLIT_FILES = {"train": "tr", "dev": "va", "test": "te"}
+
+
+MANIFEST = "manifest.json"
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def stem(path: Path) -> str:
+    """File name without ``.gz`` and its extension: ``tree_depth.txt.gz`` -> ``tree_depth``."""
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise DataError(path, None, "file not found") from None
+    except OSError as e:
+        raise DataError(path, None, f"cannot read file: {e.strerror or e}") from None
+    if data[:2] == _GZIP_MAGIC:  # by content, so a misnamed .gz still loads
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as e:
+            raise DataError(path, None, f"corrupt gzip file: {e}") from None
+    return data
+
+
+def iter_lines(path: Path, problems: Problems) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, text) of non-blank lines; record non-UTF-8 lines in
+    ``problems`` (under this file's path, so one collector can serve several files).
+
+    The whole file is decoded at once (fast); only if that fails is it decoded line by line to
+    locate the bad bytes.
+    """
+    data = _read_bytes(path)
+    try:
+        lines = data.decode("utf-8").split("\n")
+        bad: dict[int, str] = {}
+    except UnicodeDecodeError:
+        lines, bad = [], {}
+        for i, raw in enumerate(data.split(b"\n"), start=1):
+            try:
+                lines.append(raw.decode("utf-8"))
+            except UnicodeDecodeError as e:
+                lines.append("")
+                bad[i] = (
+                    f"not valid UTF-8 (byte 0x{raw[e.start]:02x} at byte {e.start + 1} of the "
+                    "line); re-save the file as UTF-8"
+                )
+    if lines and lines[0].startswith("\ufeff"):
+        lines[0] = lines[0][1:]
+    for i, line in enumerate(lines, start=1):
+        if i in bad:
+            problems.add(i, bad[i], path)
+            continue
+        if line.endswith("\r"):
+            line = line[:-1]
+        if line.strip():
+            yield i, line
+
+
+def first_line(path: Path) -> str | None:
+    """The first non-blank line, or None if there is none or it cannot be decoded."""
+    for _, line in iter_lines(path, Problems(path)):
+        return line
+    return None
+
+
+def column_error(expected: int, found: int, layout: str) -> str:
+    hint = " (a tab inside a sentence?)" if found > expected else ""
+    return f"expected {expected} tab-separated columns ({layout}), found {found}{hint}"
+
+
+def task_order(task: ProbingTask) -> tuple[int, str]:
+    order = list(PAPER_TASKS)
+    paper = task.metadata.paper_name
+    return (order.index(paper) if paper in order else len(order), task.name)

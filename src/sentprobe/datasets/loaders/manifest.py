@@ -1,0 +1,145 @@
+"""``manifest.json``: the tasks of a directory with their source, license, citation and labels
+(SentEval files or X-Probe task folders), and directories of SentEval files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sentprobe.datasets.loaders.common import (
+    MANIFEST,
+    SENTEVAL_FILES,
+    stem,
+    task_order,
+)
+from sentprobe.datasets.loaders.senteval import (
+    is_senteval_candidate,
+    load_senteval_file,
+    task_files,
+)
+from sentprobe.datasets.loaders.xprobe import (
+    is_xprobe_task,
+    load_xprobe_task,
+)
+from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
+from sentprobe.errors import DataError
+
+
+def read_manifest(directory: str | Path) -> dict[str, Any] | None:
+    """The parsed ``manifest.json`` of a task directory, or None if there is none."""
+    path = Path(directory) / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise DataError(path, e.lineno, f"not valid JSON: {e.msg} (column {e.colno})") from None
+    except UnicodeDecodeError:
+        raise DataError(path, None, "not valid UTF-8") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("tasks", {}), dict):
+        raise DataError(path, None, 'expected an object with a "tasks" object inside')
+    for key, entry in manifest.get("tasks", {}).items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
+            raise DataError(path, None, f'task {key!r} needs a "file" entry naming its data file')
+    return manifest
+
+
+def manifest_tasks(directory: str | Path) -> list[tuple[TaskMetadata, Path]]:
+    """(metadata, data file or X-Probe task folder) for each task a manifest lists, without
+    reading the data.
+
+    Names are ``<suite>/<task>`` when the manifest names a suite, so a task has the same name
+    whether loaded from its directory or from the registry.
+    """
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    if manifest is None:
+        return []
+    prefix = f"{manifest['suite']}/" if manifest.get("suite") else ""
+    out = []
+    for key, entry in manifest.get("tasks", {}).items():
+        file = directory / entry["file"]
+        if not (file.is_file() or is_xprobe_task(file)):
+            raise DataError(
+                directory / MANIFEST,
+                None,
+                f"task {key!r} names {entry['file']!r}, which is missing (expected a SentEval "
+                "file or an X-Probe task folder with tr.txt and te.txt)",
+            )
+        paper = key if key in PAPER_TASKS else SENTEVAL_FILES.get(stem(file))
+        labels = entry.get("labels") or ()
+
+        def field(k: str, entry: dict = entry) -> str:
+            return str(entry.get(k, manifest.get(k, "")))
+
+        out.append(
+            (
+                TaskMetadata(
+                    name=prefix + key,
+                    paper_name=paper,
+                    language=str(entry.get("language", manifest.get("language", "en"))),
+                    category=entry.get("category") or PAPER_TASKS.get(paper or "", "other"),
+                    labels=tuple(str(label) for label in labels),
+                    source=field("source"),
+                    license=field("license"),
+                    citation=field("citation"),
+                    description=field("description"),
+                    no_surface_cue=entry.get("no_surface_cue"),
+                ),
+                file,
+            )
+        )
+    return out
+
+
+def load_manifest_entry(metadata: TaskMetadata, path: Path) -> ProbingTask:
+    """Load one task a manifest declares: a SentEval file or an X-Probe task folder."""
+    if path.is_dir():
+        return load_xprobe_task(path, metadata=metadata)
+    return load_senteval_file(path, metadata=metadata)
+
+
+def declares_folders(directory: str | Path) -> bool:
+    """Whether ``directory``'s manifest lists X-Probe task folders (a suite written in the
+    X-Probe layout by ``sentprobe build``: ``manifest.json`` beside ``<lang>/<task>/``)."""
+    manifest = read_manifest(directory)
+    return manifest is not None and any(
+        (Path(directory) / str(entry.get("file", ""))).is_dir()
+        for entry in manifest.get("tasks", {}).values()
+        if isinstance(entry, dict)
+    )
+
+
+def load_manifest_dir(directory: str | Path) -> list[ProbingTask]:
+    """Every task a directory's manifest declares, with the manifest's metadata."""
+    return sorted(
+        (load_manifest_entry(meta, path) for meta, path in manifest_tasks(directory)),
+        key=task_order,
+    )
+
+
+def load_senteval_dir(directory: str | Path) -> list[ProbingTask]:
+    """Load every SentEval task file in a directory, in the paper's task order.
+
+    Files a ``manifest.json`` lists or with a known SentEval name are always loaded (so their
+    errors surface); other ``*.txt`` files only if their first line has three columns.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise DataError(directory, None, "not a directory")
+    declared = {file.resolve(): meta for meta, file in manifest_tasks(directory)}
+    tasks = []
+    for file in task_files(directory):
+        meta = declared.get(file.resolve())
+        if meta is not None:
+            tasks.append(load_senteval_file(file, metadata=meta))
+        elif is_senteval_candidate(file):
+            tasks.append(load_senteval_file(file))
+    if not tasks:
+        raise DataError(
+            directory,
+            None,
+            "no SentEval task files (*.txt with split<TAB>label<TAB>sentence lines)",
+        )
+    return sorted(tasks, key=task_order)
