@@ -287,7 +287,7 @@ def test_flushes_by_time_as_well_as_by_count(tmp_path, monkeypatch):
     monkeypatch.setattr(cache_mod.time, "monotonic", lambda: clock[0])
     cache = EmbeddingCache(tmp_path, shard_size=1000, flush_seconds=10)
     cache.encode(Slow(batch_size=4), SENTS, progress=False)
-    from sentprobe.encoders.cache import _read_header
+    from sentprobe.encoders.shards import _read_header
 
     assert [_read_header(p)[0].n for p in shards(tmp_path)] == [12, 12, 6]
 

@@ -1,35 +1,17 @@
 """On-disk embedding cache, so each (encoder, sentence) pair is encoded once across runs.
 
-Layout under ``root``::
-
-    <slug>-<hash of fingerprint>/
-        meta.json                  full fingerprint, dim, views, dtype (for humans and ``info``)
-        <time_ns>-<random>.shard   append-only; never modified after it appears
-
-A shard is written through ``sentprobe.io.atomic_write_bytes`` (a uniquely named temp file
-``os.replace``d into place), so a
-visible shard is always complete and two processes can fill the same cache (a sentence
-stored twice is harmless). Each shard carries sha256 checksums of its keys and of its
-vectors: truncation and damaged keys are caught when the directory is scanned, damaged
-vectors when the shard is first read. A damaged shard is reported with a warning, renamed
-to ``*.damaged`` and its sentences are encoded again; it is never silently used.
-
-Shard format: the magic line ``SPSHARD1``, one JSON header line
-(``n``, ``width``, ``dtype``, ``keys_sha256``, ``vectors_sha256``), ``n`` 16-byte keys
-(blake2b of the UTF-8 sentence), then the ``(n, width)`` vectors in C order.
+The files (layout, shard format, checksums, quarantine of damaged shards) are
+:mod:`sentprobe.encoders.shards`; this module encodes what they do not hold.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import re
 import shutil
 import time
 import traceback
-import uuid
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,35 +21,24 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from sentprobe.encoders.base import Encoder
-from sentprobe.errors import DataError, SentprobeError
-from sentprobe.io import atomic_write_bytes
+from sentprobe.encoders.shards import (
+    KEY_BYTES,
+    META_FILE,
+    CacheWarning,
+    EncoderDir,
+    _read_header,  # noqa: F401  (re-exported: tests read shard headers through this module)
+    fingerprint_dirname,
+    sentence_key,
+)
+from sentprobe.errors import SentprobeError
 
-MAGIC = b"SPSHARD1\n"
-KEY_BYTES = 16
-ROW_BITS = 32
 MAX_SHARD_BYTES = 256 * 2**20  # also flush early for wide (e.g. all-layers) vectors
-SHARD_SUFFIX = ".shard"
-META_FILE = "meta.json"
 #: Encoding time after which pending vectors are flushed even if the shard is not full, so a
 #: killed run loses at most this much work (``$SENTPROBE_CACHE_FLUSH_SECONDS`` overrides).
 FLUSH_SECONDS = 30.0
 FLUSH_ENV = "SENTPROBE_CACHE_FLUSH_SECONDS"
 
-
-class CacheWarning(UserWarning):
-    """A damaged cache file was found and ignored (its sentences are encoded again)."""
-
-
-def sentence_key(sentence: str) -> bytes:
-    """16-byte key of a sentence; collisions are negligible at any realistic cache size."""
-    return hashlib.blake2b(sentence.encode("utf-8"), digest_size=KEY_BYTES).digest()
-
-
-def fingerprint_dirname(fingerprint: str) -> str:
-    """A safe, readable directory name: a slug of the fingerprint plus a hash of all of it."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", fingerprint).strip("._")[:40] or "encoder"
-    digest = hashlib.blake2b(fingerprint.encode("utf-8"), digest_size=10).hexdigest()
-    return f"{slug}-{digest}"
+__all__ = ["CacheInfo", "CacheWarning", "EmbeddingCache", "fingerprint_dirname", "sentence_key"]
 
 
 @dataclass(frozen=True)
@@ -81,10 +52,6 @@ class CacheInfo:
     views: list[str] | int | None
     dtype: str | None
     path: Path
-
-
-class _DamagedShard(Exception):
-    pass
 
 
 def _flush_seconds(value: float | None) -> float:
@@ -109,186 +76,6 @@ def _where(exc: BaseException) -> str:
     """``file.py, line 12`` of the innermost frame of ``exc``'s traceback ('' if none)."""
     frames = traceback.extract_tb(exc.__traceback__)
     return f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})" if frames else ""
-
-
-@dataclass
-class _Shard:
-    path: Path
-    n: int
-    width: int
-    dtype: np.dtype
-    offset: int  # byte offset of the vectors
-    vectors_sha256: str
-
-
-def _read_header(path: Path) -> tuple[_Shard, list[bytes]]:
-    """Read and check a shard's header and keys (cheap); raise _DamagedShard if broken."""
-    try:
-        size = path.stat().st_size
-        with open(path, "rb") as f:
-            if f.read(len(MAGIC)) != MAGIC:
-                raise _DamagedShard("not a shard file (bad magic bytes)")
-            line = f.readline(4096)
-            header = json.loads(line)
-            n, width = int(header["n"]), int(header["width"])
-            dtype = np.dtype(header["dtype"])
-            raw_keys = f.read(n * KEY_BYTES)
-            offset = f.tell()
-    except _DamagedShard:
-        raise
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise _DamagedShard(f"unreadable header ({e})") from None
-    expected = offset + n * width * dtype.itemsize
-    if len(raw_keys) != n * KEY_BYTES or size != expected:
-        raise _DamagedShard(f"truncated or padded ({size} bytes, expected {expected})")
-    if hashlib.sha256(raw_keys).hexdigest() != header.get("keys_sha256"):
-        raise _DamagedShard("key checksum mismatch")
-    keys = [raw_keys[i : i + KEY_BYTES] for i in range(0, len(raw_keys), KEY_BYTES)]
-    return _Shard(path, n, width, dtype, offset, str(header.get("vectors_sha256"))), keys
-
-
-def _read_vectors(shard: _Shard) -> np.ndarray:
-    """Load a shard's vectors, verifying their checksum."""
-    try:
-        with open(shard.path, "rb") as f:
-            f.seek(shard.offset)
-            data = f.read()
-    except OSError as e:
-        raise _DamagedShard(f"unreadable ({e})") from None
-    if len(data) != shard.n * shard.width * shard.dtype.itemsize:
-        raise _DamagedShard("truncated vectors")
-    if hashlib.sha256(data).hexdigest() != shard.vectors_sha256:
-        raise _DamagedShard("vector checksum mismatch")
-    return np.frombuffer(data, dtype=shard.dtype).reshape(shard.n, shard.width)
-
-
-class _EncoderDir:
-    """The shards of one fingerprint, with an in-memory index key -> (shard, row)."""
-
-    def __init__(self, path: Path, fingerprint: str) -> None:
-        self.path = path
-        self.fingerprint = fingerprint
-        self.meta: dict | None = None
-        self.shards: list[_Shard | None] = []  # None: found damaged while reading
-        self.index: dict[bytes, int] = {}  # key -> shard number << ROW_BITS | row
-        self._seen: set[str] = set()
-        self._load_meta()
-
-    def _load_meta(self) -> None:
-        meta_path = self.path / META_FILE
-        if not meta_path.exists():
-            return
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            _ = meta["fingerprint"], meta["width"], meta["dtype"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise DataError(
-                meta_path, None, f"unreadable cache metadata ({e}); delete {self.path}"
-            ) from None
-        if meta["fingerprint"] != self.fingerprint:
-            raise DataError(meta_path, None, f"cache directory belongs to {meta['fingerprint']!r}")
-        self.meta = meta
-
-    def refresh(self) -> None:
-        """Index shards that appeared since the last scan (ours or another process's)."""
-        if not self.path.is_dir():
-            return
-        if self.meta is None:
-            self._load_meta()
-        for path in sorted(self.path.glob(f"*{SHARD_SUFFIX}")):
-            if path.name in self._seen:
-                continue
-            self._seen.add(path.name)
-            try:
-                shard, keys = _read_header(path)
-            except _DamagedShard as e:
-                self._quarantine(path, str(e))
-                continue
-            number = len(self.shards)
-            self.shards.append(shard)
-            # Index values pack (shard number, row) into one int so lookups vectorize.
-            codes = ((number << ROW_BITS) + np.arange(len(keys), dtype=np.int64)).tolist()
-            self.index.update(zip(keys, codes, strict=True))  # stored twice: either copy is fine
-
-    def _quarantine(self, path: Path, problem: str, number: int | None = None) -> None:
-        warnings.warn(
-            f"{path}: damaged embedding cache shard ({problem}); "
-            "ignoring it, its sentences will be encoded again",
-            CacheWarning,
-            stacklevel=4,
-        )
-        if number is not None:
-            self.shards[number] = None
-            self.index = {k: v for k, v in self.index.items() if v >> ROW_BITS != number}
-        # Renamed so the warning is given once; on a read-only cache it repeats, honestly.
-        with contextlib.suppress(OSError):
-            os.replace(path, path.with_name(path.name + ".damaged"))
-
-    def lookup(self, keys: Sequence[bytes]) -> tuple[np.ndarray | None, np.ndarray]:
-        """Vectors (flattened, rows of keys not cached left uninitialised) and the indices
-        of the keys not cached; the array is None when no key is cached."""
-        while True:
-            get = self.index.get  # rebound: _quarantine replaces the index
-            codes = np.fromiter((get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
-            hit = codes >= 0
-            shard_of, row_of = codes >> ROW_BITS, codes & ((1 << ROW_BITS) - 1)
-            out = None
-            try:
-                for number in np.unique(shard_of[hit]).tolist():
-                    shard = self.shards[number]
-                    vectors = _read_vectors(shard)
-                    if out is None:
-                        out = np.empty((len(keys), vectors.shape[1]), dtype=vectors.dtype)
-                    dest = np.flatnonzero(hit & (shard_of == number))
-                    out[dest] = vectors[row_of[dest]]
-            except _DamagedShard as e:
-                self._quarantine(shard.path, str(e), number)
-                continue  # look the keys up again without the damaged shard
-            return out, np.flatnonzero(~hit)
-
-    def write(self, keys: Sequence[bytes], vectors: np.ndarray, meta: dict) -> None:
-        """Append one shard (and meta.json on first use). A failed write (read-only path,
-        disk full, file size limit) leaves no partial file and raises a SentprobeError."""
-        try:
-            self._write(keys, vectors, meta)
-        except OSError as e:
-            raise SentprobeError(
-                f"{self.path}: cannot write the embedding cache ({e.strerror or e}); free "
-                "space or choose another --cache-dir / $SENTPROBE_CACHE (what was stored "
-                "before is intact)"
-            ) from None
-
-    def _write(self, keys: Sequence[bytes], vectors: np.ndarray, meta: dict) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
-        if self.meta is None:
-            self._load_meta()
-        if self.meta is None:
-            atomic_write_bytes(
-                self.path / META_FILE, json.dumps(meta, indent=2).encode(), fsync=True
-            )
-            self.meta = meta
-        vectors = np.ascontiguousarray(vectors.reshape(len(keys), -1), dtype=self.meta["dtype"])
-        if vectors.shape[1] != self.meta["width"]:
-            raise SentprobeError(
-                f"{self.path}: cached vectors for this encoder have width {self.meta['width']}, "
-                f"but it now returns {vectors.shape[1]}; its fingerprint must change when its "
-                "output does (or clear the cache)"
-            )
-        raw_keys = b"".join(keys)
-        data = vectors.tobytes()
-        header = {
-            "n": len(keys),
-            "width": int(vectors.shape[1]),
-            "dtype": str(vectors.dtype),
-            "keys_sha256": hashlib.sha256(raw_keys).hexdigest(),
-            "vectors_sha256": hashlib.sha256(data).hexdigest(),
-        }
-        name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}{SHARD_SUFFIX}"
-        atomic_write_bytes(
-            self.path / name,
-            [MAGIC, json.dumps(header).encode() + b"\n", raw_keys, data],
-            fsync=True,
-        )
 
 
 def _encode_batch(encoder: Encoder, batch: Sequence[str]) -> np.ndarray:
@@ -354,14 +141,14 @@ class EmbeddingCache:
         self.shard_size = shard_size
         self.flush_seconds = _flush_seconds(flush_seconds)
         self.last_encoded = 0
-        self._dirs: dict[str, _EncoderDir] = {}
+        self._dirs: dict[str, EncoderDir] = {}
 
-    def _dir(self, fingerprint: str) -> _EncoderDir | None:
+    def _dir(self, fingerprint: str) -> EncoderDir | None:
         if self.root is None:
             return None
         if fingerprint not in self._dirs:
             path = self.root / fingerprint_dirname(fingerprint)
-            self._dirs[fingerprint] = _EncoderDir(path, fingerprint)
+            self._dirs[fingerprint] = EncoderDir(path, fingerprint)
         store = self._dirs[fingerprint]
         store.refresh()
         return store
@@ -400,7 +187,7 @@ class EmbeddingCache:
     def _encode_missing(
         self,
         encoder: Encoder,
-        store: _EncoderDir | None,
+        store: EncoderDir | None,
         unique: list[str],
         keys: list[bytes],
         missing: list[int],
