@@ -579,6 +579,10 @@ def _shape(token: str) -> str:
 #: longer clause first) as ``Clauses.key`` gives it, then coarser ones for small corpora.
 _COARSER: tuple[tuple[str, Callable[[tuple], tuple]], ...] = (
     ("first and last token, punctuation count, clause order", lambda k: k),
+    (
+        "first-token shape, last token, punctuation count, clause order",
+        lambda k: (_shape(k[0]), *k[1:]),
+    ),
     ("first-token shape, last token, clause order", lambda k: (_shape(k[0]), k[1], k[3])),
     ("clause order only", lambda k: (k[3],)),
 )
