@@ -18,7 +18,7 @@ from rich.console import Group
 from rich.text import Text
 
 from sentprobe.analysis.checks import CheckOptions, Thresholds, run_checks
-from sentprobe.analysis.findings import AuditReport, Finding, Severity, severity_rank
+from sentprobe.analysis.findings import AuditReport, Finding, Severity
 from sentprobe.datasets.loaders import (
     MANIFEST,
     XPROBE_SPLIT_FILES,
@@ -234,17 +234,10 @@ _STYLE = {"info": "dim", "warning": "yellow", "error": "bold red"}
 def rich_report(report: AuditReport, min_severity: Severity = "info", max_examples: int = 3):
     """The text report with coloured severities (rich renderable for the terminal)."""
     parts: list[Text] = [Text(f"Audit of {report.path}: {len(report.tasks)} task(s)", "bold")]
-    for task in [None, *report.tasks]:
-        found = [
-            f
-            for f in report.for_task(task)
-            if severity_rank(f.severity) >= severity_rank(min_severity)
-        ]
-        if not found:
-            continue
-        worst = max((f.severity for f in found), key=severity_rank)
+    for task, found in report.sections(min_severity):
+        worst = found[0].severity
         parts.append(Text(f"\n{task or 'suite'}", "bold " + _STYLE[worst].replace("dim", "")))
-        for f in sorted(found, key=lambda f: -severity_rank(f.severity)):
+        for f in found:
             line = Text("  ")
             line.append(f"{f.severity:<7}", _STYLE[f.severity])
             line.append(f" {f.check}: ", "bold")

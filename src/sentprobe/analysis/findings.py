@@ -8,6 +8,7 @@ wrong or meaningless), ``warning`` (scores may mislead; compare with baselines),
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -70,6 +71,20 @@ class AuditReport:
     def for_task(self, task: str | None) -> list[Finding]:
         return [f for f in self.findings if f.task == task]
 
+    def sections(
+        self, min_severity: Severity = "info"
+    ) -> Iterator[tuple[str | None, list[Finding]]]:
+        """(task, or None for the suite, and its findings at ``min_severity`` or worse, worst
+        first) for the suite, then each task, leaving out those with no such finding."""
+        for task in [None, *self.tasks]:
+            found = [
+                f
+                for f in self.for_task(task)
+                if severity_rank(f.severity) >= severity_rank(min_severity)
+            ]
+            if found:
+                yield task, sorted(found, key=lambda f: -severity_rank(f.severity))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "path": self.path,
@@ -84,17 +99,10 @@ class AuditReport:
     def to_text(self, min_severity: Severity = "info", max_examples: int = 3) -> str:
         """Plain-text report: suite-level findings, then each task's, worst first."""
         lines = [f"Audit of {self.path}: {len(self.tasks)} task(s)"]
-        for task in [None, *self.tasks]:
-            found = [
-                f
-                for f in self.for_task(task)
-                if severity_rank(f.severity) >= severity_rank(min_severity)
-            ]
-            if not found:
-                continue
+        for task, found in self.sections(min_severity):
             lines.append("")
             lines.append(f"== {task or 'suite'}")
-            for f in sorted(found, key=lambda f: -severity_rank(f.severity)):
+            for f in found:
                 lines.append(f"  [{f.severity.upper()}] {f.check}: {f.message}")
                 for ex in f.examples[:max_examples]:
                     lines.append(f"      e.g. {ex}")
