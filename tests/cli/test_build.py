@@ -167,18 +167,31 @@ def test_explicit_settings_win_and_bad_ones_are_clean_errors(tmp_path, monkeypat
 
 
 def test_gold_treebank_dev_and_test_give_all_nine_tasks(tmp_path, shared_data, monkeypatch, capsys):
-    """The smallest shared treebank (Russian GSD, ~1.2k sentences) fills every X-Probe task."""
+    """French GSD dev+test (~0.8k sentences) fills every X-Probe task; Russian GSD, whose 19
+    single-conjunction coordinations cannot make one balanced CoordInv unit, builds the other
+    eight with --skip-failed and says why CoordInv is missing."""
     from sentprobe.analysis import audit_suite
 
     ud = shared_data / "ud" / "ru_gsd"
-    out = tmp_path / "ru"
-    args = ["-c", str(ud / "ru_gsd-ud-dev.conllu.gz"), "-c", str(ud / "ru_gsd-ud-test.conllu.gz")]
-    args += ["--lang", "ru", "--sizes", "auto", "-o", str(out)]
+    ru = ["-c", str(ud / "ru_gsd-ud-dev.conllu.gz"), "-c", str(ud / "ru_gsd-ud-test.conllu.gz")]
+    code, err = run_cli(
+        monkeypatch, capsys, *ru, "--lang", "ru", "--sizes", "auto", "-o", str(tmp_path / "ru"),
+        "--skip-failed",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "CoordInv" in err and "qualifying sentences" in err
+    ru_tasks = json.loads((tmp_path / "ru" / "manifest.json").read_text())["tasks"]
+    assert list(ru_tasks) == [t for t in XPROBE_NINE if t != "CoordInv"]
+
+    ud = shared_data / "ud" / "fr_gsd"
+    out = tmp_path / "fr"
+    args = ["-c", str(ud / "fr_gsd-ud-dev.conllu.gz"), "-c", str(ud / "fr_gsd-ud-test.conllu.gz")]
+    args += ["--lang", "fr", "--sizes", "auto", "-o", str(out)]
     code, err = run_cli(monkeypatch, capsys, *args)
     assert code == 0, err
     manifest = json.loads((out / "manifest.json").read_text())
     assert list(manifest["tasks"]) == XPROBE_NINE
     for entry in manifest["tasks"].values():
         assert entry["params"]["sizes"]["units"] >= 1
-    assert (out / "ru" / "past_present" / "te.txt").read_text().count("\t") >= 2
+    assert (out / "fr" / "past_present" / "te.txt").read_text().count("\t") >= 2
     assert audit_suite(out, baselines=False).counts()["error"] == 0
