@@ -46,7 +46,7 @@ def _perfect(
     tr, te = _form_labels(*train), _form_labels(*test)
     scale = len(test[1]) / max(1, len(train[1]))
     out, mass = [], 0.0
-    for form, c_te in te.items():
+    for form, c_te in sorted(te.items()):  # sorted: the float sum must not depend on hash order
         c_tr = tr.get(form)
         if not c_tr or len(c_tr) != 1 or len(c_te) != 1:
             continue
