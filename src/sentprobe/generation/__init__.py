@@ -8,10 +8,11 @@ ten generators with a profile's rules (``paper`` for English, ``xprobe`` for UD)
 generator is a dataclass whose fields are its rules.
 """
 
-from .altered import SOMO, CoordInv
 from .base import GeneratedTask, GenerationError, make_rng
+from .coordination import CoordInv
 from .corpus import MosesPreprocessor, SentenceSplitter, read_sentences
 from .semantic import ObjNum, SubjNum, Tense
+from .somo import SOMO
 from .suite import ALL_GENERATORS, PROFILES, build_suite, generator_for
 from .surface import SentenceLength, WordContent
 from .syntactic import BigramShift, TopConst, TreeDepth

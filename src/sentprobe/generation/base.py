@@ -144,6 +144,11 @@ def splits_from(
     }
 
 
+def base_deprel(deprel: str) -> str:
+    """The universal relation without its subtype (``nsubj:pass`` -> ``nsubj``)."""
+    return deprel.split(":")[0]
+
+
 def is_punctuation(token: str) -> bool:
     """True for tokens made only of punctuation or symbols (".", "--", "%", "$", "=")."""
     return bool(token) and all(unicodedata.category(ch)[0] in "PS" for ch in token)

@@ -34,7 +34,6 @@ from typing import Literal
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.datasets.task import PAPER_TASKS
 
-from .altered import SOMO, CoordInv
 from .autosize import (
     LEXICAL_TASKS,
     WC_FIRST_RANKS,
@@ -46,8 +45,10 @@ from .autosize import (
     largest_task,
 )
 from .base import GeneratedTask, GenerationError
+from .coordination import CoordInv
 from .inputs import surface
 from .semantic import ObjNum, SubjNum, Tense
+from .somo import SOMO
 from .surface import SentenceLength, WordContent
 from .syntactic import BigramShift, TopConst, TreeDepth
 
