@@ -1,4 +1,5 @@
-"""Name -> factory registries, so third parties can add encoders, tasks, suites and probes.
+"""Name -> factory registries, so third parties can add encoders, tasks, suites, probes,
+annotators, generators and baselines.
 
 Modelled on spaCy's registries: a built-in registers itself with a decorator, and an
 installed package can contribute entries through the entry-point group
@@ -8,8 +9,9 @@ installed package can contribute entries through the entry-point group
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from sentprobe.errors import SentprobeError
 
@@ -72,13 +74,40 @@ class Registry(Generic[T]):
         return sorted(self._entries.items())
 
 
-# Factories: ``encoders.get(name)(**options) -> Encoder``.
+@dataclass(frozen=True)
+class Baseline:
+    """A ``--baselines`` row: how to build it and how tables show it.
+
+    ``make()`` returns a text probe (``fit(sentences, labels, dev_sentences, dev_labels)``)
+    when ``kind`` is "text", else an ``Encoder`` whose vectors go to the probe ``probe``
+    (None: the run's probe). ``order`` sorts the rows of ``--baselines all`` and, for the
+    ``paper`` baselines, the first rows of a results table; ``label`` is the row name.
+    """
+
+    label: str
+    make: Callable[[], Any]
+    kind: Literal["text", "encoder"]
+    order: int
+    version: str = "v1"
+    probe: str | None = None
+    default: bool = False
+    paper: bool = False
+
+
+#: ``encoders.get(name)(**options) -> Encoder`` (keyword options only, e.g. ``layer=``).
 encoders: Registry[Callable[..., object]] = Registry("encoders")
-# Task loaders: ``tasks.get(name)() -> ProbingTask``.
+#: ``tasks.get(name)() -> ProbingTask`` (entries also carry ``.metadata``, a TaskMetadata).
 tasks: Registry[Callable[[], object]] = Registry("tasks")
-# Suites: ``suites.get(name)`` -> list of task names.
+#: ``suites.get(name) -> list[str]``: the task names of the suite.
 suites: Registry[list[str]] = Registry("suites")
-# Probes: ``probes.get(name)(n_classes, random_state) -> estimator`` with fit(X, y, X_dev, y_dev).
+#: ``probes.get(name)(task, seed=0) -> estimator`` with ``fit(X, y, X_dev, y_dev)``; ``task``
+#: is the task's (paper) name, so a probe may differ per task (``paper``: logreg for WC).
 probes: Registry[Callable[..., object]] = Registry("probes")
-# Annotators: ``annotators.get(backend)(argument, **options) -> Annotator`` (``spacy:<model>``).
+#: ``annotators.get(backend)(argument, **options) -> Annotator``; ``argument`` is what follows
+#: the colon of a spec (``spacy:<model>``), or None.
 annotators: Registry[Callable[..., object]] = Registry("annotators")
+#: ``generators.get(task)(**params)``: task name -> generator class (a dataclass whose fields
+#: are its parameters, with ``name`` and ``generate``; see ``generation.suite``).
+generators: Registry[Callable[..., object]] = Registry("generators")
+#: ``baselines.get(name) -> Baseline``: the ``--baselines`` rows (majority, length, ...).
+baselines: Registry[Baseline] = Registry("baselines")

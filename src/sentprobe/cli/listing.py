@@ -30,7 +30,7 @@ def tasks() -> None:
 def encoders() -> None:
     """List the registered encoders and the other ways to name one."""
     from sentprobe.encoders import accepted_options
-    from sentprobe.evaluation.runner import BASELINES
+    from sentprobe.evaluation.baselines import baseline_names
     from sentprobe.registry import encoders as registry
 
     table = Table(title="Encoders")
@@ -46,4 +46,4 @@ def encoders() -> None:
         "package.module:object (an Encoder, a callable on a list of sentences, or a "
         "SentEval prepare/batcher file)."
     )
-    out.print(f"Baselines (--baselines): {', '.join(BASELINES)}")
+    out.print(f"Baselines (--baselines): {', '.join(baseline_names())}")

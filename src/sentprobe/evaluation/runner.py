@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +18,16 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from sentprobe import registry
 from sentprobe.datasets import ProbingTask, resolve_tasks
 from sentprobe.encoders import get_encoder
 from sentprobe.encoders.base import Encoder
 from sentprobe.encoders.cache import EmbeddingCache
 from sentprobe.errors import SentprobeError
+from sentprobe.evaluation.baselines import baseline_names, default_baselines
 from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
-from sentprobe.probes import LengthEncoder, MajorityProbe, NBTfidfProbe, make_probe
+from sentprobe.probes import make_probe
+from sentprobe.registry import Baseline
 
 DEFAULT_RESULTS = Path("sentprobe-results") / "results.sqlite"
 
@@ -36,47 +38,24 @@ def default_cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "sentprobe" / "embeddings"
 
 
-@dataclass(frozen=True)
-class TextBaseline:
-    """A baseline that classifies raw sentences (no encoder)."""
-
-    name: str
-    version: str
-    make: Callable[[], Any]
-
-
-#: Baselines by the name used on the command line. Encoder baselines name an encoder spec.
-BASELINES: dict[str, TextBaseline | str | Callable[[], Encoder]] = {
-    "majority": TextBaseline("Majority", "v1", MajorityProbe),
-    "length": LengthEncoder,
-    "nb-uni": TextBaseline("NB-uni-tfidf", "v1", lambda: NBTfidfProbe(ngram_range=(1, 1))),
-    "nb-bi": TextBaseline("NB-bi-tfidf", "v1", lambda: NBTfidfProbe(ngram_range=(1, 2))),
-    "bov": "bov-glove",
-    "bilstm-last": "bilstm-last-untrained",
-    "bilstm-max": "bilstm-max-untrained",
-    "gatedconv": "gatedconv-untrained",
-}
-#: Fast enough for the default run; the untrained encoders take minutes on a CPU.
-DEFAULT_BASELINES = ("majority", "length", "nb-uni", "nb-bi", "bov")
-
-
 def expand_baselines(spec: str | Sequence[str] | None) -> list[str]:
-    """``all``, ``none``, ``default`` or a comma-separated list of names from BASELINES."""
+    """``all``, ``none``, ``default`` or a comma-separated list of registered baseline names
+    (``sentprobe.registry.baselines``)."""
     if spec is None:
-        return list(DEFAULT_BASELINES)
+        return default_baselines()
     items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
     out: list[str] = []
     for item in items:
         if item == "all":
-            out += list(BASELINES)
+            out += baseline_names()
         elif item == "default":
-            out += list(DEFAULT_BASELINES)
+            out += default_baselines()
         elif item in ("none", ""):
             continue
-        elif item in BASELINES:
+        elif item in registry.baselines:
             out.append(item)
         else:
-            known = ", ".join(["all", "default", "none", *BASELINES])
+            known = ", ".join(["all", "default", "none", *baseline_names()])
             raise SentprobeError(f"unknown baseline {item!r}; known: {known}")
     return list(dict.fromkeys(out))
 
@@ -175,9 +154,9 @@ class Runner:
         return record is not None and record.extra.get("seeded") is False
 
     # -- text baselines ---------------------------------------------------------------------
-    def run_text_baseline(self, baseline: TextBaseline) -> None:
-        fingerprint = f"baseline:{baseline.name}:{baseline.version}"
-        with self._bar(len(self.tasks) * self.seeds, baseline.name) as bar:
+    def run_text_baseline(self, baseline: Baseline) -> None:
+        fingerprint = f"baseline:{baseline.label}:{baseline.version}"
+        with self._bar(len(self.tasks) * self.seeds, baseline.label) as bar:
             for task in self.tasks:
                 for seed in range(self.seeds):
                     est = baseline.make()
@@ -192,7 +171,7 @@ class Runner:
                         self._record(
                             key,
                             task,
-                            encoder=baseline.name,
+                            encoder=baseline.label,
                             encoder_fingerprint=fingerprint,
                             seed=seed,
                             probe=type(est).__name__,
@@ -331,18 +310,10 @@ def run(
     if seeds < 1:
         raise SentprobeError("--seeds must be at least 1")
     task_list = list(tasks) if tasks and isinstance(tasks[0], ProbingTask) else resolve_tasks(tasks)  # type: ignore[arg-type]
-    rows: list[tuple[TextBaseline | Encoder, str | None]] = []
+    rows: list[tuple[Baseline | Encoder, str | None]] = []
     for name in expand_baselines(baselines):
-        item = BASELINES[name]
-        if isinstance(item, TextBaseline):
-            rows.append((item, None))
-        else:
-            rows.append(
-                (
-                    get_encoder(item) if isinstance(item, str) else item(),
-                    "logreg" if name == "length" else None,
-                )
-            )
+        item = registry.baselines.get(name)
+        rows.append((item, None) if item.kind == "text" else (item.make(), item.probe))
     for spec in encoders:
         enc = spec if isinstance(spec, Encoder) else get_encoder(spec, **(encoder_options or {}))
         rows.append((enc, None))
@@ -355,7 +326,7 @@ def run(
             task_list, probe=probe, seeds=seeds, store=store, cache=cache, progress=progress
         )
         for row, row_probe in rows:
-            if isinstance(row, TextBaseline):
+            if isinstance(row, Baseline):
                 runner.run_text_baseline(row)
             else:
                 runner.run_encoder(row, probe=row_probe)

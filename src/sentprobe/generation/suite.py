@@ -33,6 +33,7 @@ from typing import Literal
 
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.datasets.task import PAPER_TASKS
+from sentprobe.registry import generators
 
 from .autosize import (
     LEXICAL_TASKS,
@@ -75,6 +76,8 @@ ALL_GENERATORS = {
         Tense, SubjNum, ObjNum, SOMO, CoordInv,
     )
 }  # fmt: skip
+for _name, _generator in ALL_GENERATORS.items():
+    generators.register(_name, _generator)
 
 #: The nine tasks of X-Probe (the paper's ten without TopConst), in the paper's order.
 XPROBE_TASKS = tuple(t for t in PAPER_TASKS if t != "TopConst")
@@ -124,8 +127,9 @@ def generator_for(
 ):
     """The generator for ``task`` with the profile's rules, then ``defaults`` (e.g. a band
     tier's), the language's rules, then ``overrides``."""
-    if task not in ALL_GENERATORS:
-        raise ValueError(f"unknown task {task!r}; known: {', '.join(ALL_GENERATORS)}")
+    if task not in generators:  # built-ins first, in the paper's order, then plug-ins
+        known = dict.fromkeys([*ALL_GENERATORS, *generators.names()])
+        raise ValueError(f"unknown task {task!r}; known: {', '.join(known)}")
     profile = profile or ("paper" if lang == "en" else "xprobe")
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
@@ -135,7 +139,7 @@ def generator_for(
     kwargs |= dict(defaults or {})
     kwargs |= LANGUAGE_DEFAULTS.get(lang, {}).get(task, {})
     kwargs |= overrides
-    return ALL_GENERATORS[task](**kwargs)
+    return generators.get(task)(**kwargs)
 
 
 def is_tree(heads: Sequence[int]) -> bool:

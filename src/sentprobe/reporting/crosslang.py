@@ -21,7 +21,8 @@ import pandas as pd
 
 from sentprobe.datasets.task import PAPER_TASKS
 from sentprobe.errors import SentprobeError
-from sentprobe.reporting.tables import BASELINES, results_table
+from sentprobe.evaluation.baselines import paper_labels
+from sentprobe.reporting.tables import results_table
 
 Mode = Literal["diff", "ratio"]
 MODES: tuple[str, ...] = ("diff", "ratio")
@@ -56,7 +57,7 @@ def language_scores(
     if encoders:
         df = df[df["encoder"].isin(list(encoders))]
     if not include_baselines:
-        df = df[~df["encoder"].str.lower().isin([b.lower() for b in BASELINES])]
+        df = df[~df["encoder"].str.lower().isin([b.lower() for b in paper_labels()])]
     if df.empty:
         raise SentprobeError(
             "no results to compare across languages"

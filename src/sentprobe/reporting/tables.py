@@ -19,8 +19,8 @@ from rich.text import Text
 from sentprobe.datasets.task import PAPER_TASKS
 from sentprobe.encoders.hf import is_unresolved
 from sentprobe.errors import SentprobeError
+from sentprobe.evaluation.baselines import paper_labels
 
-BASELINES = ("Majority", "Length", "NB-uni-tfidf", "NB-bi-tfidf", "BoV-GloVe")
 GROUP_TITLES = {
     "surface": "Surface",
     "syntactic": "Syntactic",
@@ -95,12 +95,13 @@ def _column_labels(frame: pd.DataFrame) -> pd.Series:
 
 
 def _row_rank(encoder: str) -> int:
-    lowered = [b.lower() for b in BASELINES]
+    """Row order: the paper's baselines in its order, then untrained encoders, then the rest."""
+    lowered = [b.lower() for b in paper_labels()]
     if encoder.lower() in lowered:
         return lowered.index(encoder.lower())
     if "(untrained)" in encoder:
-        return len(BASELINES)
-    return len(BASELINES) + 1
+        return len(lowered)
+    return len(lowered) + 1
 
 
 def _summarize(frame: pd.DataFrame, metric: str, percent: bool) -> _Summary:
@@ -357,7 +358,11 @@ def rich_table(
         table.add_column(title, justify="right")
         previous = group
     last_baseline = max(
-        (i for i, r in enumerate(summary.rows) if _row_rank(summary.encoders[r]) < len(BASELINES)),
+        (
+            i
+            for i, r in enumerate(summary.rows)
+            if _row_rank(summary.encoders[r]) < len(paper_labels())
+        ),
         default=None,
     )
     for i, row in enumerate(summary.rows):
