@@ -325,3 +325,15 @@ def test_coordinv_small_corpus_pairs_on_coarser_keys_and_says_so():
     assert len(levels) > 1 and sum(task.stats[k] for k in levels) == 30
     for examples in task.splits.values():  # final punctuation stays final at every level
         assert all(s.split()[-1] in (".", "?") for s, _ in examples)
+
+
+def test_somo_keeps_one_word_variants_in_one_split(somo_task):
+    """Templated text has natural one-word variants of a sentence; one of them in another
+    split (with the other label) is a twin a probe can recognise, so SOMO keeps them apart."""
+    owner: dict[str, str] = {}
+    for split in ("test", "dev", "train"):
+        for sentence, _ in somo_task.splits[split]:
+            tokens = sentence.split()
+            for i in range(len(tokens)):
+                mask = " ".join([*tokens[:i], "\0", *tokens[i + 1 :]])
+                assert owner.setdefault(mask, split) == split, (split, sentence)

@@ -195,6 +195,7 @@ class SOMO:
         owner: dict[str, str] = {}  # replacement word -> the split it belongs to
         drawn: dict[str, dict[str, list[str]]] = {s: {"O": [], "C": []} for s in SPLITS}
         altered: set[str] = set()
+        near: dict[str, str] = {}  # one-word-masked sentence -> the split it was used in
         sources: dict[str, str] = {}
         targets: dict[str, str] = {}  # altered sentence -> its replacement word
         try:
@@ -221,6 +222,14 @@ class SOMO:
                         stats["rejected: altered sentence exists already"] += 1
                         waiting[key] = pair[0]
                         continue
+                    if _near_other_split(near, s, original.text, text):
+                        # templated text ("Select the font from the list .") has natural
+                        # one-word variants: one in another split, with the other label,
+                        # would let a probe score by recognising the pair
+                        stats["rejected: one word away from a sentence of another split"] += 1
+                        continue
+                    for sentence in (original.text, text):
+                        near.update(dict.fromkeys(_one_word_masks(sentence), s))
                     owner[r] = s
                     targets[text] = r
                     altered.add(text)
@@ -247,6 +256,18 @@ class SOMO:
         return GeneratedTask(
             self.name, self.file, list(self.labels), splits, stats, asdict(self), sources, targets
         )
+
+
+def _one_word_masks(sentence: str) -> list[str]:
+    """The sentence with each token in turn replaced by a mask: two sentences of equal length
+    that differ in one token share one of these."""
+    tokens = sentence.split()
+    return [" ".join([*tokens[:i], "\0", *tokens[i + 1 :]]) for i in range(len(tokens))]
+
+
+def _near_other_split(near: Mapping[str, str], split: str, *sentences: str) -> bool:
+    """Whether any of ``sentences`` is one token away from a sentence used in another split."""
+    return any(near.get(m, split) != split for s in sentences for m in _one_word_masks(s))
 
 
 @dataclass
