@@ -83,6 +83,17 @@ def test_bad_encoding_is_reported(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_audit_findings_stay_one_line_in_a_pipe(tmp_path):
+    """A finding longer than any terminal is one greppable line when stdout is a pipe."""
+    lines = GOOD + [f"te\ta\t{'a very long sentence of words ' * 8}{i}" for i in range(3)]
+    suite = write_senteval(tmp_path / ("d" * 90) / "bal.txt", lines)
+    res = sentprobe("audit", str(suite), "--no-baselines", cwd=tmp_path)
+    findings = [line for line in res.stdout.splitlines() if line.startswith("  ")]
+    assert findings and any(len(line) > 100 for line in findings), res.stdout
+    for line in findings:  # a continuation would start with spaces and no severity
+        assert line.split()[0] in ("info", "warning", "error", "e.g."), line
+
+
 def test_run_and_report(tmp_path):
     task = write_senteval(tmp_path / "tasks" / "bigram_shift.txt", GOOD)
     res = sentprobe(

@@ -16,8 +16,8 @@ from rich.text import Text
 from sentprobe.errors import SentprobeError
 from sentprobe.io import atomic_write_text
 
-#: Tables and reports (stdout).
-out = Console()
+#: Tables and reports (stdout); a report line (an audit finding) stays one greppable line.
+out = Console(soft_wrap=True)  # text lines are never hard-wrapped; tables keep their layout
 #: Progress, notes, errors and warnings (stderr); never hard-wrapped.
 err = Console(stderr=True, soft_wrap=True)
 
