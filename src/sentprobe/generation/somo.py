@@ -1,11 +1,8 @@
 """SOMO (Conneau et al. 2018, sec. 2): a noun or verb replaced by another of the same tag whose
 bigrams with its neighbours are about as frequent; original or altered?
 
-Like every altered-sentence task, it guards against leaks: a corpus sentence is used once
-(never in both versions), an altered sentence that equals a real one is dropped, originals
-are drawn exactly like the sentences that get altered (being alterable is no cue), and
-nothing at the edges of a sentence (first token and its casing, last token, final
-punctuation) differs between the classes.
+It guards against the same leaks as CoordInv (see ``coordination``), and one more: two
+sentences one word apart (templated text) are never in different splits.
 """
 
 from __future__ import annotations
