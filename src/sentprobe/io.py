@@ -30,21 +30,28 @@ __all__ = [
     "open_text",
 ]
 
-# Magic bytes rather than file suffixes, so a mis-named file still opens.
-_MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+#: What ``open_binary`` returns: a plain or decompressing binary reader.
+BinaryReader = gzip.GzipFile | bz2.BZ2File | lzma.LZMAFile | io.BufferedReader
 
 
-def open_binary(path: str | Path) -> io.BufferedIOBase:
-    """Open a file for reading bytes, decompressing gzip, bz2 or xz on the fly."""
+def open_binary(path: str | Path) -> BinaryReader:
+    """Open a file for reading bytes, decompressing gzip, bz2 or xz on the fly.
+
+    The format is recognised by its magic bytes rather than the file suffix, so a mis-named
+    file still opens.
+    """
     path = Path(path)
     try:
         with open(path, "rb") as f:
             head = f.read(6)
     except OSError as e:
         raise DataError(path, None, f"cannot read file: {e.strerror or e}") from None
-    for magic, opener in _MAGIC:
-        if head.startswith(magic):
-            return opener(path, "rb")  # type: ignore[return-value]
+    if head.startswith(b"\x1f\x8b"):
+        return gzip.GzipFile(path, "rb")
+    if head.startswith(b"BZh"):
+        return bz2.BZ2File(path, "rb")
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return lzma.LZMAFile(path, "rb")
     return open(path, "rb")
 
 

@@ -94,20 +94,22 @@ class Baseline:
     paper: bool = False
 
 
+# The factories return ``Any``: this module comes before the stages whose types it holds
+# (it may not import them), and ``object`` would force a cast at every call site.
 #: ``encoders.get(name)(**options) -> Encoder`` (keyword options only, e.g. ``layer=``).
-encoders: Registry[Callable[..., object]] = Registry("encoders")
+encoders: Registry[Callable[..., Any]] = Registry("encoders")
 #: ``tasks.get(name)() -> ProbingTask`` (entries also carry ``.metadata``, a TaskMetadata).
-tasks: Registry[Callable[[], object]] = Registry("tasks")
+tasks: Registry[Callable[[], Any]] = Registry("tasks")
 #: ``suites.get(name) -> list[str]``: the task names of the suite.
 suites: Registry[list[str]] = Registry("suites")
 #: ``probes.get(name)(task, seed=0) -> estimator`` with ``fit(X, y, X_dev, y_dev)``; ``task``
 #: is the task's (paper) name, so a probe may differ per task (``paper``: logreg for WC).
-probes: Registry[Callable[..., object]] = Registry("probes")
+probes: Registry[Callable[..., Any]] = Registry("probes")
 #: ``annotators.get(backend)(argument, **options) -> Annotator``; ``argument`` is what follows
 #: the colon of a spec (``spacy:<model>``), or None.
-annotators: Registry[Callable[..., object]] = Registry("annotators")
+annotators: Registry[Callable[..., Any]] = Registry("annotators")
 #: ``generators.get(task)(**params)``: task name -> generator class (a dataclass whose fields
 #: are its parameters, with ``name`` and ``generate``; see ``generation.suite``).
-generators: Registry[Callable[..., object]] = Registry("generators")
+generators: Registry[Callable[..., Any]] = Registry("generators")
 #: ``baselines.get(name) -> Baseline``: the ``--baselines`` rows (majority, length, ...).
 baselines: Registry[Baseline] = Registry("baselines")

@@ -13,7 +13,7 @@ import io
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from conllu.parser import DEFAULT_FIELDS, ParseException, parse_line
 
@@ -149,7 +149,7 @@ def format_conllu(record: AnnotatedSentence) -> str:
     out.append(f"# text = {record.text if record.text is not None else ' '.join(record.tokens)}")
     starts = {first: (last, form) for first, last, form in record.mwt}
 
-    def get(column: list, i: int, default: str = "_"):
+    def get(column: list, i: int, default: Any = "_") -> Any:
         return column[i] if i < len(column) and column[i] not in (None, "") else default
 
     for i, form in enumerate(record.tokens):
@@ -184,7 +184,7 @@ def write_conllu(records: Iterable[AnnotatedSentence], dest: str | Path | TextIO
 
         path = Path(dest)
         opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "wt", encoding="utf-8") as f:  # type: ignore[operator]
+        with opener(path, "wt", encoding="utf-8") as f:
             return write_conllu(records, f)
     n = 0
     for record in records:

@@ -658,7 +658,8 @@ class _Converter:
         if not tag:
             return None
         wh = self.wh(i, self.phrase(i, front))
-        if not _is_preterminal(wh) and len(wh[1]) == 1 and _is_preterminal(wh[1][0]):
+        only = wh[1][0] if len(wh[1]) == 1 else None
+        if not _is_preterminal(wh) and isinstance(only, tuple) and _is_preterminal(only):
             wh = (_WH.get(tag, "WHNP"), wh[1])
         rest = [d for d in deps if d >= links[0]]
         sq = _tree("SQ", self.parts_of(rest))

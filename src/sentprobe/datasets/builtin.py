@@ -162,7 +162,7 @@ def list_tasks() -> list[TaskInfo]:
     for name, factory in registry.tasks.items():
         meta = getattr(factory, "metadata", None)
         if not isinstance(meta, TaskMetadata):  # a third-party loader: load to find out
-            meta = factory().metadata  # type: ignore[attr-defined]
+            meta = factory().metadata
         n_labels = len(meta.labels) if meta.labels else None
         rows.append(
             TaskInfo(name, meta.paper_name, meta.category, meta.language, n_labels, meta.source)

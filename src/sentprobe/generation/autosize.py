@@ -143,7 +143,7 @@ class AutoSizes:
             values = ()
         if len(values) != 3:
             raise SentprobeError(f"--sizes auto:TRAIN,DEV,TEST needs three integers; got {text!r}")
-        return cls(values)  # type: ignore[arg-type]
+        return cls(values)
 
     @property
     def parts(self) -> dict[str, float]:

@@ -11,13 +11,15 @@ import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
 from sentprobe.datasets.task import SPLITS
 from sentprobe.errors import SentprobeError
 
-from .corpus import Tokens
+#: A candidate sentence: its tokens, or a richer item carrying them (``assign_splits``).
+S = TypeVar("S")
 
 #: SentEval's partition codes.
 SPLIT_CODES = {"train": "tr", "dev": "va", "test": "te"}
@@ -95,12 +97,12 @@ def per_class(sizes: Mapping[str, int], n_classes: int, task: str) -> dict[str, 
 
 
 def assign_splits(
-    pools: Mapping[str, Sequence[Tokens]],
+    pools: Mapping[str, Sequence[S]],
     counts: Mapping[str, int],
     rng: np.random.Generator,
     task: str,
     what: str = "class",
-) -> dict[str, dict[str, list[Tokens]]]:
+) -> dict[str, dict[str, list[S]]]:
     """Draw ``sum(counts)`` distinct sentences per class and deal them out to the splits.
 
     ``pools`` maps each class to its candidate sentences (in a stable order). Raises a
@@ -119,7 +121,7 @@ def assign_splits(
             f"{len(pools)} {whats} fall short: {worst}{more}. The corpus supports at most "
             f"{fewest} per {what}; lower the sizes, use fewer {whats}, or a larger corpus."
         )
-    out: dict[str, dict[str, list[Tokens]]] = {s: {} for s in SPLITS}
+    out: dict[str, dict[str, list[S]]] = {s: {} for s in SPLITS}
     for cls, pool in pools.items():
         picked = rng.choice(len(pool), size=need, replace=False)
         start = 0

@@ -199,12 +199,12 @@ class CoordInv:
             if any(last >= hi for _, last in inside):
                 return "multi-word token across a clause boundary"
             parts.append(tuple(u for u, _ in inside))
-        first, second = parts[0], parts[3]
+        first, sep, cc, second, tail = parts
         if is_punctuation(first[0]) or is_punctuation(second[0]):
             return "a clause starts with punctuation"
         if not _balanced(first) or not _balanced(second):
             return "a bracket or quote crosses a clause boundary"
-        return Clauses(*parts, keep_first_case=self.keeps_case(sent, 0))
+        return Clauses(first, sep, cc, second, tail, keep_first_case=self.keeps_case(sent, 0))
 
     def generate(
         self, sentences: Sequence[AnnotatedSentence], sizes: Mapping[str, int], seed: int

@@ -158,8 +158,9 @@ def vocabulary_labels(task: str, vocabulary: Vocabulary) -> list[str] | None:
     fixed = getattr(gen, "labels", None)
     if not isinstance(fixed, list):
         return None
-    mapping = XPROBE_LABELS.get(task, {}) if vocabulary == "xprobe" else {}
-    return [mapping.get(lab, lab) for lab in fixed]
+    labels: list[str] = fixed
+    mapping: dict[str, str] = XPROBE_LABELS.get(task, {}) if vocabulary == "xprobe" else {}
+    return [mapping.get(lab, lab) for lab in labels]
 
 
 def _lexical(

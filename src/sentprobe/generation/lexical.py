@@ -46,7 +46,7 @@ def split_by_form(
     for i, (label, form) in enumerate(candidates):
         by_form.setdefault(form, {}).setdefault(label, []).append(i)
     forms = sorted(by_form)
-    have = {s: Counter() for s in SPLITS}
+    have: dict[str, Counter[str]] = {s: Counter() for s in SPLITS}
     pools: dict[str, dict[str, list[int]]] = {s: {lab: [] for lab in labels} for s in SPLITS}
 
     def missing(s: str) -> float:

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from sentprobe.annotation import annotate_corpus, default_annotator, get_annotator, read_annotated
 from sentprobe.annotation.constituency import dep_to_constituency
@@ -76,7 +76,9 @@ class BuildResult:
     report_context: dict = field(default_factory=dict)
 
 
-def _tokenized(path: Path, lang: str, layout: str, stats: dict[str, int]) -> Iterator[str]:
+def _tokenized(
+    path: Path, lang: str, layout: Literal["lines", "running"], stats: dict[str, int]
+) -> Iterator[str]:
     pre = MosesPreprocessor(lang=lang)
     for tokens in pre(read_sentences(path, layout=layout, lang=lang)):
         yield " ".join(tokens)
@@ -203,7 +205,7 @@ def build(
 
     annotator_info = {k: v for k, v in ann_manifest.items() if k in ("annotator", "versions")}
     source = str(corpora[0]) if len(corpora) == 1 else [str(p) for p in corpora]
-    settings = {
+    settings: dict[str, Any] = {
         "sizes": sizes.describe() if isinstance(sizes, AutoSizes) else dict(sizes or DEFAULT_SIZES),
         "bands": _bands_record(records, names, bands),
     }

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from sentprobe.annotation.record import AnnotatedSentence
 
@@ -71,6 +71,8 @@ def _xpos(sent: AnnotatedSentence, i: int) -> str:
 class _LexicalTask:
     """Shared ``generate``: find targets, filter by form frequency, split by form."""
 
+    # Subclasses are dataclasses (``generate`` records their fields with ``asdict``).
+    __dataclass_fields__: ClassVar[dict[str, Any]]
     name: ClassVar[str]
     file: ClassVar[str]
     labels: ClassVar[list[str]]

@@ -92,9 +92,9 @@ class SOMO:
         for (w, t), c in pairs.items():
             tags.setdefault(w, Counter())[t] += c
         self._by_tag: dict[str, set[str]] = {}
-        for w, c in tags.items():
+        for w, by_tag in tags.items():
             if self._in_band(w):
-                best = min(c, key=lambda t: (-c[t], t))
+                best = min(by_tag, key=lambda t: (-by_tag[t], t))
                 self._by_tag.setdefault(best, set()).add(w)
 
     def _in_band(self, word: str) -> bool:

@@ -304,8 +304,11 @@ def build_suite(
     if bands not in ("profile", "auto"):
         raise ValueError(f"bands must be 'profile' or 'auto', not {bands!r}")
     auto = sizes if isinstance(sizes, AutoSizes) else None
-    if auto is None:
-        sizes = dict(sizes or {"train": 100_000, "dev": 10_000, "test": 10_000})
+    fixed: dict[str, int] = (
+        {}
+        if isinstance(sizes, AutoSizes)
+        else dict(sizes or {"train": 100_000, "dev": 10_000, "test": 10_000})
+    )
     corpus_stats: Counter = Counter()
     corpus = prepare(annotated_sentences, min_tokens, max_tokens, corpus_stats)
     tier, tier_info = band_params(corpus_tokens(corpus), tasks) if bands == "auto" else ({}, {})
@@ -316,7 +319,7 @@ def build_suite(
         if auto is not None:
             task = _auto_generate(name, gen, corpus, auto, seed, explicit)
         else:
-            task = gen.generate(corpus, sizes, seed)
+            task = gen.generate(corpus, fixed, seed)
         if name in tier and tuple(getattr(gen, "freq_band", ())) == tier[name]["freq_band"]:
             task.params = task.params | {"bands": tier_info}
         task.stats.update({f"corpus: {k}": v for k, v in corpus_stats.items()})

@@ -110,7 +110,9 @@ class BigramShift:
                 examples: list[tuple[str, str]] = []
                 while len(examples) < 2 * counts[s]:
                     tokens = pool[next(order)]
-                    inverted = " ".join(self.swap(tokens, rng))
+                    swapped = self.swap(tokens, rng)
+                    assert swapped is not None  # the pool holds only sentences with a swap
+                    inverted = " ".join(swapped)
                     if inverted in corpus:
                         stats["rejected: inverted sentence exists in corpus"] += 1
                         continue

@@ -27,7 +27,7 @@ def _register_spacy_component() -> None:
     if _ONE_SENTENCE not in Language.factories:
 
         @Language.component(_ONE_SENTENCE)
-        def one_sentence(doc):  # type: ignore[no-untyped-def]
+        def one_sentence(doc):
             """Each input is one sentence: forbid the parser to start another one."""
             for i, tok in enumerate(doc):
                 tok.is_sent_start = i == 0

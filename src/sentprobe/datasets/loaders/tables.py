@@ -64,8 +64,7 @@ def _load_tsv(path: Path, language: str) -> ProbingTask:
     lines = iter_lines(path, problems)
     header_line = next(lines, None)
     if header_line is None:
-        problems.add(None, "no data lines (the file is empty)")
-        problems.raise_if_any()
+        raise DataError(path, None, "no data lines (the file is empty)")
     h, header = header_line[0], [c.strip().lower() for c in header_line[1].split("\t")]
     missing = [c for c in ("sentence", "label", "split") if c not in header]
     if missing:
