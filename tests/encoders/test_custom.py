@@ -204,3 +204,15 @@ def test_load_errors_name_file_and_problem(user_file, tmp_path):
     crashing.write_text("import senteval_not_installed\n")
     with pytest.raises(SentprobeError, match="crashing.py: running the file failed"):
         load_user_encoder(str(crashing))
+
+
+def test_load_errors_for_a_non_python_file_and_an_empty_spec(tmp_path):
+    """Both used to crash with AttributeError/TypeError instead of saying what is wrong."""
+    text = tmp_path / "encoder.txt"
+    text.write_text("x = 1\n")
+    with pytest.raises(SentprobeError, match="encoder.txt: not a Python source file"):
+        load_user_encoder(str(text))
+    with pytest.raises(SentprobeError, match="encoder.txt: not a Python source file"):
+        load_user_encoder(f"{text}:x")
+    with pytest.raises(SentprobeError, match="empty encoder spec"):
+        load_user_encoder("")

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,7 @@ STORE_CHUNK = 1000
 #: The labels whose rule reads the main clause (its verb, subject, object): for these a
 #: sentence gold labels but the annotator does not is put down to a cause (``miss_cause``).
 MAIN_CLAUSE_LABELS: dict[str, Callable[[AnnotatedSentence], Labelled]] = {
-    f"{task} ({profile})": (lambda sent, fn=fn, profile=profile: fn(sent, profile, lang="en"))
+    f"{task} ({profile})": partial(fn, profile=profile, lang="en")
     for task, fn in (("Tense", tense_label), ("SubjNum", subj_num_label), ("ObjNum", obj_num_label))
     for profile in ("paper", "xprobe")
 }
@@ -225,6 +226,7 @@ def evaluate_annotator(
     def wanted(rec: AnnotatedSentence) -> bool:
         return len(rec) >= min_tokens and (max_tokens is None or len(rec) <= max_tokens)
 
+    preds: Iterable[AnnotatedSentence]
     if store is not None:
         every = list(read_conllu(gold_path))
         annotate_corpus(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -98,8 +99,8 @@ class _Unit:
     """One task to audit: how to load it strictly and leniently, and its split files."""
 
     name: str
-    strict: object  # () -> ProbingTask
-    lenient: object | None  # () -> (ProbingTask, list[Problem])
+    strict: Callable[[], ProbingTask]
+    lenient: Callable[[], tuple[ProbingTask, list[Problem]]] | None
     files: dict[str, Path] | None = None
 
 
@@ -114,15 +115,15 @@ def _xprobe_units(directory: Path, language: str | None = None) -> list[_Unit]:
         return [
             _Unit(
                 xprobe_metadata(directory, lang).name,
-                lambda d=directory, lang=lang: load_xprobe_task(d, lang),
-                lambda d=directory, lang=lang: _lenient(load_xprobe_task, d, lang),
+                partial(load_xprobe_task, directory, lang),
+                partial(_lenient, load_xprobe_task, directory, lang),
                 files,
             )
         ]
     subdirs = sorted(p for p in directory.iterdir() if p.is_dir())
     if any(is_xprobe_task(p) for p in subdirs):
-        lang = language or language_of(directory)
-        return [u for p in subdirs if is_xprobe_task(p) for u in _xprobe_units(p, lang)]
+        suite_lang = language or language_of(directory)
+        return [u for p in subdirs if is_xprobe_task(p) for u in _xprobe_units(p, suite_lang)]
     return [u for p in subdirs for u in _xprobe_units(p, language)]
 
 
@@ -141,8 +142,8 @@ def _senteval_units(directory: Path, suite: list[Finding]) -> list[_Unit]:
         units.append(
             _Unit(
                 meta.name,
-                lambda f=file, m=meta: load_senteval_file(f, metadata=m),
-                lambda f=file, m=meta: _lenient(load_senteval_file, f, metadata=m),
+                partial(load_senteval_file, file, metadata=meta),
+                partial(_lenient, load_senteval_file, file, metadata=meta),
             )
         )
     return units
@@ -190,9 +191,9 @@ def audit_suite(
     names: list[str] = []
     if not p.exists():
         tasks = _resolve(str(path))  # a registered name; raises a clean error otherwise
-        for task in tasks:
-            names.append(task.name)
-            findings += audit_task(task, baselines=baselines, thresholds=thresholds)
+        for registered in tasks:
+            names.append(registered.name)
+            findings += audit_task(registered, baselines=baselines, thresholds=thresholds)
         return AuditReport(str(path), names, findings)
     units = _units(p, suite)
     if not units:
@@ -200,12 +201,12 @@ def audit_suite(
     for unit in units:
         task: ProbingTask | None = None
         try:
-            task = unit.strict()  # type: ignore[operator]
+            task = unit.strict()
         except DataError as error:
             problems = None
             if unit.lenient is not None:
                 try:
-                    task, problems = unit.lenient()  # type: ignore[operator]
+                    task, problems = unit.lenient()
                 except DataError:
                     task = None
             findings.append(_load_finding(unit.name, error, problems))

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 Severity = Literal["info", "warning", "error"]
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
-_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+_RANK: dict[str, int] = {s: i for i, s in enumerate(SEVERITIES)}
 
 
 def severity_rank(severity: str) -> int:
@@ -55,7 +55,7 @@ class AuditReport:
 
     def counts(self) -> dict[str, int]:
         """Number of findings per severity."""
-        out = {s: 0 for s in SEVERITIES}
+        out: dict[str, int] = {s: 0 for s in SEVERITIES}
         for f in self.findings:
             out[f.severity] += 1
         return out

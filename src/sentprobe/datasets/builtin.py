@@ -8,7 +8,7 @@ stays fast however large the shipped data grows.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -111,7 +111,7 @@ def register_builtin() -> None:
             )
 
 
-def resolve_tasks(spec: str | list[str]) -> list[ProbingTask]:
+def resolve_tasks(spec: str | Sequence[str]) -> list[ProbingTask]:
     """Load the tasks a user asked for.
 
     Each item (comma-separated in a string) is a registered suite, a registered task, or a

@@ -205,7 +205,7 @@ class EmbeddingCache:
             rows = pending[:]
             pending.clear()  # first, so a failed write is not retried by the error handler
             last_flush = time.monotonic()
-            if store is not None and rows:
+            if store is not None and rows and out is not None:
                 store.write([keys[i] for i in rows], out[rows], self._meta(encoder, out))
 
         label = progress if isinstance(progress, str) else f"encoding ({encoder.name})"

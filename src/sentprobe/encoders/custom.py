@@ -218,6 +218,8 @@ def _import_file(path: Path):
         raise SentprobeError(f"{path}: no such file")
     name = f"sentprobe_user_{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]}"
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:  # e.g. a ``.txt`` file: no loader for it
+        raise SentprobeError(f"{path}: not a Python source file (expected a .py file)")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and pickling look modules up here
     sys.path.insert(0, str(path.parent))  # let the file import its neighbours
@@ -261,6 +263,8 @@ def load_user_encoder(spec: str, batch_size: int | None = None) -> Encoder:
     ``params_senteval`` dict).
     """
     m = _SPEC.match(spec)
+    if m is None:
+        raise SentprobeError("empty encoder spec; expected file.py[:obj] or package.module:obj")
     target, obj_name = m["target"], m["obj"]
     is_file = target.endswith(".py") or Path(target).is_file()
     module = _import_file(Path(target)) if is_file else _import_module(target)

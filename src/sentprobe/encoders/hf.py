@@ -11,6 +11,7 @@ import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -160,9 +161,10 @@ class HFEncoder(Encoder):
             label += f"@layer{layer}"
         self.name = label
         self._fingerprint: str | None = None
-        self._config = None
-        self._model = None
-        self._tokenizer = None
+        # transformers objects, loaded on first use (transformers has no type information)
+        self._config: Any = None
+        self._model: Any = None
+        self._tokenizer: Any = None
 
     # -- identity -----------------------------------------------------------------------
     @property
@@ -175,7 +177,7 @@ class HFEncoder(Encoder):
         return self._fingerprint
 
     @property
-    def config(self):
+    def config(self) -> Any:
         if self._config is None:
             from transformers import AutoConfig
 
@@ -243,14 +245,12 @@ class HFEncoder(Encoder):
         self._load()
         sentences = list(sentences)
         n_out = len(self.views) if self.views else 1
-        dim = None
         out: np.ndarray | None = None
         with torch.inference_mode():
             for idx in sorted_batches([len(s) for s in sentences], self.batch_size):
                 pooled = self._encode_batch([sentences[i] for i in idx])  # (b, views, dim)
                 if out is None:
-                    dim = pooled.shape[-1]
-                    out = np.empty((len(sentences), n_out, dim), dtype=np.float32)
+                    out = np.empty((len(sentences), n_out, pooled.shape[-1]), dtype=np.float32)
                 out[idx] = pooled
         if out is None:  # no sentences
             dim = getattr(self.config, "hidden_size", 0)

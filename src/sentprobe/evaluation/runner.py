@@ -12,7 +12,7 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -164,7 +164,9 @@ class Runner:
                     key = unit_key(fingerprint, task.content_hash(), signature, seed, task.name)
                     self.keys.append(key)
                     if not self.store.has(key):
-                        tr, dv, te = (task.splits.get(n) for n in ("train", "dev", "test"))
+                        # train and test are required (the loaders check), dev is optional
+                        tr, te = task.splits["train"], task.splits["test"]
+                        dv = task.splits.get("dev")
                         start = time.perf_counter()
                         est.fit(tr.sentences, tr.labels, *((dv.sentences, dv.labels) if dv else ()))
                         score = _accuracy(est, te.sentences, te.labels)
@@ -210,7 +212,7 @@ class Runner:
     def _run_units(
         self, encoder: Encoder, probe: str, tasks: list[ProbingTask], seeds: list[int]
     ) -> None:
-        views = encoder.views or [None]
+        views: Sequence[str | None] = encoder.views or [None]
         pending: list[tuple[ProbingTask, int, str, int, str, Any]] = []
         for task in tasks:
             for v, view in enumerate(views):
@@ -309,7 +311,11 @@ def run(
     """
     if seeds < 1:
         raise SentprobeError("--seeds must be at least 1")
-    task_list = list(tasks) if tasks and isinstance(tasks[0], ProbingTask) else resolve_tasks(tasks)  # type: ignore[arg-type]
+    task_list: list[ProbingTask]
+    if tasks and not isinstance(tasks, str) and isinstance(tasks[0], ProbingTask):
+        task_list = list(cast("Sequence[ProbingTask]", tasks))  # loaded tasks: the first decides
+    else:
+        task_list = resolve_tasks(cast("str | Sequence[str]", tasks))
     rows: list[tuple[Baseline | Encoder, str | None]] = []
     for name in expand_baselines(baselines):
         item = registry.baselines.get(name)

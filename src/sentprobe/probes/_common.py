@@ -29,10 +29,10 @@ def as_grid(**params: Any) -> list[dict[str, Any]]:
 
 def encode_labels(y: Sequence, classes: np.ndarray) -> torch.Tensor:
     """Map labels to indices of ``classes``; labels unseen in training become -1 (never right)."""
-    y = np.asarray(y)
-    pos = np.searchsorted(classes, y)
+    labels = np.asarray(y)
+    pos = np.searchsorted(classes, labels)
     pos = np.clip(pos, 0, len(classes) - 1)
-    found = classes[pos] == y
+    found = classes[pos] == labels
     return torch.from_numpy(np.where(found, pos, -1).astype(np.int64))
 
 

@@ -35,6 +35,12 @@ class GridFit:
     params: dict[str, torch.Tensor]
     n_iter: int
 
+    def score(self) -> float:
+        """``dev_score`` of a fit trained with a selection split (only those are ranked)."""
+        if self.dev_score is None:
+            raise ValueError("this fit had no selection split to be scored on")
+        return self.dev_score
+
 
 class GridProbe(ClassifierMixin, BaseEstimator):
     """Base class: subclasses say how to train a grid at once and how to score inputs."""
@@ -93,7 +99,7 @@ class GridProbe(ClassifierMixin, BaseEstimator):
             fits = self._fit_grid(
                 Xs, yt, self.scaler_(Xd), encode_labels(y_dev, self.classes_), configs, seed
             )
-            scores = [f.dev_score for f in fits]
+            scores = [f.score() for f in fits]
             best = int(np.argmax(scores))
             self.selection_ = "dev"
             chosen = fits[best]
@@ -109,9 +115,7 @@ class GridProbe(ClassifierMixin, BaseEstimator):
                         sub(Xt[mask]), yt[mask], sub(Xt[~mask]), yt[~mask], configs, seed
                     )
                 )
-            scores = [
-                float(np.mean([f[i].dev_score for f in per_fold])) for i in range(len(configs))
-            ]
+            scores = [float(np.mean([f[i].score() for f in per_fold])) for i in range(len(configs))]
             best = int(np.argmax(scores))
             n_iter = int(np.ceil(np.mean([f[best].n_iter for f in per_fold])))
             cap = n_iter if self._refit_iterations else None

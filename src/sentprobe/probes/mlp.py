@@ -45,7 +45,10 @@ class _StackedMLP:
         self.l2 = torch.tensor([float(configs[i]["l2"]) for i in order])
         # Each member is initialised from its own generator (same seed for all, as SentEval
         # reseeds for every configuration), so its start does not depend on the rest of the grid.
-        W1, b1, b2, W2 = [], [], [], {}
+        W1: list[torch.Tensor] = []
+        b1: list[torch.Tensor] = []
+        b2: list[torch.Tensor] = []
+        W2: dict[int, list[torch.Tensor]] = {}  # hidden size -> its members' output weights
         for i in order:
             h = int(configs[i]["nhid"])
             gen = torch.Generator().manual_seed(init_seed)
@@ -213,7 +216,8 @@ class MLPProbe(GridProbe):
             acc = net.accuracy(X_dev, y_dev)
             still = []
             for j, cfg in enumerate(net.ids):
-                if best[cfg] is None or acc[j] > best[cfg].dev_score:
+                prev = best[cfg]
+                if prev is None or acc[j] > prev.score():
                     best[cfg] = GridFit(float(acc[j]), net.member_params(j), check)
                     stale[cfg] = 0
                 else:

@@ -135,11 +135,15 @@ class _Grid:
     def _dropout(self, i: int) -> float:
         return float(self.configs[i]["dropout"]) if int(self.configs[i]["nhid"]) else 0.0
 
-    def _views(self, flat: torch.Tensor):
+    def _views(
+        self, flat: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, list[tuple[torch.Tensor, torch.Tensor] | None]]:
+        """W1, b1 and, per group, its (W2, b2) (None for groups without a hidden layer)."""
         R, d, K = sum(self.rows), self.d, self.K
         W1 = flat[: R * d].view(R, d)
         b1 = flat[R * d : R * d + R]
-        off, out = R * d + R, []
+        off = R * d + R
+        out: list[tuple[torch.Tensor, torch.Tensor] | None] = []
         for h, pos in self.groups:
             if h:
                 g = len(pos)
@@ -190,13 +194,13 @@ class _Grid:
                 mask[:, self.row_start[pos] : self.row_start[pos + 1]] = noise.div_(1 - p)
             Z = Z * mask
         n, res = len(X), []
-        for (h, pos), out in zip(self.groups, outs):
-            r0, r1 = self.row_start[pos[0]], self.row_start[pos[-1] + 1]
+        for (h, group), out in zip(self.groups, outs):
+            r0, r1 = self.row_start[group[0]], self.row_start[group[-1] + 1]
             block = Z[:, r0:r1]
             if out is None:
-                res.append(block.reshape(n, len(pos), self.K).transpose(0, 1))
+                res.append(block.reshape(n, len(group), self.K).transpose(0, 1))
             else:
-                S = torch.sigmoid(block).reshape(n, len(pos), h).transpose(0, 1)
+                S = torch.sigmoid(block).reshape(n, len(group), h).transpose(0, 1)
                 res.append(torch.baddbmm(out[1][:, None, :], S, out[0].transpose(1, 2)))
         return torch.cat(res, 0)
 

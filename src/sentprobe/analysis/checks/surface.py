@@ -155,11 +155,12 @@ def check_casing_cue(task: ProbingTask, options: CheckOptions) -> list[Finding]:
     shown = ", ".join(f"{label}={share[label]:.1%}" for label in labels[:6])
     more = ", ..." if len(labels) > 6 else ""
     prefix = f"lower-case-initial sentences per class: {shown}{more}; "
-    (finding,) = _rule_check(CASING_RULE)(task, options) or [None]
-    if finding is None:
+    found = _rule_check(CASING_RULE)(task, options)
+    if not found:
         return [
             _finding(task, "casing-cue", "info", prefix.rstrip("; "), data={"lower_share": share})
         ]
+    (finding,) = found
     finding.message = prefix + finding.message
     finding.data["lower_share"] = share
     return [finding]
