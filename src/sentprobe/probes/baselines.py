@@ -8,7 +8,7 @@ same ``fit(X, y, X_dev, y_dev)`` signature, X being a list of sentences. Length 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -45,7 +45,8 @@ class MajorityProbe(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, X_dev=None, y_dev=None) -> MajorityProbe:
         self.classes_, counts = np.unique(np.asarray(y), return_counts=True)
         self.majority_ = self.classes_[int(np.argmax(counts))]
-        self.best_params_, self.selection_ = {}, "none"
+        self.best_params_: dict[str, Any] = {}
+        self.selection_ = "none"
         self.best_score_ = (
             None if y_dev is None else float(np.mean(np.asarray(y_dev) == self.majority_))
         )

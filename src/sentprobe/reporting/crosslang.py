@@ -14,7 +14,7 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -261,7 +261,11 @@ def crosslang_report(
     form (one row per encoder x task x language, with the absolute scores)."""
     if fmt not in FORMATS:
         raise SentprobeError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    kw = {"metric": metric, "encoders": encoders, "include_baselines": include_baselines}
+    kw: dict[str, Any] = {
+        "metric": metric,
+        "encoders": encoders,
+        "include_baselines": include_baselines,
+    }
     if fmt in ("json", "csv"):
         rel = relative_scores(frame, reference, mode=mode, **kw)
         if fmt == "csv":
@@ -342,6 +346,7 @@ def relative_heatmap(
                     color="white" if dark else "black",
                 )
     label = f"points vs {reference}" if mode == "diff" else f"ratio to {reference}"
+    assert image is not None  # one panel per encoder, and there is at least one
     fig.colorbar(image, ax=list(axes), shrink=0.8, label=label)
     fig.suptitle(f"{metric} relative to {reference}", fontsize=10)
     path = Path(path)

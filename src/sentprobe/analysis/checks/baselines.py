@@ -4,6 +4,7 @@ character n-grams, trained as ``sentprobe run`` trains them and scored like the 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,7 +76,7 @@ def baseline_predictions(task: ProbingTask, seed: int = 0) -> dict[str, np.ndarr
     cv = min(5, min(Counter(train.labels).values()))
     if dev is None and cv < 2:
         return out
-    text_probes = {
+    text_probes: dict[str, Callable[[], NBTfidfProbe | CharNBTfidfProbe]] = {
         "NB-uni-tfidf": lambda: NBTfidfProbe(ngram_range=(1, 1), cv=max(cv, 2)),
         "NB-bi-tfidf": lambda: NBTfidfProbe(ngram_range=(1, 2), cv=max(cv, 2)),
         "NB-char-tfidf": lambda: CharNBTfidfProbe(ngram_range=(1, 4), cv=max(cv, 2)),
