@@ -20,6 +20,7 @@ from sentprobe.analysis.checks import BASELINES, RULES, Thresholds, paper_margin
 from sentprobe.analysis.findings import Finding, severity_rank
 from sentprobe.datasets.task import PAPER_TASKS, SPLITS, ProbingTask, Split, TaskMetadata
 from sentprobe.io import atomic_write_text
+from sentprobe.reporting.render import markdown_table
 
 _STATUS = {None: "ok", "info": "ok", "warning": "warning", "error": "**error**"}
 
@@ -70,26 +71,6 @@ def as_probing_task(task: Any) -> ProbingTask:
     return ProbingTask(meta, splits)
 
 
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], left: int = 1) -> str:
-    """A pipe table; the first ``left`` columns left-aligned, numbers right-aligned."""
-    cells = [[str(c).replace("|", "\\|") for c in row] for row in [header, *rows]]
-    widths = [max(3, *(len(r[i]) for r in cells)) for i in range(len(header))]
-
-    def line(row: list[str]) -> str:
-        return (
-            "| "
-            + " | ".join(
-                c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
-            )
-            + " |"
-        )
-
-    rule = "|" + "|".join(
-        "-" * (w + 2) if i < left else "-" * (w + 1) + ":" for i, w in enumerate(widths)
-    )
-    return "\n".join([line(cells[0]), rule + "|", *(line(r) for r in cells[1:])]) + "\n"
-
-
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
@@ -132,7 +113,7 @@ def _task_section(task: ProbingTask, findings: list[Finding], stats: Any) -> lis
     present = [s for s in SPLITS if s in counts]
     if len(labels) <= 30:
         rows = [[label, *(counts[s].get(label, 0) for s in present)] for label in labels]
-        out += ["Examples per class:", "", _md_table(["class", *present], rows)]
+        out += ["Examples per class:", "", markdown_table(["class", *present], rows)]
     else:
         rows = [
             [s, len(counts[s]), min(counts[s].values()), max(counts[s].values())] for s in present
@@ -140,7 +121,7 @@ def _task_section(task: ProbingTask, findings: list[Finding], stats: Any) -> lis
         out += [
             f"{len(labels)} classes; examples per class:",
             "",
-            _md_table(["split", "classes", "min", "max"], rows),
+            markdown_table(["split", "classes", "min", "max"], rows),
         ]
     length = _first(findings, "length")
     if length is not None:
@@ -150,7 +131,11 @@ def _task_section(task: ProbingTask, findings: list[Finding], stats: Any) -> lis
             [k, f"{v['mean']:.1f}", f"{v['std']:.1f}", int(v["min"]), int(v["max"])]
             for k, v in shown
         ]
-        out += ["Tokens per sentence:", "", _md_table(["class", "mean", "std", "min", "max"], rows)]
+        out += [
+            "Tokens per sentence:",
+            "",
+            markdown_table(["class", "mean", "std", "min", "max"], rows),
+        ]
     notes = [
         f for f in findings if f.check not in ("sizes", "balance", "length") or f.severity != "info"
     ]
@@ -160,7 +145,7 @@ def _task_section(task: ProbingTask, findings: list[Finding], stats: Any) -> lis
         out.append("")
     if stats:
         rows = [[k, v] for k, v in dict(stats).items()]
-        out += ["Generation counts:", "", _md_table(["rule", "count"], rows)]
+        out += ["Generation counts:", "", markdown_table(["rule", "count"], rows)]
     return out
 
 
@@ -236,7 +221,7 @@ def _cue_section(
         "own margin). Last column: the paper's Length / NB-uni-tfidf / NB-bi-tfidf margins over "
         "Majority (Conneau et al. 2018, Table 2).",
         "",
-        _md_table(header, table),
+        markdown_table(header, table),
     ]
     if beaten:
         out += ["Rules above all of the paper's baselines on a task where cues are expected:", ""]
@@ -308,7 +293,7 @@ def quality_report(
         "Majority on a task where they should be at chance, they mean the label can be read "
         "off the surface.",
         "",
-        _md_table(header, overview),
+        markdown_table(header, overview),
     ]
     lines += _cue_section(cue_rows, cue_notes)
     lines += ["## Warnings and errors", ""]

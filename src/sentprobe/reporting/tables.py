@@ -20,6 +20,7 @@ from sentprobe.datasets.task import PAPER_TASKS
 from sentprobe.encoders.hf import is_unresolved
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import paper_labels
+from sentprobe.reporting.render import csv_table, latex_escape, latex_table, markdown_table
 
 GROUP_TITLES = {
     "surface": "Surface",
@@ -213,83 +214,35 @@ def _cells(summary: _Summary, row: str, decimals: int, pm: str, marks=lambda m: 
     ]
 
 
-def _group_spans(columns: list[tuple[str, str]]) -> list[tuple[str, int]]:
-    spans: list[tuple[str, int]] = []
-    for group, _ in columns:
-        if spans and spans[-1][0] == group:
-            spans[-1] = (group, spans[-1][1] + 1)
-        else:
-            spans.append((group, 1))
-    return spans
-
-
 def _markdown(summary: _Summary, decimals: int) -> str:
     """Pipe table; the group row is the header, task names the first (bold) row."""
     groups, seen = [], set()
     for group, _ in summary.columns:
         groups.append(group if group not in seen else "")
         seen.add(group)
-    lines = [
-        ["", *groups],
+    rows = [
         ["**Encoder**", *(f"**{c}**" for _, c in summary.columns)],
         *([summary.label(row), *_cells(summary, row, decimals, " ± ")] for row in summary.rows),
     ]
-    lines = [[cell.replace("|", "\\|") for cell in line] for line in lines]
-    widths = [max(3, *(len(line[i]) for line in lines)) for i in range(len(lines[0]))]
-
-    def render(cells: list[str]) -> str:
-        padded = [cells[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)
-        ]
-        return "| " + " | ".join(padded) + " |"
-
-    rule = "|" + "|".join(["-" * (widths[0] + 2)] + ["-" * (w + 1) + ":" for w in widths[1:]])
-    table = [render(lines[0]), rule + "|", *(render(line) for line in lines[1:])]
     notes = ["", *summary.notes] if summary.notes else []
-    return "\n".join(table + notes) + "\n"
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def _tex(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    return "\n".join([markdown_table(["", *groups], rows).rstrip("\n"), *notes]) + "\n"
 
 
 def _latex(summary: _Summary, decimals: int) -> str:
     """booktabs tabular with a \\multicolumn group row, as in the paper."""
-    n = len(summary.columns)
-    group_cells, rules, start = [], [], 2
-    for group, span in _group_spans(summary.columns):
-        group_cells.append(rf"\multicolumn{{{span}}}{{c}}{{{_tex(group)}}}")
-        rules.append(rf"\cmidrule(lr){{{start}-{start + span - 1}}}")
-        start += span
-    lines = [
-        r"\begin{tabular}{l" + "r" * n + "}",
-        r"\toprule",
-        " & ".join(["", *group_cells]) + r" \\",
-        " ".join(rules),
-        " & ".join(["Encoder", *(_tex(c) for _, c in summary.columns)]) + r" \\",
-        r"\midrule",
+    rows = [
+        [
+            latex_escape(row) + _tex_marks(summary.row_marks.get(row, "")),
+            *_cells(summary, row, decimals, r" $\pm$ ", _tex_marks),
+        ]
+        for row in summary.rows
     ]
-    for row in summary.rows:
-        cells = _cells(summary, row, decimals, r" $\pm$ ", _tex_marks)
-        lines.append(" & ".join([_tex(row) + _tex_marks(summary.row_marks.get(row, "")), *cells]))
-        lines[-1] += r" \\"
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    lines += [rf"\par{{\footnotesize {_tex_marks(n[0])} {_tex(n[2:])}}}" for n in summary.notes]
-    return "\n".join(lines) + "\n"
+    return latex_table(
+        ["Encoder", *(latex_escape(c) for _, c in summary.columns)],
+        rows,
+        groups=[group for group, _ in summary.columns],
+        notes=[f"{_tex_marks(n[0])} {latex_escape(n[2:])}" for n in summary.notes],
+    )
 
 
 _TEX_MARKS = {UNRESOLVED: r"\dag", OLD_TASK: r"\ddag", NO_SEED: r"\circ"}
@@ -335,7 +288,7 @@ def results_table(
         return _latex(summary, decimals)
     flat = _flat(summary, decimals)
     if fmt == "csv":
-        return flat.to_csv(index=False)
+        return csv_table(flat)
     records = [
         {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()}
         for rec in flat.to_dict(orient="records")
