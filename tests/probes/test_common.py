@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
+from sentprobe.encoders.length import LengthEncoder
 from sentprobe.probes import (
-    LengthEncoder,
     LogisticProbe,
     MajorityProbe,
     MLPProbe,

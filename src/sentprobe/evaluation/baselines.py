@@ -29,7 +29,7 @@ def _nb(n: int):
 
 
 def _length() -> Any:
-    from sentprobe.probes import LengthEncoder
+    from sentprobe.encoders.length import LengthEncoder
 
     return LengthEncoder()
 

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from sentprobe.probes.baselines import LengthEncoder, MajorityProbe, NBTfidfProbe
+from sentprobe.probes.baselines import MajorityProbe, NBTfidfProbe
 from sentprobe.probes.linear import LogisticProbe
 from sentprobe.probes.mlp import MLPProbe
 from sentprobe.probes.senteval import SentEvalProbe
@@ -47,7 +47,6 @@ def make_probe(name: str, task: str, seed: int = 0):
 
 
 __all__ = [
-    "LengthEncoder",
     "LogisticProbe",
     "MLPProbe",
     "MajorityProbe",

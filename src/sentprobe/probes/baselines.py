@@ -1,8 +1,8 @@
-"""The paper's baselines that need no encoder: Majority, Length, NB-uni-tfidf, NB-bi-tfidf.
+"""The paper's baselines that need no encoder: Majority, NB-uni-tfidf, NB-bi-tfidf.
 
-Majority and the Naive Bayes baselines read raw sentences, so they are text probes with the
-same ``fit(X, y, X_dev, y_dev)`` signature, X being a list of sentences. Length is an encoder
-(one feature: the token count) so it goes through the ordinary logistic-regression probe.
+They read raw sentences, so they are text probes with the same ``fit(X, y, X_dev, y_dev)``
+signature, X being a list of sentences. The paper's Length baseline is an encoder
+(:class:`sentprobe.encoders.length.LengthEncoder`) that goes through the ordinary probe.
 """
 
 from __future__ import annotations
@@ -16,23 +16,6 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.model_selection import cross_val_score
 from sklearn.naive_bayes import MultinomialNB
 from sklearn.pipeline import make_pipeline
-
-from sentprobe.encoders.base import Encoder
-
-
-class LengthEncoder(Encoder):
-    """Sentence length in tokens as the only feature (the paper's Length baseline)."""
-
-    name = "Length"
-    batch_size = 100_000
-    version: ClassVar[str] = "1"
-
-    @property
-    def fingerprint(self) -> str:
-        return f"length-tokens-v{self.version}"
-
-    def encode(self, sentences: Sequence[str]) -> np.ndarray:
-        return np.array([[len(s.split())] for s in sentences], dtype=np.float32)
 
 
 class MajorityProbe(ClassifierMixin, BaseEstimator):

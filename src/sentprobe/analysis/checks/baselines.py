@@ -52,7 +52,8 @@ def baseline_predictions(task: ProbingTask, seed: int = 0) -> dict[str, np.ndarr
     """Test predictions of Majority and each of :data:`BASELINES` on the scored test items
     (those whose label occurs in train)."""
     from sentprobe.analysis.charnb import CharNBTfidfProbe
-    from sentprobe.probes import LengthEncoder, LogisticProbe, MajorityProbe, NBTfidfProbe
+    from sentprobe.encoders.length import LengthEncoder
+    from sentprobe.probes import LogisticProbe, MajorityProbe, NBTfidfProbe
 
     test = _scored_test(task)
     if test is None:
