@@ -191,8 +191,8 @@ def build(
     ):
         band = parse_band(value, option)
         if band is not None:
-            for task in targets:
-                params.setdefault(task, {}).setdefault("freq_band", band)
+            for target in targets:
+                params.setdefault(target, {}).setdefault("freq_band", band)
     result = run_build(
         corpus,
         out,
@@ -202,11 +202,11 @@ def build(
         seed=seed,
         annotator=annotator,
         layout=layout.value if layout else None,
-        profile=profile,  # type: ignore[arg-type]
+        profile=profile,
         text_layout="running" if running else "lines",
         skip_failed=skip_failed,
         progress=not quiet,
-        bands=bands.value,  # type: ignore[arg-type]
+        bands=bands.value,
         params=params,
     )
     if result.written:

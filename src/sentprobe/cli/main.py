@@ -21,7 +21,18 @@ class Terminated(KeyboardInterrupt):
 
 
 #: click's exception base (typer >= 0.20 vendors click, older typer uses click itself).
-_CLICK_ERRORS = tuple(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+_CLICK_ERRORS: tuple[type[Exception], ...] = tuple(
+    c
+    for c in typer.BadParameter.__mro__
+    if issubclass(c, Exception) and c.__name__ == "ClickException"
+)
+#: Exceptions that carry their own exit code and message: re-raised untouched.
+_PASS_THROUGH: tuple[type[BaseException], ...] = (
+    typer.Exit,
+    typer.Abort,
+    SystemExit,
+    *_CLICK_ERRORS,
+)
 
 
 class Commands(TyperGroup):
@@ -46,7 +57,7 @@ class Commands(TyperGroup):
                 "run the same command again to resume"
             )
             raise typer.Exit(143 if term else 130) from None
-        except (typer.Exit, typer.Abort, SystemExit, *_CLICK_ERRORS):
+        except _PASS_THROUGH:
             raise
         except Exception as exc:
             if os.environ.get("SENTPROBE_DEBUG"):

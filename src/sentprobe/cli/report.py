@@ -7,7 +7,7 @@ file may be on read-only media).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -95,7 +95,11 @@ def crosslang(
     from sentprobe.reporting.crosslang import crosslang_report, relative_heatmap
 
     frame = _load_results(results, probe)
-    kw = {"encoders": encoder, "include_baselines": include_baselines, "metric": metric.value}
+    kw: dict[str, Any] = {
+        "encoders": encoder,
+        "include_baselines": include_baselines,
+        "metric": metric.value,
+    }
     text = crosslang_report(frame, reference, fmt.value, mode=mode.value, **kw)
     if heatmap is not None:
         relative_heatmap(frame, reference, heatmap, mode=mode.value, **kw)
