@@ -11,8 +11,10 @@ separate tests below. docs/reliability.md lists every case with its test;
 
 from __future__ import annotations
 
+import builtins
 import errno
 import gzip
+import io
 import json
 import os
 import re
@@ -130,19 +132,21 @@ class Case:
 
 
 def _unreadable(d: Path, mp: pytest.MonkeyPatch) -> None:
-    """good.txt unreadable: by permissions, or (as root, who reads anything) by open()."""
+    """good.txt unreadable: by permissions, or (as root, who reads anything) by failing every
+    open() of it, whichever module (``sentprobe.io``, the loaders) opens it."""
     target = d / "good.txt"
     if os.geteuid() != 0:
         target.chmod(0)
         return
-    import sentprobe.datasets.loaders as loaders
+    real_open = builtins.open
 
     def deny(path, *a, **kw):
-        if Path(path) == Path("good.txt") or Path(path) == target:
+        if isinstance(path, (str, os.PathLike)) and Path(path).resolve() == target.resolve():
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
-        return open(path, *a, **kw)
+        return real_open(path, *a, **kw)
 
-    mp.setattr(loaders, "open", deny, raising=False)
+    mp.setattr(builtins, "open", deny)
+    mp.setattr(io, "open", deny)  # Path.open / Path.read_bytes go through io.open
 
 
 def _readonly_cache(d: Path, mp: pytest.MonkeyPatch) -> None:
