@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from sentprobe.analysis.audit import audit_task
-from sentprobe.analysis.checks import BASELINES, RULES, Thresholds, paper_margins, paper_name
+from sentprobe.analysis.checks import (
+    BASELINES,
+    MAJORITY,
+    RULES,
+    Thresholds,
+    paper_margins,
+    paper_name,
+)
 from sentprobe.analysis.findings import Finding, severity_rank
 from sentprobe.datasets.task import PAPER_TASKS, SPLITS, ProbingTask, Split, TaskMetadata
 from sentprobe.io import atomic_write_text
@@ -79,7 +86,8 @@ def _first(findings: list[Finding], check: str) -> Finding | None:
     return next((f for f in findings if f.check == check), None)
 
 
-_OVERVIEW_SCORES = ("Majority", "Length", "NB-uni-tfidf", "NB-bi-tfidf")
+#: Accuracy columns of the overview: Majority and the paper's baselines the audit trains.
+_OVERVIEW_SCORES = (MAJORITY, *(b.name for b in BASELINES if not b.audit_only))
 
 
 def _overview_row(task: ProbingTask, findings: list[Finding]) -> list[Any]:
@@ -91,7 +99,7 @@ def _overview_row(task: ProbingTask, findings: list[Finding]) -> list[Any]:
     scores: dict[str, float | None] = dict.fromkeys(_OVERVIEW_SCORES)
     for f in findings:
         if f.data.get("kind") == "baseline" and f.data["baseline"] in scores:
-            scores["Majority"] = f.data["majority"]
+            scores[MAJORITY] = f.data["majority"]
             scores[f.data["baseline"]] = f.data["accuracy"]
     worst = max((f.severity for f in findings), key=severity_rank, default=None)
     return [
@@ -161,10 +169,7 @@ _SHORT = {
     "last-char": "last char",
     "punct-count": "punct",
     "casing-cue": "casing",
-    "length-baseline": "Length",
-    "nb-uni-tfidf-baseline": "NB-uni",
-    "nb-bi-tfidf-baseline": "NB-bi",
-    "nb-char-tfidf-baseline": "NB-char",
+    **{b.check: b.short for b in BASELINES},
 }
 
 
@@ -207,7 +212,7 @@ def _cue_section(
                 beaten.append((task, check, name, f))
     if not table:
         return []
-    header = ["task", "Majority", *(_SHORT.get(c, c) for c, _ in columns), "paper L/uni/bi"]
+    header = ["task", MAJORITY, *(_SHORT.get(c, c) for c, _ in columns), "paper L/uni/bi"]
     out = [
         "## Surface cues",
         "",

@@ -41,6 +41,7 @@ from sentprobe.analysis.checks.base import (
 )
 from sentprobe.analysis.checks.baselines import (
     BASELINES,
+    MAJORITY,
     Baseline,
     baseline_predictions,
     baseline_scores,
@@ -104,6 +105,7 @@ __all__ = [
     "CheckOptions",
     "CueScore",
     "LEXICAL_SPLIT_TASKS",
+    "MAJORITY",
     "PAPER_BASELINES",
     "PUNCT_CAP",
     "RULES",
