@@ -156,12 +156,12 @@ def _readonly_cache(d: Path, mp: pytest.MonkeyPatch) -> None:
     if os.geteuid() != 0:
         cache.chmod(0o555)
         return
-    import sentprobe.encoders.cache as cache_mod
+    import sentprobe.encoders.shards as shards_mod
 
     def erofs(path, data, fsync=False):
         raise OSError(errno.EROFS, "Read-only file system", str(path))
 
-    mp.setattr(cache_mod, "atomic_write_bytes", erofs)
+    mp.setattr(shards_mod, "atomic_write_bytes", erofs)
 
 
 def _damaged_shard(d: Path, mp: pytest.MonkeyPatch) -> None:
