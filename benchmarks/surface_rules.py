@@ -9,97 +9,37 @@ Rules: identity and class of the first token, of the last token, the last charac
 number of punctuation tokens, the casing of the first word. Prints a table of accuracies
 (points) and each rule's gain over majority; exits 1 if a rule of one of ``--tasks`` gains
 more than ``--max-gain`` points (the altered-sentence tasks must carry no such cue).
-``sentprobe audit`` implements the same rules with significance tests; this is the quick
-measure used while building suites.
+The rules and their fitting are ``sentprobe audit``'s own (``analysis.checks.surface``); the
+audit adds significance tests, this prints the plain accuracies while building suites.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import unicodedata
-from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
 
-ALTERED_TASKS = ("BShift", "SOMO", "CoordInv")
+from sentprobe.analysis.checks.surface import RULES, rule_predictions
+from sentprobe.datasets.task import ALTERED_TASKS, ProbingTask, Split
 
 
-def is_punct(token: str) -> bool:
-    return bool(token) and all(unicodedata.category(ch)[0] in "PS" for ch in token)
+def accuracy(predicted: list[str], test: Split) -> float:
+    return 100.0 * sum(p == y for p, y in zip(predicted, test.labels)) / max(len(test), 1)
 
 
-def token_class(token: str) -> str:
-    if is_punct(token):
-        return "punct"
-    if any(ch.isdigit() for ch in token):
-        return "number"
-    letters = [ch for ch in token if ch.isalpha()]
-    if not letters:
-        return "other"
-    if len(letters) > 1 and all(ch.isupper() for ch in letters):
-        return "all-caps"
-    return "capitalised" if letters[0].isupper() else "lower"
-
-
-def casing(token: str) -> str:
-    letters = [ch for ch in token if ch.isalpha()]
-    if not letters:
-        return "no letters"
-    if all(ch.isupper() for ch in letters):
-        return "upper"
-    if letters[0].isupper():
-        return "title"
-    return "lower"
-
-
-def _tokens(sentence: str) -> list[str]:
-    return sentence.split() or [""]
-
-
-RULES: dict[str, Callable[[str], object]] = {
-    "first token": lambda s: _tokens(s)[0],
-    "first token class": lambda s: token_class(_tokens(s)[0]),
-    "last token": lambda s: _tokens(s)[-1],
-    "last token class": lambda s: token_class(_tokens(s)[-1]),
-    "last character": lambda s: s.rstrip()[-1:],
-    "punctuation tokens": lambda s: sum(map(is_punct, s.split())),
-    "first-word casing": lambda s: casing(_tokens(s)[0]),
-}
-
-
-def accuracy(train: tuple[Sequence[str], Sequence[str]], test, feature=None) -> float:
-    """Accuracy on test of "the most frequent train label of this feature value" (majority
-    when ``feature`` is None)."""
-    majority = min(Counter(train[1]).items(), key=lambda kv: (-kv[1], kv[0]))[0]
-    table: dict[object, Counter] = defaultdict(Counter)
-    if feature is not None:
-        for s, y in zip(*train):
-            table[feature(s)][y] += 1
-    hits = 0
-    for s, y in zip(*test):
-        counts = table.get(feature(s)) if feature is not None else None
-        guess = majority
-        if counts:
-            top = max(counts.values())
-            best = sorted(lab for lab, c in counts.items() if c == top)
-            guess = majority if majority in best else best[0]
-        hits += guess == y
-    return 100.0 * hits / max(len(test[0]), 1)
-
-
-def measure(sentences_labels: dict[str, tuple[list[str], list[str]]]) -> dict[str, float]:
-    """``{"majority": acc, rule: acc, ...}`` from ``{"train": (sents, labels), "test": ...}``."""
-    train, test = sentences_labels["train"], sentences_labels["test"]
-    out = {"majority": accuracy(train, test)}
-    for name, rule in RULES.items():
-        out[name] = accuracy(train, test, rule)
+def measure(task: ProbingTask) -> dict[str, float]:
+    """``{"majority": acc, rule name: acc, ...}`` on test, each rule fitted on train (the
+    audit's own rules and fitting, without its significance test)."""
+    train, test = task.splits["train"], task.splits["test"]
+    out = {"majority": accuracy(rule_predictions(lambda s: None, train, test.sentences), test)}
+    for rule in RULES:
+        out[rule.name] = accuracy(rule_predictions(rule.feature, train, test.sentences), test)
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("suite", help="suite directory (SentEval or X-Probe layout)")
-    ap.add_argument("--tasks", default=",".join(ALTERED_TASKS), help="tasks held to --max-gain")
+    ap.add_argument("--tasks", default=",".join(sorted(ALTERED_TASKS)), help="tasks held to --max-gain")
     ap.add_argument("--all", action="store_true", help="report every task, not only --tasks")
     ap.add_argument("--max-gain", type=float, default=3.0, help="points above majority allowed")
     args = ap.parse_args(argv)
@@ -107,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
 
     strict = {t.strip() for t in args.tasks.split(",") if t.strip()}
     failed = []
-    names = list(RULES)
+    names = [rule.name for rule in RULES]
     print(f"{'task':<24} {'majority':>8} " + " ".join(f"{n[:12]:>12}" for n in names))
     for task in load_tasks(args.suite):
         paper = task.metadata.paper_name or task.name
@@ -115,8 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if "train" not in task.splits or "test" not in task.splits:
             continue
-        data = {s: (sp.sentences, sp.labels) for s, sp in task.splits.items()}
-        acc = measure(data)
+        acc = measure(task)
         label = task.name if task.name == paper else f"{task.name} ({paper})"
         cells = []
         for n in names:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
@@ -20,6 +21,28 @@ def shared_data() -> Path:
     if not data.is_dir():
         pytest.skip("../shared/data is not available")
     return data
+
+
+@pytest.fixture
+def ewt_subset(shared_data: Path):
+    """``make(dest, n)``: the first ``n`` sentences of gold UD English-EWT as CoNLL-U at
+    ``dest`` (skips without ``../shared/data``)."""
+
+    def make(dest: Path, n: int = 6000) -> Path:
+        src = shared_data / "ud" / "en_ewt" / "en_ewt-ud-all.conllu.gz"
+        blocks, block = [], []
+        with gzip.open(src, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                block.append(line)
+                if not line.strip():
+                    blocks.append("".join(block))
+                    block = []
+                    if len(blocks) == n:
+                        break
+        dest.write_text("".join(blocks), encoding="utf-8")
+        return dest
+
+    return make
 
 
 @pytest.fixture(autouse=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import subprocess
@@ -10,21 +9,6 @@ import sys
 from pathlib import Path
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1"}
-
-
-def ewt_subset(shared_data: Path, dest: Path, n: int = 6000) -> Path:
-    src = shared_data / "ud" / "en_ewt" / "en_ewt-ud-all.conllu.gz"
-    blocks, block = [], []
-    with gzip.open(src, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            block.append(line)
-            if not line.strip():
-                blocks.append("".join(block))
-                block = []
-                if len(blocks) == n:
-                    break
-    dest.write_text("".join(blocks), encoding="utf-8")
-    return dest
 
 
 def build(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -38,8 +22,8 @@ def build(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-def test_build_from_gold_conllu_is_deterministic(tmp_path, shared_data):
-    corpus = ewt_subset(shared_data, tmp_path / "ewt.conllu", n=16000)
+def test_build_from_gold_conllu_is_deterministic(tmp_path, ewt_subset):
+    corpus = ewt_subset(tmp_path / "ewt.conllu", n=16000)
     args = ["-c", str(corpus), "--tasks", "SentLen,BShift,Tense", "--sizes", "60,12,12"]
     first = build(*args, "-o", "suite1", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
@@ -54,8 +38,8 @@ def test_build_from_gold_conllu_is_deterministic(tmp_path, shared_data):
     assert "Quality report" in (tmp_path / "suite1" / "QUALITY.md").read_text()
 
 
-def test_build_that_cannot_be_filled_writes_nothing(tmp_path, shared_data):
-    corpus = ewt_subset(shared_data, tmp_path / "ewt.conllu", n=500)
+def test_build_that_cannot_be_filled_writes_nothing(tmp_path, ewt_subset):
+    corpus = ewt_subset(tmp_path / "ewt.conllu", n=500)
     res = build(
         "-c",
         str(corpus),

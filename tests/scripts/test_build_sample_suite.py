@@ -1,26 +1,10 @@
 """scripts/build_sample_suite.py on gold CoNLL-U (UD English-EWT from ../shared): every task it
 writes is reproducible byte for byte, and a corpus too small for the sizes writes nothing."""
 
-import gzip
 import json
 from pathlib import Path
 
 import build_sample_suite as build
-
-
-def ewt_subset(shared_data: Path, dest: Path, n: int) -> Path:
-    src = shared_data / "ud" / "en_ewt" / "en_ewt-ud-all.conllu.gz"
-    blocks, block = [], []
-    with gzip.open(src, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            block.append(line)
-            if not line.strip():
-                blocks.append("".join(block))
-                block = []
-                if len(blocks) == n:
-                    break
-    dest.write_text("".join(blocks), encoding="utf-8")
-    return dest
 
 
 def run(corpus: Path, work: Path, out: Path, *extra: str) -> int:
@@ -36,8 +20,8 @@ def check_identical(a: Path, b: Path) -> list[str]:
     return names
 
 
-def test_script_builds_a_reproducible_suite(tmp_path, shared_data, capsys):
-    corpus = ewt_subset(shared_data, tmp_path / "ewt.conllu", 6000)
+def test_script_builds_a_reproducible_suite(tmp_path, ewt_subset, capsys):
+    corpus = ewt_subset(tmp_path / "ewt.conllu", 6000)
     extra = ["--tasks", "SentLen,WC,BShift,TreeDepth,SOMO,CoordInv", "--sizes", "60,12,12"]
     extra += ["--wc-targets", "500", "--wc-per-target", "2,1,1", "--task-sizes", "TreeDepth=48,8,8"]
     assert run(corpus, tmp_path / "work", tmp_path / "a", *extra) == 0
@@ -55,8 +39,8 @@ def test_script_builds_a_reproducible_suite(tmp_path, shared_data, capsys):
     assert "using n_targets=" in capsys.readouterr().err
 
 
-def test_script_reports_unfillable_sizes_and_writes_nothing(tmp_path, shared_data, capsys):
-    corpus = ewt_subset(shared_data, tmp_path / "ewt.conllu", 300)
+def test_script_reports_unfillable_sizes_and_writes_nothing(tmp_path, ewt_subset, capsys):
+    corpus = ewt_subset(tmp_path / "ewt.conllu", 300)
     out = tmp_path / "c"
     assert (
         run(corpus, tmp_path / "work", out, "--tasks", "SentLen,Tense", "--sizes", "60,12,12") == 1
