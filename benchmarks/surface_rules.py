@@ -39,7 +39,9 @@ def measure(task: ProbingTask) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("suite", help="suite directory (SentEval or X-Probe layout)")
-    ap.add_argument("--tasks", default=",".join(sorted(ALTERED_TASKS)), help="tasks held to --max-gain")
+    ap.add_argument(
+        "--tasks", default=",".join(sorted(ALTERED_TASKS)), help="tasks held to --max-gain"
+    )
     ap.add_argument("--all", action="store_true", help="report every task, not only --tasks")
     ap.add_argument("--max-gain", type=float, default=3.0, help="points above majority allowed")
     args = ap.parse_args(argv)
