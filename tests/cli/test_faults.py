@@ -533,7 +533,9 @@ def _rerun_encodes(tmp_path: Path, args: list[str], env: dict[str, str], flushed
 def test_interrupted_run_exits_cleanly_and_resumes(tmp_path, sig, code):
     """SIGINT/SIGTERM mid-encoding: status 130/143, one line, no traceback, no partial rows,
     no temp files; what was encoded is saved, and the rerun encodes only the rest."""
-    args, env = _slow_run(tmp_path, ENCODE_SLEEP="0.2")
+    # 1 s a batch: the signal comes after 2 of 15 batches, with 13 s to spare even when a
+    # loaded machine starves this test's polling (0.2 s once let the run finish first)
+    args, env = _slow_run(tmp_path, ENCODE_SLEEP="1.0")
     proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)  # fmt: skip
     _wait(proc, lambda: _encoded(tmp_path) >= 16)
