@@ -556,7 +556,9 @@ def test_interrupted_run_exits_cleanly_and_resumes(tmp_path, sig, code):
 def test_killed_run_loses_at_most_the_flush_interval(tmp_path):
     """SIGKILL before the first full shard (4,096 sentences): vectors flushed by time survive,
     and the rerun encodes exactly the sentences that were not flushed."""
-    args, env = _slow_run(tmp_path, ENCODE_SLEEP="0.1", SENTPROBE_CACHE_FLUSH_SECONDS="0.25")
+    # 0.4 s a batch, a flush every 1 s: 6 s of encoding with windows of unflushed work, slack
+    # for a loaded machine
+    args, env = _slow_run(tmp_path, ENCODE_SLEEP="0.4", SENTPROBE_CACHE_FLUSH_SECONDS="1.0")
     proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)  # fmt: skip
     _wait(proc, lambda: _flushed(tmp_path) > 0)
