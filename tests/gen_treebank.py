@@ -6,7 +6,6 @@ import random
 from pathlib import Path
 
 from gen_synth import chain, coordinated_corpus, depth_length_corpus, svo_corpus
-
 from sentprobe.annotation.conllu import write_conllu
 from sentprobe.annotation.record import AnnotatedSentence
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gen_treebank import write_treebank
+
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1"}
 
 
@@ -76,9 +78,6 @@ def run_cli(monkeypatch, capsys, *args: str) -> tuple[int, str]:
 
 
 def test_auto_sizes_from_two_conllu_files_give_all_nine_tasks(tmp_path, monkeypatch, capsys):
-    sys.path.insert(0, str(Path(__file__).parents[1] / "generation"))
-    from gen_treebank import write_treebank
-
     from sentprobe.analysis import audit_suite
     from sentprobe.datasets.loaders import load_tasks
 
@@ -113,9 +112,6 @@ def test_auto_sizes_from_two_conllu_files_give_all_nine_tasks(tmp_path, monkeypa
 
 
 def test_explicit_settings_win_and_bad_ones_are_clean_errors(tmp_path, monkeypatch, capsys):
-    sys.path.insert(0, str(Path(__file__).parents[1] / "generation"))
-    from gen_treebank import write_treebank
-
     (corpus,) = write_treebank(tmp_path / "tb", parts=1)
     base = ["-c", str(corpus), "--lang", "xx", "--tasks", "Tense,TreeDepth"]
     out = tmp_path / "s"

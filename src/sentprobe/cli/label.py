@@ -19,7 +19,7 @@ import typer
 
 from sentprobe.cli.console import err, note, warning
 from sentprobe.cli.options import Profile
-from sentprobe.datasets.loaders import SENTEVAL_FILES, iter_lines
+from sentprobe.datasets.loaders import SENTEVAL_FILES, task_lines
 from sentprobe.datasets.validation import ALLOWED_SPLITS, Problems, normalize_split
 from sentprobe.errors import DataError, SentprobeError
 
@@ -47,7 +47,7 @@ class LabelInput:
 def read_label_input(path: Path) -> LabelInput:
     """Read and validate the whole file before any work; a DataError names every bad line."""
     problems = Problems(path)
-    rows = list(iter_lines(path, problems))
+    rows = list(task_lines(path, problems))
     problems.raise_if_any()
     if not rows:
         raise DataError(path, None, "no sentences (the file is empty)")

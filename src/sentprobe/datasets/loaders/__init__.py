@@ -23,8 +23,8 @@ from sentprobe.datasets.loaders.common import (
     SENTEVAL_FILES,
     XPROBE_FOLDERS,
     XPROBE_SPLIT_FILES,
-    iter_lines,
     stem,
+    task_lines,
 )
 from sentprobe.datasets.loaders.manifest import (
     declares_folders,
@@ -61,7 +61,7 @@ __all__ = [
     "declares_folders",
     "is_senteval_candidate",
     "is_xprobe_task",
-    "iter_lines",
+    "task_lines",
     "language_of",
     "load_manifest_dir",
     "load_manifest_entry",

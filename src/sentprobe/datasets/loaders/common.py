@@ -64,9 +64,11 @@ def _read_bytes(path: Path) -> bytes:
     return data
 
 
-def iter_lines(path: Path, problems: Problems) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, text) of non-blank lines; record non-UTF-8 lines in
-    ``problems`` (under this file's path, so one collector can serve several files).
+def task_lines(path: Path, problems: Problems) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, text) of a task file's non-blank lines; record non-UTF-8
+    lines in ``problems`` (under this file's path, so one collector can serve several files).
+    Unlike ``sentprobe.io.iter_lines``, which stops at the first bad line, a task file is read
+    whole so that every problem can be reported at once.
 
     The whole file is decoded at once (fast); only if that fails is it decoded line by line to
     locate the bad bytes.
@@ -100,7 +102,7 @@ def iter_lines(path: Path, problems: Problems) -> Iterator[tuple[int, str]]:
 
 def first_line(path: Path) -> str | None:
     """The first non-blank line, or None if there is none or it cannot be decoded."""
-    for _, line in iter_lines(path, Problems(path)):
+    for _, line in task_lines(path, Problems(path)):
         return line
     return None
 

@@ -9,8 +9,8 @@ from sentprobe.datasets.loaders.common import (
     SENTEVAL_FILES,
     column_error,
     first_line,
-    iter_lines,
     stem,
+    task_lines,
 )
 from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
 from sentprobe.datasets.validation import (
@@ -58,7 +58,7 @@ def load_senteval_file(
         metadata = dataclasses.replace(metadata, name=name)
     problems = Problems(path, rejected)
     builder = TaskBuilder(problems, metadata.labels)
-    for i, line in iter_lines(path, problems):
+    for i, line in task_lines(path, problems):
         parts = line.split("\t")
         if len(parts) != 3:
             problems.add(i, column_error(3, len(parts), "split, label, sentence"))

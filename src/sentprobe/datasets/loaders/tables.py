@@ -9,8 +9,8 @@ from pathlib import Path
 from sentprobe.datasets.loaders.common import (
     column_error,
     first_line,
-    iter_lines,
     stem,
+    task_lines,
 )
 from sentprobe.datasets.loaders.senteval import (
     load_senteval_file,
@@ -28,7 +28,7 @@ from sentprobe.errors import DataError
 def _load_jsonl(path: Path, language: str) -> ProbingTask:
     problems = Problems(path)
     builder = TaskBuilder(problems)
-    for i, line in iter_lines(path, problems):
+    for i, line in task_lines(path, problems):
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
@@ -61,7 +61,7 @@ def _table_metadata(path: Path, language: str) -> TaskMetadata:
 def _load_tsv(path: Path, language: str) -> ProbingTask:
     problems = Problems(path)
     builder = TaskBuilder(problems)
-    lines = iter_lines(path, problems)
+    lines = task_lines(path, problems)
     header_line = next(lines, None)
     if header_line is None:
         raise DataError(path, None, "no data lines (the file is empty)")

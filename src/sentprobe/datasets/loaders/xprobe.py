@@ -10,7 +10,7 @@ from sentprobe.datasets.loaders.common import (
     XPROBE_FOLDERS,
     XPROBE_SPLIT_FILES,
     column_error,
-    iter_lines,
+    task_lines,
     task_order,
 )
 from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
@@ -84,7 +84,7 @@ def load_xprobe_task(
         file = split_file(folder, short)
         if file is None:
             continue
-        for i, line in iter_lines(file, problems):
+        for i, line in task_lines(file, problems):
             parts = line.split("\t")
             if len(parts) != 2:
                 problems.add(i, column_error(2, len(parts), "sentence, label"), file)
