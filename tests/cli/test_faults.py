@@ -482,6 +482,10 @@ def _slow_run(tmp_path: Path, **env: str) -> tuple[list[str], dict[str, str]]:
     return args, full
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _encoded(tmp_path: Path) -> int:
     log = tmp_path / "encode.log"
     return sum(map(int, log.read_text().split())) if log.exists() else 0
@@ -533,11 +537,13 @@ def _rerun_encodes(tmp_path: Path, args: list[str], env: dict[str, str], flushed
 def test_interrupted_run_exits_cleanly_and_resumes(tmp_path, sig, code):
     """SIGINT/SIGTERM mid-encoding: status 130/143, one line, no traceback, no partial rows,
     no temp files; what was encoded is saved, and the rerun encodes only the rest."""
-    # 1 s a batch: the signal comes after 2 of 15 batches, with 13 s to spare even when a
-    # loaded machine starves this test's polling (0.2 s once let the run finish first)
-    args, env = _slow_run(tmp_path, ENCODE_SLEEP="1.0")
+    args, env = _slow_run(tmp_path, ENCODE_SLEEP="0.2")
+    # as from a terminal: a shell starts background jobs with SIGINT ignored, and a Python
+    # started with SIGINT ignored keeps ignoring it (right for `sentprobe run &`, but then
+    # there is nothing to test), so the child gets the default disposition back
     proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_sigint)  # fmt: skip
     _wait(proc, lambda: _encoded(tmp_path) >= 16)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
@@ -556,9 +562,7 @@ def test_interrupted_run_exits_cleanly_and_resumes(tmp_path, sig, code):
 def test_killed_run_loses_at_most_the_flush_interval(tmp_path):
     """SIGKILL before the first full shard (4,096 sentences): vectors flushed by time survive,
     and the rerun encodes exactly the sentences that were not flushed."""
-    # 0.4 s a batch, a flush every 1 s: 6 s of encoding with windows of unflushed work, slack
-    # for a loaded machine
-    args, env = _slow_run(tmp_path, ENCODE_SLEEP="0.4", SENTPROBE_CACHE_FLUSH_SECONDS="1.0")
+    args, env = _slow_run(tmp_path, ENCODE_SLEEP="0.1", SENTPROBE_CACHE_FLUSH_SECONDS="0.25")
     proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)  # fmt: skip
     _wait(proc, lambda: _flushed(tmp_path) > 0)
