@@ -57,8 +57,10 @@ def run(
     probe: Annotated[
         str,
         typer.Option(
-            help="logreg (L2 grid on dev, SentEval's default), mlp (the paper's sigmoid MLP grid), "
-            "or paper (MLP, logistic regression for WC: the protocol of the paper's Table 2)."
+            help="logreg (every L2 strength trained to convergence, chosen on dev), mlp (a fast "
+            "sigmoid MLP over the paper's grid; not SentEval's classifier), senteval (SentEval's "
+            "classifier and selection, replicated), paper (mlp, logreg for WC: the split of the "
+            "paper's Table 2), or any registered probe."
         ),
     ] = "logreg",
     seeds: Annotated[int, typer.Option(min=1, help="Repeat each probe with this many seeds.")] = 1,
