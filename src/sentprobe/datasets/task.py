@@ -45,6 +45,16 @@ class TaskMetadata:
     #: ``sentprobe audit`` treats one as a defect; None: True for the paper's altered-sentence
     #: tasks (BShift, SOMO, CoordInv), False otherwise
     no_surface_cue: bool | None = None
+    #: how items are probed: "single" (one sentence, the default), "acceptability-pair" (two
+    #: sentences judged together, their vectors concatenated: Kim et al.'s EOS), "nli-pair"
+    #: (premise, hypothesis: features [u, v, |u-v|, u*v], scored zero-shot by a head trained
+    #: on an NLI training set)
+    format: str = "single"
+    #: the probe used when the run names none (``run --probe``); None: the run's default
+    probe: str | None = None
+    #: baselines (``sentprobe.registry.baselines`` names) that ``--baselines default`` adds
+    #: for this task: the controls its paper reports
+    baselines: tuple[str, ...] = ()
 
     @property
     def expects_no_surface_cue(self) -> bool:
@@ -55,8 +65,14 @@ class TaskMetadata:
 
 @dataclass
 class Split:
+    """Items of one split. ``sentences2``: the second sentence of each pair (pair formats);
+    ``groups``: each item's sub-type (e.g. the wh-word, the preposition, the negation
+    pattern), kept with stored predictions so reports can break accuracy down by it."""
+
     sentences: list[str]
     labels: list[str]
+    sentences2: list[str] | None = None
+    groups: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.sentences)
@@ -64,11 +80,17 @@ class Split:
 
 @dataclass
 class ProbingTask:
-    """Metadata plus splits. ``dev`` may be absent: probes then select by k-fold CV on train."""
+    """Metadata plus splits. ``dev`` may be absent: probes then select by k-fold CV on train.
+
+    ``folds``: for cross-validated tasks (Kim et al. 2019), one train/dev/test split dict per
+    fold, each item in exactly one fold's test split; ``splits`` is then the first fold, so
+    code that knows nothing of folds still sees a valid task.
+    """
 
     metadata: TaskMetadata
     splits: dict[str, Split]
     warnings: list[str] = field(default_factory=list)
+    folds: list[dict[str, Split]] | None = None
 
     @property
     def name(self) -> str:
@@ -83,7 +105,10 @@ class ProbingTask:
 
     def sentences(self) -> list[str]:
         """All sentences of all splits (with repeats), for encoding in one pass."""
-        return [s for split in self.splits.values() for s in split.sentences]
+        out = []
+        for split in self.splits.values():
+            out += split.sentences + (split.sentences2 or [])
+        return out
 
     def content_hash(self) -> str:
         """Identifies the exact data, so stored results are never reused for changed files.
@@ -97,5 +122,14 @@ class ProbingTask:
                 h.update(name.encode())
                 for sent, label in zip(split.sentences, split.labels):
                     h.update(f"{label}\t{sent}\n".encode())
+                # pairs, sub-types and folds only enter the hash where they exist, so the
+                # hashes of single-sentence tasks stay what they were
+                for extra in (split.sentences2, split.groups):
+                    if extra is not None:
+                        h.update(("\x00" + "\n".join(extra)).encode())
+            for fold in self.folds or []:
+                h.update(b"\x01")
+                for name in sorted(fold):
+                    h.update(f"{name}:{len(fold[name])}:{'|'.join(fold[name].sentences)}".encode())
             self.__dict__["_content_hash"] = h.hexdigest()[:16]
         return self.__dict__["_content_hash"]
