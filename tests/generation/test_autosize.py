@@ -7,23 +7,21 @@ import random
 from collections import Counter
 
 import pytest
+
 from gen_synth import chain, depth_length_corpus, svo_corpus
 from gen_treebank import synthetic_treebank
-
 from sentprobe.errors import SentprobeError
 from sentprobe.generation.autosize import (
     BAND_TIERS,
     AutoSizes,
-    _Occurrences,
     band_tier,
     choose_depths,
     largest_task,
-    select_targets_fast,
 )
 from sentprobe.generation.base import GeneratedTask, GenerationError
 from sentprobe.generation.pipeline import parse_sizes
 from sentprobe.generation.suite import build_suite, generator_for, prepare
-from sentprobe.generation.surface import WordContent
+from sentprobe.generation.surface import TargetIndex, WordContent, select_targets
 from sentprobe.generation.syntactic import TreeDepth
 
 
@@ -60,16 +58,34 @@ def test_largest_task_finds_the_exact_maximum():
         largest_task(generate, AutoSizes(), n_classes=2, corpus_size=20, name="T")
 
 
-def test_fast_target_selection_is_exactly_word_contents():
-    rng = random.Random(3)
+def _naive_targets(wc: WordContent, sentences, per_target: int) -> tuple[list[str], int]:
+    """The rule as written: recount every target's pools over the corpus each round."""
+    window = wc.candidates(sentences)
+    dropped: set[str] = set()
+    while True:
+        targets = [w for w in window if w not in dropped][: wc.n_targets]
+        pools = wc.pools(sentences, targets)
+        short = {w for w in targets if len(pools[w]) < per_target}
+        if not short:
+            return targets, len(dropped)
+        dropped |= short
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_incremental_target_selection_equals_the_rule_as_written(seed):
+    rng = random.Random(seed)
     words = [f"w{i:03d}x" for i in range(300)]
     weights = [1 / (i + 1) for i in range(300)]
     sentences = [tuple(rng.choices(words, weights, k=rng.randint(5, 15))) for _ in range(1500)]
-    for first_rank, n, need in ((21, 5, 12), (21, 40, 12), (51, 80, 6), (11, 300, 3)):
+    for first_rank, n, need in ((21, 5, 12), (21, 40, 12), (51, 80, 6), (11, 300, 3), (1, 50, 40)):
         wc = WordContent(n, first_rank)
+        expected, skipped = _naive_targets(wc, sentences, need)
+        assert wc.select_targets(sentences, need) == expected
         window = wc.candidates(sentences)
-        occ = _Occurrences(sentences, set(window))
-        assert select_targets_fast(window, occ, n, need) == wc.select_targets(sentences, need)
+        assert select_targets(window, TargetIndex(sentences, window), n, need) == (
+            expected,
+            skipped,
+        )
 
 
 def test_every_task_is_built_at_its_largest_size():

@@ -37,7 +37,7 @@ from sentprobe.errors import SentprobeError
 from .base import GeneratedTask, GenerationError
 from .corpus import Tokens
 from .inputs import annotated_items, surface, token_sequences
-from .surface import WordContent
+from .surface import TargetIndex, WordContent, select_targets
 from .syntactic import TreeDepth
 
 __all__ = [
@@ -53,7 +53,6 @@ __all__ = [
     "choose_wc",
     "corpus_tokens",
     "largest_task",
-    "select_targets_fast",
 ]
 
 #: Tasks whose target forms are confined to one split and filtered by ``freq_band``.
@@ -207,16 +206,16 @@ def largest_task(
             f"{one['test']} for {n_classes} classes) need more than the corpus's "
             f"{corpus_size} sentences (or the --sizes auto bound {auto.largest})"
         )
+    if hi > 1:  # the bound first: a task bound by the sizes, not the corpus, is done
+        try:
+            return generate(auto.sizes(hi, n_classes)), hi
+        except GenerationError:
+            pass
     try:
         best = (generate(auto.sizes(1, n_classes)), 1)
     except GenerationError as e:
         raise GenerationError(f"{e} [--sizes auto: not even 1 unit fits]") from None
-    failed = hi + 1
-    if hi > 1:
-        try:
-            best = (generate(auto.sizes(hi, n_classes)), hi)
-        except GenerationError:
-            failed = hi
+    failed = hi + 1 if hi == 1 else hi
     while failed - best[1] > 1:
         mid = (best[1] + failed) // 2
         try:
@@ -227,53 +226,6 @@ def largest_task(
 
 
 # ---------------------------------------------------------------------------- WC
-
-
-class _Occurrences:
-    """Which sentences hold which candidate words, and how often: WC target selection
-    without re-reading the corpus on every round."""
-
-    def __init__(self, sentences: Sequence[Tokens], words: set[str]) -> None:
-        self.occ: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        for si, tokens in enumerate(sentences):
-            counts = Counter(t.lower() for t in tokens)
-            for w, k in counts.items():
-                if w in words:
-                    self.occ[w].append((si, k))
-
-
-def select_targets_fast(
-    window: Sequence[str], occ: _Occurrences, n_targets: int, per_target: int
-) -> list[str]:
-    """Exactly ``WordContent.select_targets`` (same targets, same order), in time linear in
-    the occurrences it touches rather than the corpus size per round: the first
-    ``n_targets`` words of ``window`` not dropped; drop those with fewer than
-    ``per_target`` sentences holding exactly one target occurrence; refill; repeat."""
-    hits: dict[int, int] = defaultdict(int)  # sentence -> target occurrences in it
-    targets: list[str] = []
-    dropped: set[str] = set()
-    pos = 0
-    while True:
-        while len(targets) < n_targets and pos < len(window):
-            w = window[pos]
-            pos += 1
-            if w in dropped:
-                continue
-            targets.append(w)
-            for si, k in occ.occ.get(w, ()):
-                hits[si] += k
-        short = [
-            w
-            for w in targets
-            if sum(1 for si, k in occ.occ.get(w, ()) if k == 1 and hits[si] == 1) < per_target
-        ]
-        if not short:
-            return targets
-        for w in short:
-            dropped.add(w)
-            for si, k in occ.occ.get(w, ()):
-                hits[si] -= k
-        targets = [w for w in targets if w not in dropped]
 
 
 def choose_wc(
@@ -287,7 +239,7 @@ def choose_wc(
     tokens = token_sequences(sentences)
     probe = WordContent(gen.n_targets, min(WC_FIRST_RANKS), gen.min_chars)
     widest = probe.candidates(tokens)
-    occ = _Occurrences(tokens, set(widest))
+    index = TargetIndex(tokens, widest)
     vocab_rank = {w: r for r, w in enumerate(probe.vocabulary(tokens), start=1)}
     need = sum(auto.per_class(1).values())
     cap = min(gen.n_targets, WC_MAX_TARGETS, len(tokens) // need)
@@ -300,7 +252,7 @@ def choose_wc(
         lo, hi = 0, min(cap, len(window))
         while lo < hi:  # the most targets that all keep `need` sentences
             mid = (lo + hi + 1) // 2
-            if len(select_targets_fast(window, occ, mid, need)) == mid:
+            if len(select_targets(window, index, mid, need)[0]) == mid:
                 lo = mid
             else:
                 hi = mid - 1
@@ -317,7 +269,7 @@ def choose_wc(
     k_max = auto.max_units(n, len(tokens))
     while (
         k < k_max
-        and len(select_targets_fast(window, occ, n, sum(auto.per_class(k + 1).values()))) == n
+        and len(select_targets(window, index, n, sum(auto.per_class(k + 1).values()))[0]) == n
     ):
         k += 1
     return rank, n, k, tried

@@ -11,7 +11,7 @@ import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -67,6 +67,17 @@ class GeneratedTask:
             c = Counter(label for _, label in examples)
             out[split] = {label: c[label] for label in self.labels if c[label]}
         return out
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What a generator finds in a corpus before any size is known: its candidate pools (in
+    the generator's own shape) and the rejection counts. ``--sizes auto`` scans once and
+    draws many sizes from it (``generate = draw(scan(corpus), sizes, seed)``); a draw never
+    mutates it."""
+
+    pools: Any
+    stats: Counter
 
 
 def make_rng(seed: int, task: str) -> np.random.Generator:

@@ -23,6 +23,7 @@ from sentprobe.datasets.task import SPLITS
 from .base import (
     GeneratedTask,
     GenerationError,
+    Scan,
     base_deprel,
     edge_key,
     is_punctuation,
@@ -209,6 +210,11 @@ class CoordInv:
     def generate(
         self, sentences: Sequence[AnnotatedSentence], sizes: Mapping[str, int], seed: int
     ) -> GeneratedTask:
+        return self.draw(self.scan(sentences), sizes, seed)
+
+    def scan(self, sentences: Sequence[AnnotatedSentence]) -> Scan:
+        """The size-independent part: the qualifying sentences' clauses, and the corpus's
+        sentences (an inverted sentence that exists in it is not made)."""
         stats: Counter = Counter()
         items = annotated_items(sentences, stats, self.name)
         pool: list[Clauses] = []
@@ -224,17 +230,20 @@ class CoordInv:
             else:
                 pool.append(cl)
         stats["eligible"] = len(pool)
+        return Scan((pool, {item.text for item in items}, len(items)), stats)
+
+    def draw(self, scan: Scan, sizes: Mapping[str, int], seed: int) -> GeneratedTask:
+        (pool, corpus, n_items), stats = scan.pools, Counter(scan.stats)
         counts = per_class(sizes, 2, self.name)
         need = sum(counts.values())
         rng = make_rng(seed, self.name)
-        corpus = {item.text for item in items}
         pairs = self._pairs(pool, need, corpus, rng, stats)
         if len(pairs) < need:
             raise GenerationError(
                 f"{self.name}: {need} pairs of an original and an inverted sentence with the "
                 f"longer clause on the same side are needed "
                 f"({', '.join(f'{counts[s]} {s}' for s in SPLITS)} per class), but the "
-                f"{len(pool)} qualifying sentences of {len(items)} give {len(pairs)}. Lower "
+                f"{len(pool)} qualifying sentences of {n_items} give {len(pairs)}. Lower "
                 f"the sizes, add subject_relations, or use a larger corpus."
             )
         pairs = [pairs[j] for j in rng.permutation(len(pairs))]

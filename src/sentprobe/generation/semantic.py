@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal
 
 from sentprobe.annotation.record import AnnotatedSentence
 
-from .base import GeneratedTask, make_rng, per_class, splits_from
+from .base import GeneratedTask, Scan, make_rng, per_class, splits_from
 from .inputs import Item, annotated_items
 from .lexical import form_frequencies, in_band, split_by_form
 
@@ -85,6 +85,10 @@ class _LexicalTask:
     def generate(
         self, sentences: Sequence[AnnotatedSentence], sizes: Mapping[str, int], seed: int
     ) -> GeneratedTask:
+        return self.draw(self.scan(sentences), sizes, seed)
+
+    def scan(self, sentences: Sequence[AnnotatedSentence]) -> Scan:
+        """The size-independent part: eligible sentences with their (label, target form)."""
         stats: Counter = Counter()
         items = annotated_items(sentences, stats, self.name)
         freq = form_frequencies(item.sent.tokens for item in items)
@@ -103,6 +107,10 @@ class _LexicalTask:
             chosen.append(item)
             candidates.append((label, form))
         stats["eligible"] = len(chosen)
+        return Scan((chosen, candidates), stats)
+
+    def draw(self, scan: Scan, sizes: Mapping[str, int], seed: int) -> GeneratedTask:
+        (chosen, candidates), stats = scan.pools, Counter(scan.stats)
         counts = per_class(sizes, len(self.labels), self.name)
         rng = make_rng(seed, self.name)
         picked = split_by_form(

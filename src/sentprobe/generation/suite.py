@@ -270,9 +270,12 @@ def _auto_generate(
             info["relaxed"] = {"depths": [list(gen.depths), list(depths)]}
         gen = dataclasses.replace(gen, depths=depths)
     n_classes = _n_classes(gen)
-    task, k = largest_task(
-        lambda sizes: gen.generate(corpus, sizes, seed), auto, n_classes, len(corpus), name, upper
-    )
+    if hasattr(gen, "scan"):  # scan the corpus once, draw every size the search tries
+        scanned = gen.scan(corpus)
+        make = lambda sizes: gen.draw(scanned, sizes, seed)  # noqa: E731
+    else:
+        make = lambda sizes: gen.generate(corpus, sizes, seed)  # noqa: E731
+    task, k = largest_task(make, auto, n_classes, len(corpus), name, upper)
     info["units"] = k
     info["per_class"] = auto.per_class(k)
     info["bound"] = "largest sizes" if k >= auto.max_units(n_classes) else "corpus"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import ClassVar
 
@@ -131,16 +131,11 @@ class WordContent:
         longer counts), so short words are dropped and refilled until nothing changes.
         """
         window = self.candidates(sentences)
-        dropped: set[str] = set()
-        while True:
-            targets = [w for w in window if w not in dropped][: self.n_targets]
-            pools = self.pools(sentences, targets)
-            short = {w for w in targets if len(pools[w]) < per_target}
-            if not short:
-                break
-            dropped |= short
+        targets, dropped = select_targets(
+            window, TargetIndex(sentences, window), self.n_targets, per_target
+        )
         if stats is not None:
-            stats["targets skipped: too few sentences"] = len(dropped)
+            stats["targets skipped: too few sentences"] = dropped
         return targets
 
     def generate(
@@ -173,3 +168,72 @@ class WordContent:
             splits[s] = shuffled(examples, rng)
         stats["used"] = sum(len(v) for v in splits.values())
         return GeneratedTask(self.name, self.file, sorted(targets), splits, stats, asdict(self))
+
+
+class TargetIndex:
+    """Where each candidate word occurs: ``occ[word]`` lists ``(sentence index, count)``.
+    Built once per corpus so target selection never re-reads the corpus."""
+
+    def __init__(self, sentences: Sequence[Tokens], words: Iterable[str]) -> None:
+        wanted = set(words)
+        self.occ: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for si, tokens in enumerate(sentences):
+            for w, k in Counter(t.lower() for t in tokens).items():
+                if w in wanted:
+                    self.occ[w].append((si, k))
+
+
+def select_targets(
+    window: Sequence[str], index: TargetIndex, n_targets: int, per_target: int
+) -> tuple[list[str], int]:
+    """WC's target choice and how many words it skipped: the first ``n_targets`` words of
+    ``window`` not dropped; drop those with fewer than ``per_target`` sentences holding
+    exactly one target occurrence (theirs); refill in window order; repeat until none drops.
+
+    Incremental, so its cost is linear in the occurrences of the words it touches (each is
+    added once and dropped at most once), whatever the number of rounds: ``good[w]`` counts
+    the sentences only ``w`` may use, and changes only where a sentence's target count
+    passes through 1.
+    """
+    hits: dict[int, int] = defaultdict(int)  # sentence -> target occurrences in it
+    members: dict[int, list[str]] = defaultdict(list)  # sentence -> targets in it
+    good: dict[str, int] = defaultdict(int)
+    targets: list[str] = []
+    dropped: set[str] = set()
+    touched: set[str] = set()  # targets whose ``good`` changed (or new): re-check these
+    pos = 0
+
+    def owner(si: int) -> str:  # the one target of a sentence with one target occurrence
+        return members[si][0]
+
+    while True:
+        while len(targets) < n_targets and pos < len(window):
+            w = window[pos]
+            pos += 1
+            if w in dropped:
+                continue
+            targets.append(w)
+            touched.add(w)
+            for si, k in index.occ.get(w, ()):
+                if hits[si] == 1:
+                    good[owner(si)] -= 1
+                    touched.add(owner(si))
+                hits[si] += k
+                members[si].append(w)
+                if hits[si] == 1:
+                    good[w] += 1
+        short = {w for w in touched if w not in dropped and good[w] < per_target}
+        touched.clear()
+        if not short:
+            return targets, len(dropped)
+        for w in short:  # the order of drops does not change the counts they leave
+            dropped.add(w)
+            for si, k in index.occ.get(w, ()):
+                if hits[si] == 1:
+                    good[w] -= 1
+                hits[si] -= k
+                members[si].remove(w)
+                if hits[si] == 1:
+                    good[owner(si)] += 1
+                    touched.add(owner(si))
+        targets = [w for w in targets if w not in dropped]

@@ -17,6 +17,7 @@ from sentprobe.datasets.task import SPLITS
 from .base import (
     GeneratedTask,
     GenerationError,
+    Scan,
     assign_splits,
     edge_key,
     make_rng,
@@ -216,6 +217,10 @@ class TreeDepth:
     def generate(
         self, sentences: Sequence[AnnotatedSentence], sizes: Mapping[str, int], seed: int
     ) -> GeneratedTask:
+        return self.draw(self.scan(sentences), sizes, seed)
+
+    def scan(self, sentences: Sequence[AnnotatedSentence]) -> Scan:
+        """The size-independent part: eligible sentences per depth and length."""
         stats: Counter = Counter()
         cells: dict[str, dict[int, list[Item]]] = {label: {} for label in self.labels}
         for item in annotated_items(sentences, stats, self.name):
@@ -227,6 +232,10 @@ class TreeDepth:
             else:
                 cells[str(d)].setdefault(len(item), []).append(item)
         stats["eligible"] = sum(len(v) for c in cells.values() for v in c.values())
+        return Scan(cells, stats)
+
+    def draw(self, scan: Scan, sizes: Mapping[str, int], seed: int) -> GeneratedTask:
+        cells, stats = scan.pools, Counter(scan.stats)
         counts = per_class(sizes, len(self.labels), self.name)
         rng = make_rng(seed, self.name)
         if not self.decorrelate:
@@ -328,6 +337,10 @@ class TopConst:
     def generate(
         self, sentences: Sequence[AnnotatedSentence], sizes: Mapping[str, int], seed: int
     ) -> GeneratedTask:
+        return self.draw(self.scan(sentences), sizes, seed)
+
+    def scan(self, sentences: Sequence[AnnotatedSentence]) -> Scan:
+        """The size-independent part: eligible sentences per class."""
         stats: Counter = Counter()
         found: list[tuple[str, Item]] = []
         for item in annotated_items(sentences, stats, self.name):
@@ -343,6 +356,11 @@ class TopConst:
         for label, item in found:
             pools[label if label in frequent else self.other].append(item)
         stats["eligible"] = len(found)
+        return Scan(pools, stats)
+
+    def draw(self, scan: Scan, sizes: Mapping[str, int], seed: int) -> GeneratedTask:
+        pools, stats = scan.pools, Counter(scan.stats)
+        labels = list(pools)
         counts = per_class(sizes, len(labels), self.name)
         rng = make_rng(seed, self.name)
         drawn = assign_splits(pools, counts, rng, self.name, "sequence")
