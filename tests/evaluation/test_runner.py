@@ -114,6 +114,25 @@ def test_results_are_sensible(tmp_path, tasks):
     assert by[("Counting", "A")].n_train == 200 and by[("Counting", "A")].dim == 32
 
 
+def test_every_unit_stores_its_test_predictions(tmp_path, tasks):
+    """Encoders and text baselines alike: gold labels in test order, the score their mean."""
+    frame = run(
+        [CountingEncoder()],
+        tasks,
+        results=tmp_path / "r.sqlite",
+        cache_dir=tmp_path / "c",
+        progress=False,
+        baselines="majority,nb-uni",
+    )
+    with ResultsStore(tmp_path / "r.sqlite", readonly=True) as store:
+        for row in frame.itertuples():
+            predictions = store.predictions(row.key)
+            test = next(t for t in tasks if t.name == row.task).splits["test"]
+            assert predictions.gold_labels().tolist() == test.labels
+            assert predictions.accuracy == pytest.approx(row.test_score)
+            assert predictions.groups is None
+
+
 def test_seeds_and_views_are_separate_units(tmp_path, tasks):
     enc = CountingEncoder(views=["layer0", "layer1"])
     frame = run(

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from sentprobe.errors import SentprobeError
-from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
+from sentprobe.evaluation.predictions import Predictions
+from sentprobe.evaluation.store import SCHEMA_VERSION, ResultRecord, ResultsStore, unit_key
 
 
 def record(**overrides) -> ResultRecord:
@@ -197,3 +198,59 @@ def test_processes_creating_one_store_at_once_all_succeed(tmp_path):
         assert [p.exitcode for p in procs] == [0] * n_procs, f"attempt {attempt}"
         with ResultsStore(path) as store:
             assert sorted(r.seed for r in store.records()) == list(range(n_procs))
+
+
+def _predictions(**overrides) -> Predictions:
+    values = dict(
+        gold=["a", "b", "b", "c"], pred=["a", "b", "c", "c"], labels=["a", "b", "c"], groups=None
+    )
+    values.update(overrides)
+    return Predictions.from_labels(**values)
+
+
+def test_predictions_roundtrip_with_the_record(tmp_path):
+    path = tmp_path / "r.sqlite"
+    many = [f"L{i}" for i in range(300)]  # more labels than a byte holds
+    big = _predictions(gold=many, pred=many[::-1], labels=many, groups=["x", "y"] * 150)
+    with ResultsStore(path) as store:
+        store.add(record(), "k1", _predictions(groups=["p", "q", "p", "p"]))
+        store.add(record(seed=1), "k2", big)
+        store.add(record(seed=2), "k3")
+        assert store.predictions("k3") is None and store.predictions("nope") is None
+    with ResultsStore(path, readonly=True) as store:
+        got = store.predictions("k1")
+        assert got.labels == ["a", "b", "c"] and got.groups == ["p", "q", "p", "p"]
+        assert got.gold.tolist() == [0, 1, 1, 2] and got.pred.tolist() == [0, 1, 2, 2]
+        assert got.accuracy == 0.75
+        got = store.predictions("k2")
+        assert got.predicted_labels().tolist() == many[::-1] and got.groups == big.groups
+    with sqlite3.connect(path) as db:  # compact: one or two bytes per item, not JSON
+        sizes = dict(db.execute("SELECT key, length(gold) FROM predictions"))
+    assert sizes == {"k1": 4, "k2": 600}
+
+
+def test_replacing_a_unit_without_predictions_drops_the_old_ones(tmp_path):
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        store.add(record(), "k", _predictions())
+        store.add(record(), "k")
+        assert store.predictions("k") is None
+
+
+def test_a_version_1_store_opens_and_is_upgraded(tmp_path):
+    """A store written before predictions existed: read as is, upgraded when written to."""
+    path = tmp_path / "old.sqlite"
+    with ResultsStore(path) as store:
+        store.add(record(), "k1")
+    with sqlite3.connect(path) as db:  # what a version-1 sentprobe wrote
+        db.execute("DROP TABLE predictions")
+        db.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
+    with ResultsStore(path, readonly=True) as store:
+        assert store.records() == [record()] and store.predictions("k1") is None
+        assert store.to_frame()["key"].tolist() == ["k1"]
+    with ResultsStore(path) as store:
+        store.add(record(seed=1), "k2", _predictions())
+        assert store.predictions("k2").accuracy == 0.75 and store.predictions("k1") is None
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == (
+            str(SCHEMA_VERSION),
+        )

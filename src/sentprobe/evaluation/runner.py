@@ -20,11 +20,13 @@ from tqdm.auto import tqdm
 
 from sentprobe import registry
 from sentprobe.datasets import ProbingTask, resolve_tasks
+from sentprobe.datasets.controls import control_task
 from sentprobe.encoders import get_encoder
 from sentprobe.encoders.base import Encoder
 from sentprobe.encoders.cache import EmbeddingCache
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import baseline_names, default_baselines
+from sentprobe.evaluation.predictions import Predictions
 from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
 from sentprobe.probes import make_probe
 from sentprobe.registry import Baseline
@@ -106,8 +108,12 @@ class _Prepared(Encoder):
         return self.encoder.encode(sentences)
 
 
-def _accuracy(estimator: Any, X: Any, y: Sequence[str]) -> float:
-    return float(np.mean(np.asarray(estimator.predict(X)) == np.asarray(y)))
+def _predict(estimator: Any, X: Any, task: ProbingTask) -> Predictions:
+    """The fitted ``estimator``'s predictions on the task's test split (X: its inputs)."""
+    test = task.splits["test"]
+    return Predictions.from_labels(
+        test.labels, estimator.predict(X), task.labels, getattr(test, "groups", None)
+    )
 
 
 class Runner:
@@ -128,7 +134,7 @@ class Runner:
         self.keys: list[str] = []
 
     # -- shared bookkeeping ---------------------------------------------------------------
-    def _record(self, key: str, task: ProbingTask, **fields: Any) -> None:
+    def _record(self, key: str, task: ProbingTask, predictions: Predictions, **fields: Any) -> None:
         splits = task.splits
         rec = ResultRecord(
             task=_short_name(task),
@@ -141,9 +147,10 @@ class Runner:
             n_test=len(splits["test"]),
             n_classes=len(task.labels),
             warnings=list(task.warnings),
+            test_score=predictions.accuracy,
             **fields,
         )
-        self.store.add(rec, key)
+        self.store.add(rec, key, predictions)
 
     def _bar(self, total: int, desc: str):
         return tqdm(total=total, desc=desc, unit="probe", disable=not self.progress, leave=False)
@@ -169,10 +176,11 @@ class Runner:
                         dv = task.splits.get("dev")
                         start = time.perf_counter()
                         est.fit(tr.sentences, tr.labels, *((dv.sentences, dv.labels) if dv else ()))
-                        score = _accuracy(est, te.sentences, te.labels)
+                        predictions = _predict(est, te.sentences, task)
                         self._record(
                             key,
                             task,
+                            predictions,
                             encoder=baseline.label,
                             encoder_fingerprint=fingerprint,
                             seed=seed,
@@ -180,7 +188,6 @@ class Runner:
                             selection=est.selection_,
                             config=est.best_params_,
                             dev_score=est.best_score_,
-                            test_score=score,
                             dim=0,
                             probe_seconds=time.perf_counter() - start,
                             extra={
@@ -252,16 +259,17 @@ class Runner:
                 for name, split in task.splits.items():
                     idx = np.fromiter((row[s] for s in split.sentences), dtype=np.int64)
                     X[name] = vectors[idx] if vectors.ndim == 2 else vectors[idx, v]
-                tr, dv, te = task.splits["train"], task.splits.get("dev"), task.splits["test"]
+                tr, dv = task.splits["train"], task.splits.get("dev")
                 t0 = time.perf_counter()
                 est.fit(X["train"], tr.labels, *((X["dev"], dv.labels) if dv else ()))
-                score = _accuracy(est, X["test"], te.labels)
+                predictions = _predict(est, X["test"], task)
                 view = views[v]
                 label = encoder.name if view is None else f"{encoder.name}@{view}"
                 seeded = encoder.uses_seed or uses_seed(est)
                 self._record(
                     key,
                     task,
+                    predictions,
                     encoder=label,
                     encoder_fingerprint=fp,
                     seed=seed,
@@ -269,7 +277,6 @@ class Runner:
                     selection=est.selection_,
                     config=est.best_params_,
                     dev_score=est.best_score_,
-                    test_score=score,
                     dim=int(X["train"].shape[1]),
                     encode_seconds=per_sentence * len(task.sentences()),
                     probe_seconds=time.perf_counter() - t0,
@@ -279,6 +286,7 @@ class Runner:
                         "seeded": seeded,
                         "seeds": self.seeds,
                         "probe_version": probe_version(est),
+                        **getattr(est, "report_", {}),  # e.g. MDL's codelength
                     },
                 )
                 self.keys.append(key)
@@ -303,11 +311,13 @@ def run(
     cache_dir: str | Path | None = None,
     encoder_options: dict[str, Any] | None = None,
     progress: bool = True,
+    controls: bool = False,
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks``; returns one row per result.
 
     Everything that can be checked is checked before anything is written: task files are
-    loaded and validated, encoders built, baseline and probe names resolved.
+    loaded and validated, encoders built, baseline and probe names resolved. ``controls``
+    adds each task's control task (``sentprobe.datasets.controls``) after the tasks.
     """
     if seeds < 1:
         raise SentprobeError("--seeds must be at least 1")
@@ -316,6 +326,8 @@ def run(
         task_list = list(cast("Sequence[ProbingTask]", tasks))  # loaded tasks: the first decides
     else:
         task_list = resolve_tasks(cast("str | Sequence[str]", tasks))
+    if controls:
+        task_list += [control_task(t) for t in task_list]
     rows: list[tuple[Baseline | Encoder, str | None]] = []
     for name in expand_baselines(baselines):
         item = registry.baselines.get(name)

@@ -4,6 +4,10 @@ A *unit* is (encoder fingerprint, task data hash and name, probe signature, seed
 finished unit is committed at once, so a killed run keeps its work and a rerun skips what
 ``has`` finds. SQLite needs no server, WAL mode lets a reader (``sentprobe report``) work
 while a run writes, and the file is easy to copy or inspect with any SQLite tool.
+
+Schema version 2 added the ``predictions`` table (per-item test predictions, keyed like
+``results``); a version-1 file is upgraded when opened for writing and read as is (without
+predictions) when opened read-only.
 """
 
 from __future__ import annotations
@@ -19,8 +23,16 @@ from typing import Any
 import pandas as pd
 
 from sentprobe.errors import SentprobeError
+from sentprobe.evaluation.predictions import Predictions, decode, encode
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Older versions this sentprobe reads (and upgrades when it writes).
+_UPGRADABLE = {1}
+_PREDICTIONS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS predictions (key TEXT PRIMARY KEY, labels TEXT, dtype TEXT, "
+    "gold BLOB, pred BLOB, group_names TEXT, group_index BLOB)"
+)
+_PREDICTION_COLUMNS = "labels, dtype, gold, pred, group_names, group_index"
 
 
 def _now() -> str:
@@ -126,15 +138,17 @@ class ResultsStore:
         if "meta" not in tables:
             raise SentprobeError(f"{self.path}: an SQLite file, but not a sentprobe results file")
         self._check_version()
+        self._has_predictions = "predictions" in tables
 
-    def _check_version(self) -> None:
+    def _check_version(self) -> int | None:
         row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         version = int(row[0]) if row else None
-        if version != SCHEMA_VERSION:
+        if version != SCHEMA_VERSION and version not in _UPGRADABLE:
             raise SentprobeError(
                 f"{self.path}: results schema version {version}, this sentprobe reads "
                 f"version {SCHEMA_VERSION}; use a matching sentprobe or a new results file"
             )
+        return version
 
     def _setup(self) -> None:
         """Check the schema, or create it; safe when several processes open a new file at once.
@@ -149,7 +163,12 @@ class ResultsStore:
         try:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if "meta" in tables:
-                self._check_version()
+                if self._check_version() != SCHEMA_VERSION:  # upgrade: add what is new
+                    db.execute(_PREDICTIONS_TABLE)
+                    db.execute(
+                        "UPDATE meta SET value=? WHERE key='schema_version'",
+                        (str(SCHEMA_VERSION),),
+                    )
             elif tables:
                 raise SentprobeError(
                     f"{self.path}: an SQLite file, but not a sentprobe results file"
@@ -162,6 +181,7 @@ class ResultsStore:
                     (str(SCHEMA_VERSION), _now()),
                 )
                 db.execute(f"CREATE TABLE results (key TEXT PRIMARY KEY, {columns})")
+                db.execute(_PREDICTIONS_TABLE)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -169,6 +189,7 @@ class ResultsStore:
         # WAL (readers never block the writer) is switched on outside any transaction; it is
         # a property of the file, so only the first process actually changes anything.
         db.execute("PRAGMA journal_mode=WAL")
+        self._has_predictions = True
 
     def close(self) -> None:
         self._db.close()
@@ -192,20 +213,45 @@ class ResultsStore:
         rows = self._query(f"SELECT {', '.join(FIELDS)} FROM results WHERE key=?", (key,))
         return _to_record(rows[0]) if rows else None
 
-    def add(self, record: ResultRecord, key: str) -> None:
-        """Insert or replace the unit ``key``; committed immediately."""
+    def add(self, record: ResultRecord, key: str, predictions: Predictions | None = None) -> None:
+        """Insert or replace the unit ``key`` and its test ``predictions`` (none: any stored
+        ones are removed) in one transaction, committed immediately."""
+        if self.readonly:
+            raise SentprobeError(f"{self.path}: cannot write result (opened read-only)")
         values = [_to_sql(name, v) for name, v in asdict(record).items()]
         placeholders = ", ".join("?" * (len(FIELDS) + 1))
+        db = self._db
         try:
-            # Autocommit: one statement, one transaction, committed at once.
-            # REPLACE gives the row a new rowid, so rowid order is "last written" order.
-            self._db.execute(
-                f"INSERT OR REPLACE INTO results (key, {', '.join(FIELDS)}) "
-                f"VALUES ({placeholders})",
-                (key, *values),
-            )
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                # REPLACE gives the row a new rowid, so rowid order is "last written" order.
+                db.execute(
+                    f"INSERT OR REPLACE INTO results (key, {', '.join(FIELDS)}) "
+                    f"VALUES ({placeholders})",
+                    (key, *values),
+                )
+                db.execute("DELETE FROM predictions WHERE key=?", (key,))
+                if predictions is not None:
+                    db.execute(
+                        f"INSERT INTO predictions (key, {_PREDICTION_COLUMNS}) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (key, *encode(predictions)),
+                    )
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
         except sqlite3.DatabaseError as e:
             raise SentprobeError(f"{self.path}: cannot write result ({e})") from None
+
+    def predictions(self, key: str) -> Predictions | None:
+        """The unit's per-item test predictions; None when they were not stored (a result
+        from before schema version 2, or a store that has no predictions table yet)."""
+        if not self._has_predictions:
+            return None
+        rows = self._query(f"SELECT {_PREDICTION_COLUMNS} FROM predictions WHERE key=?", (key,))
+        return decode(*rows[0]) if rows else None
 
     def records(
         self, encoder: str | None = None, task: str | None = None, probe: str | None = None

@@ -1,0 +1,123 @@
+"""Per-item test predictions of one unit: what every statistic beyond a bare accuracy needs.
+
+Confidence intervals resample test items, paired tests (McNemar) compare two rows item by
+item, prediction agreement counts items two rows label alike: all need the gold label and the
+prediction of every test item, not just their mean. They are kept as small integer arrays
+indexing a label list, so a 10,000-item test set costs 20-40 KB in the results store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """Gold labels and predictions of a unit's test items, in the test split's order.
+
+    ``gold`` and ``pred`` index ``labels``; ``groups`` is each test item's sub-type (from the
+    test split's optional ``groups``), or None when the task has none.
+    """
+
+    labels: list[str]
+    gold: np.ndarray
+    pred: np.ndarray
+    groups: list[str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.gold.shape != self.pred.shape or self.gold.ndim != 1:
+            raise ValueError("gold and pred must be 1-d arrays of the same length")
+        if self.groups is not None and len(self.groups) != len(self.gold):
+            raise ValueError("groups must have one entry per test item")
+
+    @classmethod
+    def from_labels(
+        cls,
+        gold: Sequence[Any],
+        pred: Sequence[Any],
+        labels: Sequence[str] = (),
+        groups: Sequence[str] | None = None,
+    ) -> Predictions:
+        """From label values; ``labels`` gives the order, labels not in it follow as seen."""
+        gold_s, pred_s = [str(g) for g in gold], [str(p) for p in pred]
+        names = list(dict.fromkeys([*map(str, labels), *gold_s, *pred_s]))
+        index = {name: i for i, name in enumerate(names)}
+        return cls(
+            labels=names,
+            gold=np.fromiter((index[g] for g in gold_s), dtype=np.int64, count=len(gold_s)),
+            pred=np.fromiter((index[p] for p in pred_s), dtype=np.int64, count=len(pred_s)),
+            groups=None if groups is None else [str(g) for g in groups],
+        )
+
+    def __len__(self) -> int:
+        return len(self.gold)
+
+    @property
+    def correct(self) -> np.ndarray:
+        """Whether each test item was predicted right (bool)."""
+        return np.asarray(self.gold == self.pred)
+
+    @property
+    def accuracy(self) -> float:
+        return float(self.correct.mean()) if len(self) else float("nan")
+
+    def predicted_labels(self) -> np.ndarray:
+        """The predictions as label strings (to compare rows with different label orders)."""
+        return np.asarray(self.labels, dtype=object)[self.pred]
+
+    def gold_labels(self) -> np.ndarray:
+        return np.asarray(self.labels, dtype=object)[self.gold]
+
+
+def _dtype(n_labels: int) -> str:
+    """The smallest little-endian unsigned type that holds every label index."""
+    return "<u1" if n_labels <= 1 << 8 else "<u2" if n_labels <= 1 << 16 else "<u4"
+
+
+def encode(predictions: Predictions) -> tuple[str, str, bytes, bytes, str | None, bytes | None]:
+    """The SQL values of a predictions row: (labels JSON, dtype, gold, pred, group names
+    JSON, group indices); group indices are ``<u2``/``<u4`` like the labels'."""
+    dtype = _dtype(len(predictions.labels))
+    group_names: str | None = None
+    group_index: bytes | None = None
+    if predictions.groups is not None:
+        names = list(dict.fromkeys(predictions.groups))
+        where = {name: i for i, name in enumerate(names)}
+        codes = np.fromiter((where[g] for g in predictions.groups), dtype=np.int64)
+        group_names = json.dumps(names, ensure_ascii=False)
+        group_index = codes.astype(_dtype(len(names))).tobytes()
+    return (
+        json.dumps(predictions.labels, ensure_ascii=False),
+        dtype,
+        predictions.gold.astype(dtype).tobytes(),
+        predictions.pred.astype(dtype).tobytes(),
+        group_names,
+        group_index,
+    )
+
+
+def decode(
+    labels: str,
+    dtype: str,
+    gold: bytes,
+    pred: bytes,
+    group_names: str | None,
+    group_index: bytes | None,
+) -> Predictions:
+    """Inverse of :func:`encode`."""
+    groups = None
+    if group_names is not None and group_index is not None:
+        names = json.loads(group_names)
+        codes = np.frombuffer(group_index, dtype=_dtype(len(names)))
+        groups = [names[i] for i in codes]
+    return Predictions(
+        labels=json.loads(labels),
+        gold=np.frombuffer(gold, dtype=dtype).astype(np.int64),
+        pred=np.frombuffer(pred, dtype=dtype).astype(np.int64),
+        groups=groups,
+    )
