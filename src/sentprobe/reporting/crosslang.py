@@ -22,6 +22,7 @@ import pandas as pd
 from sentprobe.datasets.task import PAPER_TASKS
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import paper_labels
+from sentprobe.reporting.plots import language_panels_figure, save_figure
 from sentprobe.reporting.tables import results_table
 
 Mode = Literal["diff", "ratio"]
@@ -303,53 +304,6 @@ def relative_heatmap(
     """Write a heatmap of :func:`relative_scores` (PNG, PDF or SVG by extension): one panel
     per encoder, tasks x languages, a diverging colormap centred at parity (0 points, or 1
     for ratios) with one scale for all panels, each cell annotated."""
-    try:
-        from matplotlib.colors import TwoSlopeNorm
-        from matplotlib.figure import Figure  # no pyplot: no GUI backend, no global state
-    except ImportError:
-        raise SentprobeError("the heatmap needs matplotlib: pip install matplotlib") from None
     rel = relative_scores(frame, reference, metric, mode, encoders, include_baselines)
-    tasks = _task_order(rel["task"])
-    languages = sorted(rel["language"].unique())
-    panels = list(dict.fromkeys(rel["encoder"]))
-    centre = 0.0 if mode == "diff" else 1.0
-    spread = float(np.nanmax(np.abs(rel["relative"].to_numpy() - centre), initial=0.0))
-    spread = spread if spread > 0 and math.isfinite(spread) else (1.0 if mode == "diff" else 0.1)
-    norm = TwoSlopeNorm(vcenter=centre, vmin=centre - spread, vmax=centre + spread)
-
-    width = 1.2 + len(panels) * (0.9 + 0.75 * len(languages))
-    fig = Figure(figsize=(max(4.0, width), 1.4 + 0.45 * len(tasks)), layout="constrained")
-    axes = fig.subplots(1, len(panels), squeeze=False, sharey=True)[0]
-    image = None
-    for ax, encoder in zip(axes, panels):
-        sub = rel[rel["encoder"] == encoder].pivot_table(
-            index="task", columns="language", values="relative", aggfunc="mean", dropna=False
-        )
-        grid = sub.reindex(index=tasks, columns=languages).to_numpy(dtype=float)
-        image = ax.imshow(np.ma.masked_invalid(grid), cmap="RdBu", norm=norm, aspect="auto")
-        ax.set_facecolor("#dddddd")  # missing cells
-        ax.set_xticks(range(len(languages)), languages)
-        ax.set_yticks(range(len(tasks)), tasks)
-        ax.set_title(encoder, fontsize=9)
-        for i in range(len(tasks)):
-            for j in range(len(languages)):
-                v = grid[i, j]
-                text = "–" if math.isnan(v) else (f"{v:+.1f}" if mode == "diff" else f"{v:.2f}")
-                dark = not math.isnan(v) and abs(v - centre) > 0.6 * spread
-                ax.text(
-                    j,
-                    i,
-                    text,
-                    ha="center",
-                    va="center",
-                    fontsize=7,
-                    color="white" if dark else "black",
-                )
-    label = f"points vs {reference}" if mode == "diff" else f"ratio to {reference}"
-    assert image is not None  # one panel per encoder, and there is at least one
-    fig.colorbar(image, ax=list(axes), shrink=0.8, label=label)
-    fig.suptitle(f"{metric} relative to {reference}", fontsize=10)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=150)
-    return path
+    fig = language_panels_figure(rel, _task_order(rel["task"]), reference, metric, mode)
+    return save_figure(fig, path)

@@ -1,0 +1,354 @@
+"""The report's figures: layer curves, heatmaps relative to a reference, correlation and
+agreement matrices, drawn with matplotlib's object API (no pyplot: no GUI backend, no global
+figure state, safe in a server or a test).
+
+Each ``*_figure`` function takes data already computed (frames of scores, matrices) and
+returns a :class:`~matplotlib.figure.Figure`; :func:`save_figure` writes one to a file
+(format by extension, atomically) and :func:`figure_svg` gives the inline SVG the HTML report
+embeds. All heatmaps share :func:`draw_heatmap`, so every matrix looks alike: tasks as rows,
+a diverging map centred at parity, every cell annotated with its value.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from sentprobe.errors import SentprobeError
+from sentprobe.io import atomic_write_bytes
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.colors import Normalize
+    from matplotlib.figure import Figure
+
+#: Cells that have no value (missing, not computed).
+MISSING_COLOUR = "#e4e4e4"
+#: Cells whose value is not significant: drawn in this grey, value in GREY_TEXT.
+GREY_CELL, GREY_TEXT = "#d9d9d9", "#6b6b6b"
+#: One colour per line in the layer curves (colour-blind safe: Okabe-Ito).
+LINE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+
+
+def _matplotlib() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise SentprobeError("plots need matplotlib: pip install matplotlib") from None
+    return matplotlib
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A figure with constrained layout (labels never overlap the panels)."""
+    _matplotlib()
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def save_figure(fig: Figure, path: str | Path, dpi: int = 150) -> Path:
+    """Write ``fig`` as PNG, PDF or SVG (by extension), replacing ``path`` only when done."""
+    path = Path(path)
+    fmt = path.suffix.lower().lstrip(".") or "png"
+    if fmt not in ("png", "pdf", "svg"):
+        raise SentprobeError(f"{path}: unknown image format {fmt!r}; use .png, .pdf or .svg")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=fmt, dpi=dpi)
+    try:
+        return atomic_write_bytes(path, buffer.getvalue())
+    except OSError as e:
+        raise SentprobeError(f"{path}: cannot write ({e.strerror or e})") from None
+
+
+def figure_svg(fig: Figure, salt: str = "") -> str:
+    """``fig`` as an ``<svg>`` element to inline in HTML: text stays text (smaller, sharp,
+    searchable), no XML prologue or creation date; ``salt`` makes the element ids of one
+    figure differ from another's in the same page."""
+    matplotlib = _matplotlib()
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"sentprobe{salt}"}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+    svg = buffer.getvalue()
+    return svg[svg.index("<svg") :]
+
+
+# ---------------------------------------------------------------------------- heatmaps
+
+
+def draw_heatmap(
+    ax: Axes,
+    grid: np.ndarray,
+    rows: Sequence[str],
+    columns: Sequence[str],
+    norm: Normalize,
+    cmap: str = "RdBu",
+    text: Sequence[Sequence[str]] | None = None,
+    grey: np.ndarray | None = None,
+    fontsize: float = 7,
+) -> Any:
+    """Draw ``grid`` (rows x columns, NaN = missing) on ``ax`` with each cell annotated.
+
+    ``text``: the annotation per cell (default: the value with one decimal); ``grey``: a
+    boolean mask of cells drawn grey instead of coloured (not significant). Returns the image
+    for a colour bar.
+    """
+    grid = np.asarray(grid, dtype=float)
+    shown = np.ma.masked_invalid(np.where(grey, np.nan, grid) if grey is not None else grid)
+    image = ax.imshow(shown, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
+    ax.set_facecolor(MISSING_COLOUR)
+    if grey is not None and grey.any():
+        from matplotlib.colors import ListedColormap
+
+        mask = np.ma.masked_where(~(grey & ~np.isnan(grid)), np.ones_like(grid))
+        ax.imshow(mask, cmap=ListedColormap([GREY_CELL]), aspect="auto", interpolation="nearest")
+    ax.set_xticks(
+        range(len(columns)),
+        list(columns),
+        rotation=40 if len(columns) > 4 else 0,
+        ha="right" if len(columns) > 4 else "center",
+        fontsize=8,
+    )
+    ax.set_yticks(range(len(rows)), list(rows), fontsize=8)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_xticks(np.arange(-0.5, len(columns)), minor=True)
+    ax.set_yticks(np.arange(-0.5, len(rows)), minor=True)
+    ax.grid(which="minor", color="white", linewidth=1.2)
+    ax.tick_params(which="minor", length=0)
+    cmap_obj = image.get_cmap()
+    for i in range(grid.shape[0]):
+        for j in range(grid.shape[1]):
+            v = grid[i, j]
+            label = text[i][j] if text is not None else ("–" if math.isnan(v) else f"{v:.1f}")
+            if math.isnan(v) or (grey is not None and grey[i, j]):
+                colour = GREY_TEXT
+            else:
+                r, g, b, _ = cmap_obj(norm(v))
+                colour = "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
+            ax.text(j, i, label, ha="center", va="center", fontsize=fontsize, color=colour)
+    return image
+
+
+def diverging_norm(values: np.ndarray, centre: float, fallback: float) -> Normalize:
+    """A norm centred at ``centre`` spanning the largest deviation (``fallback`` if none)."""
+    from matplotlib.colors import TwoSlopeNorm
+
+    finite = np.asarray(values, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    spread = float(np.max(np.abs(finite - centre))) if finite.size else 0.0
+    spread = spread if spread > 0 else fallback
+    return TwoSlopeNorm(vcenter=centre, vmin=centre - spread, vmax=centre + spread)
+
+
+def language_panels_figure(
+    rel: pd.DataFrame,
+    tasks: Sequence[str],
+    reference: str,
+    metric: str = "test_score",
+    mode: str = "diff",
+) -> Figure:
+    """X-Probe's Figure 4: one panel per encoder, tasks x languages, each cell the score
+    relative to ``reference`` (points, or a ratio), one colour scale for all panels.
+    ``rel``: columns encoder, task, language, relative (``crosslang.relative_scores``)."""
+    languages = sorted(rel["language"].unique())
+    panels = list(dict.fromkeys(rel["encoder"]))
+    centre = 0.0 if mode == "diff" else 1.0
+    norm = diverging_norm(rel["relative"].to_numpy(), centre, 1.0 if mode == "diff" else 0.1)
+    width = 1.2 + len(panels) * (0.9 + 0.75 * len(languages))
+    fig = new_figure(max(4.0, width), 1.4 + 0.45 * len(tasks))
+    axes = fig.subplots(1, len(panels), squeeze=False, sharey=True)[0]
+    image = None
+    for ax, encoder in zip(axes, panels, strict=True):
+        sub = rel[rel["encoder"] == encoder].pivot_table(
+            index="task", columns="language", values="relative", aggfunc="mean", dropna=False
+        )
+        grid = sub.reindex(index=list(tasks), columns=languages).to_numpy(dtype=float)
+        text = [
+            ["–" if math.isnan(v) else f"{v:+.1f}" if mode == "diff" else f"{v:.2f}" for v in r]
+            for r in grid
+        ]
+        image = draw_heatmap(ax, grid, tasks, languages, norm, text=text)
+        ax.set_title(encoder, fontsize=9)
+    label = f"points vs {reference}" if mode == "diff" else f"ratio to {reference}"
+    assert image is not None  # one panel per encoder, and there is at least one
+    fig.colorbar(image, ax=list(axes), shrink=0.8, label=label)
+    fig.suptitle(f"{metric} relative to {reference}", fontsize=10)
+    return fig
+
+
+def relative_rows_figure(wide: pd.DataFrame, reference: str, title: str = "") -> Figure:
+    """Rows (encoders) x tasks, each cell the row's score minus ``reference``'s (points):
+    X-Probe's Figure 4 with a reference row instead of a reference language. ``wide``:
+    scores in points, rows = encoders, columns = tasks, ``reference`` among the rows."""
+    if reference not in wide.index:
+        raise SentprobeError(f"no row {reference!r} to compare with")
+    diff = wide.drop(index=reference) - wide.loc[reference]
+    if diff.empty:
+        raise SentprobeError(f"only {reference!r} in the results: nothing to compare with")
+    grid = diff.to_numpy(dtype=float)
+    text = [["–" if math.isnan(v) else f"{v:+.1f}" for v in r] for r in grid]
+    rows, tasks = [str(r) for r in diff.index], [str(c) for c in diff.columns]
+    fig = new_figure(max(4.5, 2.2 + 0.62 * len(tasks)), max(2.0, 1.2 + 0.36 * len(rows)))
+    ax = fig.subplots()
+    image = draw_heatmap(ax, grid, rows, tasks, diverging_norm(grid, 0.0, 1.0), text=text)
+    fig.colorbar(image, ax=ax, shrink=0.85, label=f"points vs {reference}")
+    ax.set_title(title or f"Test accuracy relative to {reference} (points)", fontsize=10)
+    return fig
+
+
+def correlation_figure(
+    rho: pd.DataFrame, significant: pd.DataFrame, title: str, alpha: float = 0.05
+) -> Figure:
+    """Conneau et al.'s Figure 2: Spearman ρ, probing tasks x downstream tasks, coloured from
+    -1 to 1; cells not significant after Holm correction are grey, missing ones blank."""
+    from matplotlib.colors import Normalize
+
+    grid = rho.to_numpy(dtype=float)
+    grey = ~significant.reindex_like(rho).fillna(False).to_numpy(dtype=bool)
+    text = [["–" if math.isnan(v) else f"{v:+.2f}" for v in r] for r in grid]
+    rows, columns = [str(r) for r in rho.index], [str(c) for c in rho.columns]
+    fig = new_figure(max(4.5, 2.4 + 0.62 * len(columns)), max(2.2, 1.4 + 0.36 * len(rows)))
+    ax = fig.subplots()
+    image = draw_heatmap(ax, grid, rows, columns, Normalize(-1.0, 1.0), text=text, grey=grey)
+    fig.colorbar(image, ax=ax, shrink=0.85, label="Spearman ρ")
+    ax.set_xlabel(f"grey: not significant (Holm-adjusted p ≥ {alpha:g})", fontsize=8)
+    ax.set_title(title, fontsize=10)
+    return fig
+
+
+def agreement_figure(matrix: pd.DataFrame, title: str = "") -> Figure:
+    """Rows x rows, each cell the share of test items two rows predict alike (0-1)."""
+    from matplotlib.colors import Normalize
+
+    grid = matrix.to_numpy(dtype=float)
+    labels = [str(r) for r in matrix.index]
+    finite = grid[np.isfinite(grid)]
+    low = float(np.floor(finite.min() * 10) / 10) if finite.size else 0.0
+    text = [["–" if math.isnan(v) else f"{100 * v:.0f}" for v in r] for r in grid]
+    size = max(3.5, 1.8 + 0.5 * len(labels))
+    fig = new_figure(size + 1.0, size)
+    ax = fig.subplots()
+    image = draw_heatmap(
+        ax,
+        grid,
+        labels,
+        [str(c) for c in matrix.columns],
+        Normalize(min(low, 0.9), 1.0),
+        cmap="Blues",
+        text=text,
+    )
+    fig.colorbar(image, ax=ax, shrink=0.85, label="share of test items predicted alike")
+    ax.set_title(title or "Prediction agreement (%)", fontsize=10)
+    return fig
+
+
+# ---------------------------------------------------------------------------- layer curves
+
+
+def layer_curves_figure(
+    curves: pd.DataFrame,
+    peaks: Mapping[tuple[str, str], int] | None = None,
+    centres: Mapping[tuple[str, str], float] | None = None,
+    chance: Mapping[str, float] | None = None,
+    title: str = "Test accuracy by layer",
+    columns: int = 5,
+) -> Figure:
+    """One small panel per task: accuracy (%) against layer, a line per model, with the
+    95% CI as a band where ``curves`` has ``low``/``high``.
+
+    ``curves``: columns model, task, layer, score (and optionally low, high), in points.
+    ``peaks``/``centres``: per (model, task), the peak layer (marked with a dot and its
+    number) and the centre of gravity (a dashed tick); ``chance``: per task, a dotted line
+    (the Majority baseline).
+    """
+    tasks = list(dict.fromkeys(curves["task"]))
+    models = list(dict.fromkeys(curves["model"]))
+    ncols = max(1, min(columns, len(tasks)))
+    nrows = math.ceil(len(tasks) / ncols)
+    fig = new_figure(1.2 + 2.3 * ncols, 0.8 + 2.0 * nrows)
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True)
+    for k, ax in enumerate(axes.flat):
+        if k >= len(tasks):
+            ax.set_visible(False)
+            continue
+        task = tasks[k]
+        for m, model in enumerate(models):
+            colour = LINE_COLOURS[m % len(LINE_COLOURS)]
+            data = curves[(curves["task"] == task) & (curves["model"] == model)]
+            data = data.sort_values("layer")
+            if data.empty:
+                continue
+            x, y = data["layer"].to_numpy(), data["score"].to_numpy(dtype=float)
+            if {"low", "high"} <= set(data.columns) and data["low"].notna().any():
+                ax.fill_between(
+                    x,
+                    data["low"].to_numpy(dtype=float),
+                    data["high"].to_numpy(dtype=float),
+                    color=colour,
+                    alpha=0.18,
+                    linewidth=0,
+                )
+            ax.plot(x, y, color=colour, linewidth=1.6, marker="o", markersize=2.5, label=model)
+            peak = (peaks or {}).get((model, task))
+            if peak is not None and peak in set(x.tolist()):
+                py = float(y[list(x).index(peak)])
+                ax.plot(
+                    [peak],
+                    [py],
+                    marker="o",
+                    markersize=6,
+                    color=colour,
+                    markeredgecolor="white",
+                    zorder=5,
+                )
+                ax.annotate(
+                    f"L{peak}",
+                    (peak, py),
+                    textcoords="offset points",
+                    xytext=(0, 6),
+                    ha="center",
+                    fontsize=7,
+                    color=colour,
+                )
+            centre = (centres or {}).get((model, task))
+            if centre is not None and math.isfinite(centre):
+                ax.axvline(centre, color=colour, linestyle="--", linewidth=0.9, alpha=0.7)
+        if chance and task in chance:
+            ax.axhline(chance[task], color="#888888", linestyle=":", linewidth=1)
+        ax.set_title(task, fontsize=9)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.25, linewidth=0.5)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("layer", fontsize=8)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("accuracy (%)", fontsize=8)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    if len(models) > 1:
+        fig.legend(
+            handles,
+            labels,
+            loc="outside lower center",
+            ncols=min(4, len(models)),
+            fontsize=8,
+            frameon=False,
+        )
+    notes = []
+    if peaks:
+        notes.append("dot: peak layer")
+    if centres:
+        notes.append("dashed: centre of gravity")
+    if "low" in curves.columns and curves["low"].notna().any():
+        notes.append("band: 95% CI")
+    if chance:
+        notes.append("dotted: Majority")
+    fig.suptitle(title + (f"  ({'; '.join(notes)})" if notes else ""), fontsize=10)
+    return fig
