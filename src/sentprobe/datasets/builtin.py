@@ -7,6 +7,7 @@ stays fast however large the shipped data grows.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,6 +20,14 @@ from sentprobe.datasets.loaders import (
     manifest_tasks,
     read_manifest,
 )
+from sentprobe.datasets.loaders.dnc import (
+    ACCEPTABILITY_LABELS,
+    DATA_SUFFIX,
+    DNC_SETS,
+    NLI_LABELS,
+    load_dnc_set,
+)
+from sentprobe.datasets.loaders.dnc import CITATION as DNC_CITATION
 from sentprobe.datasets.mock import MOCK_TASKS, make_mock_task, mock_metadata
 from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
 from sentprobe.errors import SentprobeError
@@ -28,6 +37,51 @@ SAMPLE_EN_DIR = DATA_DIR / "sample_en"
 #: The shipped sample suites: English (SentEval layout) and the X-Probe-layout samples
 #: (``sample_fr`` ...), each a folder with a manifest naming its suite.
 SAMPLE_DIRS = (SAMPLE_EN_DIR, *(DATA_DIR / f"sample_{lang}" for lang in ("fr", "es", "ru")))
+
+
+#: Where the suite ``kim2019`` reads Kim et al. (2019)'s DNC release: ``$SENTPROBE_DNC``, else
+#: ``../shared/data/dnc_function_words`` next to the project (the data is not shipped).
+DNC_ENV = "SENTPROBE_DNC"
+DNC_DEFAULT = Path(__file__).resolve().parents[3].parent / "shared/data/dnc_function_words"
+
+
+def dnc_dir() -> Path:
+    """The DNC function-word release folder, or a clear error saying how to get it."""
+    env = os.environ.get(DNC_ENV)
+    directory = Path(env).expanduser() if env else DNC_DEFAULT
+    if not directory.is_dir():
+        raise SentprobeError(
+            f"the DNC function-word sets of Kim et al. (2019) are not at {directory}: download "
+            "the release (folders ACCEPTABILITY/ and NLI/ with *_data.json and *_metadata.json) "
+            f"and set ${DNC_ENV} to its folder (see docs/function-words.md)"
+        )
+    return directory
+
+
+def register_dnc() -> None:
+    """Register the nine sets as ``kim2019/<paper name>`` and the suite ``kim2019``; the
+    data is read (and its absence reported) only when a task is loaded."""
+    for stem, info in DNC_SETS.items():
+        meta = TaskMetadata(
+            name=f"kim2019/{info.paper_name}",
+            paper_name=info.paper_name,
+            labels=NLI_LABELS if info.format == "nli-pair" else ACCEPTABILITY_LABELS,
+            source="DNC release (Kim et al. 2019)",
+            citation=DNC_CITATION,
+            description=info.description,
+            format=info.format,
+        )
+        folder = "NLI" if info.format == "nli-pair" else "ACCEPTABILITY"
+
+        def load(stem: str = stem, folder: str = folder) -> ProbingTask:
+            directory = dnc_dir()
+            file = directory / folder / f"{stem}{DATA_SUFFIX}"
+            if not file.is_file():  # a flat copy of the release
+                file = directory / f"{stem}{DATA_SUFFIX}"
+            return load_dnc_set(file, suite="kim2019")
+
+        registry.tasks.register(meta.name, TaskEntry(meta, load))
+    registry.suites.register("kim2019", [f"kim2019/{s.paper_name}" for s in DNC_SETS.values()])
 
 
 class TaskEntry:
@@ -100,6 +154,7 @@ def register_builtin() -> None:
         meta = mock_metadata(name, kwargs.get("n_classes", 2))
         registry.tasks.register(name, TaskEntry(meta, load))
     registry.suites.register("mock", list(MOCK_TASKS))
+    register_dnc()
     for directory in SAMPLE_DIRS:
         if not (directory / "manifest.json").is_file():
             continue

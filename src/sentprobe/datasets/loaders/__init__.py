@@ -3,6 +3,7 @@
 * SentEval: ``split<TAB>label<TAB>sentence`` per line, split in tr/va/te; a directory of such
   files (optionally with a ``manifest.json`` giving source, license, citation, labels).
 * X-Probe: ``<task>/{tr,va,te}.txt`` with ``sentence<TAB>label`` lines, grouped in language folders.
+* DNC (Kim et al. 2019): ``<set>_data.json`` + ``<set>_metadata.json`` (:mod:`.dnc`).
 * Generic tables: TSV with a header naming ``sentence``, ``label``, ``split`` columns, or JSONL
   objects with those keys.
 
@@ -26,6 +27,7 @@ from sentprobe.datasets.loaders.common import (
     stem,
     task_lines,
 )
+from sentprobe.datasets.loaders.dnc import is_dnc_dir, load_dnc, load_dnc_set
 from sentprobe.datasets.loaders.manifest import (
     declares_folders,
     load_manifest_dir,
@@ -59,10 +61,13 @@ __all__ = [
     "XPROBE_FOLDERS",
     "XPROBE_SPLIT_FILES",
     "declares_folders",
+    "is_dnc_dir",
     "is_senteval_candidate",
     "is_xprobe_task",
     "task_lines",
     "language_of",
+    "load_dnc",
+    "load_dnc_set",
     "load_manifest_dir",
     "load_manifest_entry",
     "load_senteval_dir",
@@ -94,6 +99,9 @@ def load_tasks(path: str | Path) -> list[ProbingTask]:
     """
     path = Path(path).expanduser()
     if path.is_dir():
+        if is_dnc_dir(path):
+            manifest = read_manifest(path)
+            return load_dnc(path, suite=(manifest or {}).get("suite"))
         if is_xprobe_task(path):
             return load_xprobe_dir(path)
         if declares_folders(path):

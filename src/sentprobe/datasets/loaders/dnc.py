@@ -1,0 +1,373 @@
+"""The DNC release of Kim et al. (2019)'s function-word probing sets, and suites in its format.
+
+Public API (also used by ``sentprobe build --family kim2019`` to read back what it wrote):
+
+* :func:`load_dnc` ``(directory, suite=None) -> list[ProbingTask]``: every set of a release
+  directory (``ACCEPTABILITY/`` and ``NLI/`` subfolders, or the files directly in it);
+* :func:`load_dnc_set` ``(data_file, ...) -> ProbingTask``: one ``<set>_data.json``.
+
+Format: ``<set>_data.json`` is a JSON array of items with ``context``, ``hypothesis``,
+``label``, ``pair-id``; ``<set>_metadata.json`` holds one entry per ``pair-id`` whose ``misc``
+gives, for acceptability sets, ``fold1..foldN`` -> train/dev/test, and for NLI sets the MNLI
+provenance (``task_desc``: the preposition, the negation pattern, ...). A ``misc["subtype"]``,
+when present, is the item's sub-type (generated suites write it); otherwise it is derived as
+the paper's breakdowns need (wh-words: the wh-word; prepositions: the preposition; negation:
+the pattern on premise and hypothesis, Appendix F).
+
+Acceptability sets are probed by 10-fold cross-validation on the released folds; NLI sets are
+evaluation sets. The NLI sets get ten stratified folds of the same shape (8 train, 1 dev,
+1 test; seeded, so always the same) only for the fallback protocol used when no NLI training
+set is given; zero-shot evaluation scores every item.
+
+Any problem (malformed JSON, an item without metadata, an unknown label, a fold lacking a
+split) raises one DataError naming the file and the item's ``pair-id``; nothing is returned.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sentprobe.datasets.loaders.common import _read_bytes
+from sentprobe.datasets.task import ProbingTask, Split, TaskMetadata
+from sentprobe.datasets.validation import Problems, task_warnings
+from sentprobe.errors import DataError
+
+CITATION = (
+    "Kim, Patel, Poliak, Xia, Wang, McCoy, Tenney, Ross, Linzen, Van Durme, Bowman and "
+    "Pavlick (2019). Probing What Different NLP Tasks Teach Machines about Function Word "
+    "Comprehension. *SEM 2019, pages 235-249. https://www.aclweb.org/anthology/S19-1026"
+)
+ACCEPTABILITY_LABELS = ("acceptable", "unacceptable")
+NLI_LABELS = ("entailment", "neutral", "contradiction")
+#: The probe of the paper's acceptability classifier (a 512-unit MLP), registered in
+#: ``sentprobe.probes``; NLI heads use the same architecture.
+PROBE = "kim-mlp"
+#: The paper's control rows, added to ``--baselines default`` for these tasks.
+BASELINES = ("majority", "random-bilstm")
+#: Folds the NLI fallback protocol makes (the released acceptability sets have ten).
+NLI_FOLDS = 10
+
+_WH_WORDS = ("who", "what", "where", "when", "why", "how")
+#: Negation mutation codes of the release's ``task_desc`` -> the paper's names (Appendix F).
+NEGATION_PATTERNS = {
+    "unchanged": "none",
+    "neg": "explicit",
+    "lneg": "lexical",
+    "lexpneg": "both",
+}
+
+
+def wh_group(sentence: str, _misc: dict[str, Any]) -> str:
+    """The wh-word(s) of a sentence ("who", "what+who"), or "none"."""
+    tokens = set(re.findall(r"[a-z]+", sentence.lower()))
+    found = [w for w in _WH_WORDS if w in tokens]
+    return "+".join(sorted(found)) if found else "none"
+
+
+def negation_group(_sentence: str, misc: dict[str, Any]) -> str:
+    """``lneg-neg`` -> "P:lexical H:explicit" (premise and hypothesis mutation, Appendix F)."""
+    desc = str(misc.get("task_desc", ""))
+    parts = desc.split("-")
+    if len(parts) != 2 or not all(p in NEGATION_PATTERNS for p in parts):
+        return desc or "unknown"
+    return f"P:{NEGATION_PATTERNS[parts[0]]} H:{NEGATION_PATTERNS[parts[1]]}"
+
+
+def _desc_group(_sentence: str, misc: dict[str, Any]) -> str | None:
+    desc = misc.get("task_desc")
+    return None if desc is None else str(desc)
+
+
+@dataclass(frozen=True)
+class DncSet:
+    """What the release's file stem means: the paper's task name, format, sub-type rule."""
+
+    paper_name: str
+    format: str
+    group: Callable[[str, dict[str, Any]], str | None] | None = None
+    description: str = ""
+
+
+#: Release file stems (without ``_data.json``) -> the paper's names (its Table 3) and formats.
+DNC_SETS: dict[str, DncSet] = {
+    "acceptability-whwords": DncSet(
+        "wh-words", "acceptability-single", wh_group, "a wh-word swapped for another one"
+    ),
+    "acceptability-definiteness": DncSet(
+        "Def", "acceptability-single", None, "definite/indefinite articles swapped"
+    ),
+    "acceptability-coordinating-conjunctions": DncSet(
+        "Coord", "acceptability-single", None, "and/but/or swapped"
+    ),
+    "acceptability-eos": DncSet(
+        "EOS", "acceptability-pair", None, "two sentences of running text, segmented right or not"
+    ),
+    "nli-prepositions": DncSet("Prep", "nli-pair", _desc_group, "a preposition swapped"),
+    "nli-comparatives": DncSet("Comp", "nli-pair", _desc_group, "comparatives"),
+    "nli-quantification": DncSet("Quant", "nli-pair", _desc_group, "quantifiers"),
+    "nli-spatial": DncSet("Spatial", "nli-pair", _desc_group, "spatial expressions"),
+    "nli-negation": DncSet(
+        "Negation", "nli-pair", negation_group, "explicit (not) and lexical (antonym) negation"
+    ),
+}
+#: Paper task order (its figures): acceptability first, then NLI.
+TASK_ORDER = [s.paper_name for s in DNC_SETS.values()]
+DATA_SUFFIX, METADATA_SUFFIX = "_data.json", "_metadata.json"
+
+
+def _read_json(path: Path) -> Any:
+    data = _read_bytes(path)
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as e:
+        problem = f"not valid UTF-8 (byte {e.start + 1}); re-save the file as UTF-8"
+        raise DataError(path, None, problem) from None
+    except json.JSONDecodeError as e:
+        raise DataError(path, e.lineno, f"malformed JSON: {e.msg} (column {e.colno})") from None
+
+
+def _items(path: Path) -> list[dict[str, Any]]:
+    items = _read_json(path)
+    if not isinstance(items, list):
+        raise DataError(path, None, "expected a JSON array of items")
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or "pair-id" not in item:
+            raise DataError(path, None, f"item {i + 1}: not an object with a 'pair-id'")
+    return items
+
+
+def set_stem(data_file: Path) -> str:
+    """``acceptability-eos_data.json`` -> ``acceptability-eos``."""
+    name = data_file.name
+    return name[: -len(DATA_SUFFIX)] if name.endswith(DATA_SUFFIX) else data_file.stem
+
+
+def describe_set(stem: str, pairs: bool) -> DncSet:
+    """The release's own description of ``stem``, or one inferred from its name: a stem
+    starting with ``nli-`` is an NLI set, anything else acceptability (a pair if the items
+    have hypotheses)."""
+    if stem in DNC_SETS:
+        return DNC_SETS[stem]
+    if stem.startswith("nli-"):
+        return DncSet(stem, "nli-pair", _desc_group)
+    return DncSet(stem, "acceptability-pair" if pairs else "acceptability-single")
+
+
+def _fold_names(misc: dict[str, Any]) -> list[str]:
+    names = [k for k in misc if re.fullmatch(r"fold\d+", k)]
+    return sorted(names, key=lambda k: int(k[4:]))
+
+
+def nli_folds(labels: list[str], k: int = NLI_FOLDS, seed: int = 0) -> list[list[str]]:
+    """Stratified fold assignments in the release's shape: ``out[f][i]`` is item i's split in
+    fold f (fold f tests part f, develops on part f+1, trains on the rest)."""
+    rng = np.random.default_rng(seed)
+    part = np.empty(len(labels), dtype=np.int64)
+    offset = 0
+    for label in sorted(set(labels)):
+        idx = np.flatnonzero(np.asarray(labels, dtype=object) == label)
+        rng.shuffle(idx)
+        part[idx] = (np.arange(len(idx)) + offset) % k  # round-robin keeps folds balanced
+        offset += len(idx)
+    return [
+        ["test" if p == f else "dev" if p == (f + 1) % k else "train" for p in part]
+        for f in range(k)
+    ]
+
+
+def load_dnc_set(
+    data_file: str | Path, *, suite: str | None = None, language: str = "en"
+) -> ProbingTask:
+    """Load one ``<set>_data.json`` with its ``<set>_metadata.json`` (same folder).
+
+    The task is named ``<suite>/<paper name>`` (just the paper name without ``suite``).
+    """
+    data_file = Path(data_file)
+    stem = set_stem(data_file)
+    meta_file = data_file.with_name(stem + METADATA_SUFFIX)
+    items = _items(data_file)
+    if not meta_file.is_file():
+        raise DataError(meta_file, None, f"no metadata file for {data_file.name}")
+    by_id: dict[str, dict[str, Any]] = {}
+    for entry in _items(meta_file):
+        misc = entry.get("misc", {})
+        by_id[str(entry["pair-id"])] = entry | {"misc": misc if isinstance(misc, dict) else {}}
+    pairs = any(str(item.get("hypothesis") or "").strip() for item in items)
+    info = describe_set(stem, pairs)
+    nli = info.format == "nli-pair"
+    labels = NLI_LABELS if nli else ACCEPTABILITY_LABELS
+    problems = Problems(data_file)
+    seen: set[str] = set()
+    sents, sents2, golds, groups, miscs, ids = [], [], [], [], [], []
+    for item in items:
+        pid = str(item["pair-id"])
+        where = f"pair-id {pid}"
+        if pid in seen:
+            problems.add(None, f"{where}: pair-id occurs twice")
+            continue
+        seen.add(pid)
+        entry = by_id.get(pid)
+        if entry is None:
+            problems.add(None, f"{where}: no entry in {meta_file.name}")
+            continue
+        label = item.get("label")
+        if label not in labels:
+            problems.add(
+                None, f"{where}: unknown label {label!r} (expected one of {', '.join(labels)})"
+            )
+            continue
+        context = str(item.get("context") or "").strip()
+        hypothesis = str(item.get("hypothesis") or "").strip()
+        if not context:
+            problems.add(None, f"{where}: empty 'context'")
+            continue
+        if info.format != "acceptability-single" and not hypothesis:
+            problems.add(None, f"{where}: empty 'hypothesis' in a sentence-pair set")
+            continue
+        misc = entry["misc"]
+        subtype = misc.get("subtype")
+        if subtype is None and info.group is not None:
+            subtype = info.group(context, misc)
+        sents.append(context)
+        sents2.append(hypothesis)
+        golds.append(str(label))
+        groups.append(None if subtype is None else str(subtype))
+        miscs.append(misc)
+        ids.append(pid)
+    if not items:
+        problems.add(None, "no items (an empty array)")
+    problems.raise_if_any()
+
+    assignments = _fold_assignments(miscs, ids, golds, nli, meta_file, problems)
+    problems.raise_if_any()
+    has_groups = any(g is not None for g in groups)
+    group_list = [g if g is not None else "none" for g in groups] if has_groups else None
+    second = sents2 if info.format != "acceptability-single" else None
+
+    def split_of(rows: list[int]) -> Split:
+        return Split(
+            sentences=[sents[i] for i in rows],
+            labels=[golds[i] for i in rows],
+            sentences2=None if second is None else [second[i] for i in rows],
+            groups=None if group_list is None else [group_list[i] for i in rows],
+        )
+
+    folds = [
+        {name: split_of([i for i, s in enumerate(fold) if s == name]) for name in SPLIT_NAMES}
+        for fold in assignments
+    ]
+    first = next((m.get("corpus-license") for m in by_id.values() if m.get("corpus-license")), "")
+    metadata = TaskMetadata(
+        name=f"{suite}/{info.paper_name}" if suite else info.paper_name,
+        paper_name=info.paper_name,
+        language=language,
+        labels=labels,
+        source=str(data_file),
+        license=str(first),
+        citation=CITATION,
+        description=info.description,
+        no_surface_cue=not nli,
+        format=info.format,
+        probe=PROBE,
+        baselines=BASELINES,
+    )
+    task = ProbingTask(metadata=metadata, splits=folds[0], folds=folds)
+    task.warnings.extend(task_warnings(_joined(task) if second is not None else task))
+    return task
+
+
+def _joined(task: ProbingTask) -> ProbingTask:
+    """The task with each pair as one text, so data warnings (an item in two splits, one
+    item with two labels) are about pairs: NLI premises recur with other hypotheses."""
+    splits = {
+        name: Split([f"{a} ||| {b}" for a, b in zip(s.sentences, s.sentences2 or [])], s.labels)
+        for name, s in task.splits.items()
+    }
+    return ProbingTask(task.metadata, splits)
+
+
+SPLIT_NAMES = ("train", "dev", "test")
+
+
+def _fold_assignments(
+    miscs: list[dict[str, Any]],
+    ids: list[str],
+    labels: list[str],
+    nli: bool,
+    meta_file: Path,
+    problems: Problems,
+) -> list[list[str]]:
+    """Per fold, each item's split: from ``fold1..foldN`` in the metadata (every acceptability
+    set must have them; an NLI set may), else the NLI fallback's stratified folds."""
+    names = _fold_names(miscs[0]) if miscs else []
+    if not names:
+        if nli:
+            return nli_folds(labels)
+        problems.add(None, f"pair-id {ids[0]}: no fold1..fold10 in 'misc'", meta_file)
+        return []
+    out = [[""] * len(ids) for _ in names]
+    test_count = [0] * len(ids)
+    for i, (misc, pid) in enumerate(zip(miscs, ids, strict=True)):
+        for f, name in enumerate(names):
+            value = str(misc.get(name, "")).strip().lower()
+            if value not in SPLIT_NAMES:
+                shown = repr(misc[name]) if name in misc else "missing"
+                problems.add(
+                    None,
+                    f"pair-id {pid}: {name} is {shown} (expected train, dev or test)",
+                    meta_file,
+                )
+                continue
+            out[f][i] = value
+            test_count[i] += value == "test"
+    if len(problems):
+        return out
+    for f, name in enumerate(names):
+        for split in SPLIT_NAMES:
+            if split not in out[f]:
+                problems.add(
+                    None, f"{name} has no {split} items (every fold needs all three)", meta_file
+                )
+    for pid, count in zip(ids, test_count, strict=True):
+        if count != 1:
+            problems.add(
+                None,
+                f"pair-id {pid}: in the test split of {count} folds (cross-validation tests "
+                "each item exactly once)",
+                meta_file,
+            )
+            break
+    return out
+
+
+def data_files(directory: Path) -> list[Path]:
+    """The ``*_data.json`` files of a release directory (top level and one level down)."""
+    found = sorted(directory.glob(f"*{DATA_SUFFIX}")) + sorted(directory.glob(f"*/*{DATA_SUFFIX}"))
+    order = {stem: i for i, stem in enumerate(DNC_SETS)}
+    return sorted(found, key=lambda p: (order.get(set_stem(p), len(order)), set_stem(p)))
+
+
+def is_dnc_dir(directory: Path) -> bool:
+    return directory.is_dir() and bool(data_files(directory))
+
+
+def load_dnc(
+    directory: str | Path, *, suite: str | None = None, language: str = "en"
+) -> list[ProbingTask]:
+    """Every ``<set>_data.json`` (+ metadata) under ``directory``: the DNC release's
+    ``ACCEPTABILITY``/``NLI`` folders, or a generated suite in the same format. Tasks come
+    in the paper's order (acceptability, then NLI), named ``<suite>/<paper name>``."""
+    directory = Path(directory).expanduser()
+    if not directory.is_dir():
+        raise DataError(directory, None, "not a directory (expected the DNC release folder)")
+    files = data_files(directory)
+    if not files:
+        raise DataError(directory, None, f"no *{DATA_SUFFIX} files (not a DNC release folder)")
+    return [load_dnc_set(f, suite=suite, language=language) for f in files]
