@@ -16,6 +16,7 @@ STAGES = [
     {"annotation"},
     {"generation"},
     {"encoders"},
+    {"training"},
     {"probes"},
     {"evaluation"},
     {"analysis", "reporting"},

@@ -1,0 +1,253 @@
+"""A training run on disk, and a trained run as a sentprobe ``Encoder``.
+
+Layout (stable; other code reads it)::
+
+    runs/NAME/run.json                  the manifest: arch, objective, the encoder spec,
+                                        data files and their SHA-256, word vectors, vocabulary
+                                        files, hyper-parameters, library versions, and one
+                                        entry per finished epoch (train loss, validation
+                                        metrics, seconds, tokens/s)
+    runs/NAME/vocab.json                input vocabulary (``Vocabulary.to_json``)
+    runs/NAME/target-vocab.json         decoder vocabulary, when the objective has one
+    runs/NAME/epoch-K/encoder.safetensors   the sentence encoder's weights after epoch K
+    runs/NAME/epoch-K/state.pt              everything else needed to resume (heads,
+                                            optimiser, random states)
+
+An epoch directory is written under a temporary name and renamed when complete, then the
+manifest (written atomically) lists it: a killed run leaves only whole epochs, and a rerun
+continues after the last one listed.
+
+API: ``save_epoch``, ``read_manifest``, ``completed_epochs``, ``load_encoder(run_dir,
+epoch=None) -> (SentenceEncoder, Vocabulary, manifest)``, ``parse_run_spec("runs/X@epoch-3")``
+and ``TrainedRunEncoder(spec)``, the ``Encoder`` behind ``sentprobe run -e runs/NAME``
+(last epoch), ``-e runs/NAME@epoch-K`` and ``-e runs/NAME@all`` (one view per epoch, each
+epoch's checkpoint encoded once; the fingerprint holds a hash of every checkpoint file read).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+
+from ..encoders.base import Encoder
+from ..encoders.filehash import file_digests
+from ..encoders.hf import set_torch_threads, sorted_batches
+from ..encoders.static import load_word_vectors
+from ..errors import SentprobeError
+from ..io import atomic_write_text
+from .architectures import SentenceEncoder, build_from_spec
+from .vocab import SPECIALS, UNK, Vocabulary, pad
+
+MANIFEST = "run.json"
+FORMAT = "sentprobe-training-run/1"
+ENCODER_FILE = "encoder.safetensors"
+STATE_FILE = "state.pt"
+
+
+def epoch_dir(run_dir: Path, epoch: int) -> Path:
+    return run_dir / f"epoch-{epoch}"
+
+
+def read_manifest(run_dir: str | Path) -> dict[str, Any]:
+    path = Path(run_dir) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SentprobeError(f"{run_dir}: not a training run (no {MANIFEST})") from None
+    except ValueError as e:
+        raise SentprobeError(f"{path}: damaged manifest ({e})") from None
+    if manifest.get("format") != FORMAT:
+        raise SentprobeError(f"{path}: unknown format {manifest.get('format')!r}")
+    return manifest
+
+
+def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
+    atomic_write_text(run_dir / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+
+def completed_epochs(manifest: dict[str, Any]) -> list[int]:
+    return [int(e["epoch"]) for e in manifest.get("epochs", [])]
+
+
+def save_epoch(
+    run_dir: Path,
+    manifest: dict[str, Any],
+    epoch: int,
+    encoder: SentenceEncoder,
+    state: dict[str, Any],
+    metrics: dict[str, Any],
+) -> None:
+    """Write epoch ``epoch`` (whole or not at all), then record it in the manifest."""
+    final = epoch_dir(run_dir, epoch)
+    tmp = run_dir / f".epoch-{epoch}.partial"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    weights = {k: v.detach().cpu().contiguous() for k, v in encoder.state_dict().items()}
+    save_file(weights, str(tmp / ENCODER_FILE))
+    torch.save(state, tmp / STATE_FILE)
+    shutil.rmtree(final, ignore_errors=True)  # a stale epoch from a run restarted afresh
+    os.replace(tmp, final)
+    epochs = [e for e in manifest.get("epochs", []) if int(e["epoch"]) < epoch]
+    manifest["epochs"] = [*epochs, {"epoch": epoch, **metrics}]
+    write_manifest(run_dir, manifest)
+
+
+def load_state(run_dir: Path, epoch: int) -> dict[str, Any]:
+    return torch.load(epoch_dir(run_dir, epoch) / STATE_FILE, weights_only=False)
+
+
+def load_vocab(run_dir: Path, name: str = "vocab.json") -> Vocabulary:
+    return Vocabulary.from_json(json.loads((run_dir / name).read_text(encoding="utf-8")))
+
+
+def load_encoder(
+    run_dir: str | Path, epoch: int | None = None, device: str = "cpu"
+) -> tuple[SentenceEncoder, Vocabulary, dict[str, Any]]:
+    """The encoder after ``epoch`` (default: the last finished one), in eval mode."""
+    run_dir = Path(run_dir)
+    manifest = read_manifest(run_dir)
+    done = completed_epochs(manifest)
+    if not done:
+        raise SentprobeError(f"{run_dir}: no finished epoch yet")
+    epoch = done[-1] if epoch is None else epoch
+    if epoch not in done:
+        raise SentprobeError(f"{run_dir}: no epoch {epoch} (finished: {_ranges(done)})")
+    encoder = build_from_spec(manifest["encoder"])
+    encoder.load_state_dict(load_file(str(epoch_dir(run_dir, epoch) / ENCODER_FILE)))
+    return encoder.to(device).eval(), load_vocab(run_dir), manifest
+
+
+def _ranges(epochs: Sequence[int]) -> str:
+    return f"{epochs[0]}-{epochs[-1]}" if len(epochs) > 1 else str(epochs[0])
+
+
+def parse_run_spec(spec: str) -> tuple[Path, str]:
+    """``runs/NAME[@epoch-K|@all|@last]`` -> (run directory, selector)."""
+    path, sep, selector = str(spec).rpartition("@")
+    if not sep or not (Path(path) / MANIFEST).is_file():
+        path, selector = str(spec), "last"
+    return Path(path).expanduser(), selector or "last"
+
+
+class TrainedRunEncoder(Encoder):
+    """A training run's encoder after one epoch, or after each epoch (``views``).
+
+    Words outside the training vocabulary: when the run used frozen pre-trained vectors,
+    their vectors are looked up in the same word vectors (as Conneau et al.'s frozen
+    fastText inputs "handle words outside the training sets"); otherwise they are ``<unk>``.
+    """
+
+    batch_size = 256
+
+    def __init__(self, spec: str, batch_size: int = 256, device: str | None = None) -> None:
+        self.run_dir, selector = parse_run_spec(spec)
+        manifest = read_manifest(self.run_dir)
+        done = completed_epochs(manifest)
+        if not done:
+            raise SentprobeError(f"{self.run_dir}: no finished epoch yet")
+        if selector == "all":
+            self.epochs = done
+        elif selector == "last":
+            self.epochs = [done[-1]]
+        elif selector.startswith("epoch-") and selector[6:].isdigit():
+            if int(selector[6:]) not in done:
+                raise SentprobeError(
+                    f"{self.run_dir}: no {selector} (finished epochs: {_ranges(done)})"
+                )
+            self.epochs = [int(selector[6:])]
+        else:
+            raise SentprobeError(
+                f"{spec}: expected RUN, RUN@epoch-K, RUN@all or RUN@last after the run directory"
+            )
+        self.manifest = manifest
+        self.batch_size = batch_size
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        run = manifest.get("name") or self.run_dir.name
+        self.all_epochs = selector == "all"
+        self.name = run if self.all_epochs else f"{run}@epoch-{self.epochs[0]}"
+        self._files = [epoch_dir(self.run_dir, k) / ENCODER_FILE for k in self.epochs]
+        self._extend = bool(manifest.get("vectors")) and manifest["encoder"].get(
+            "freeze_embeddings", True
+        )
+
+    @property
+    def views(self) -> list[str] | None:
+        return [f"epoch-{k}" for k in self.epochs] if self.all_epochs else None
+
+    @property
+    def fingerprint(self) -> str:
+        parts = file_digests([self.run_dir / "vocab.json", *self._files])
+        vectors = self.manifest.get("vectors", {}).get("id") if self._extend else None
+        return f"trained-run-v1|{'|'.join(parts)}|vectors={vectors}"
+
+    def _ids(self, sentences: Sequence[str], vocab: Vocabulary) -> tuple[list[list[int]], Any]:
+        """Token ids, with rows appended for words only the word vectors know."""
+        if not self._extend:
+            return [vocab.ids(s) or [UNK] for s in sentences], None
+        vectors = load_word_vectors(self.manifest["vectors"]["spec"])
+        extra: dict[str, int] = {}
+        rows: list[np.ndarray] = []
+        out = []
+        for s in sentences:
+            ids = []
+            for tok in s.split():
+                i = vocab.index.get(tok)
+                if i is None:
+                    i = extra.get(tok)
+                if i is None:
+                    j = vectors.index.get(tok, vectors.index.get(tok.lower()))
+                    i = UNK
+                    if j is not None:
+                        i = extra[tok] = len(vocab) + len(rows)
+                        rows.append(vectors.matrix[j])
+                ids.append(i)
+            out.append(ids or [UNK])
+        return out, (np.stack(rows) if rows else None)
+
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
+        set_torch_threads()
+        outs = []
+        for k in self.epochs:
+            encoder, vocab, _ = load_encoder(self.run_dir, k, self.device)
+            ids, extra = self._ids(sentences, vocab)
+            if extra is not None:
+                _extend_embedding(encoder, extra)
+            vecs = np.zeros((len(ids), encoder.out_dim), dtype=np.float32)
+            with torch.inference_mode():
+                for batch in sorted_batches([len(r) for r in ids], self.batch_size):
+                    tokens, lengths = pad([ids[i] for i in batch], device=self.device)
+                    vecs[batch] = encoder(tokens, lengths).float().cpu().numpy()
+            outs.append(vecs)
+        return np.stack(outs, axis=1) if self.all_epochs else outs[0]
+
+
+def _extend_embedding(encoder: torch.nn.Module, extra: np.ndarray) -> None:
+    """Append rows to every input embedding table of ``encoder`` (two for a bidirectional
+    LM); positional tables are not word tables and are left alone."""
+    for module in encoder.modules():
+        if isinstance(module, SentenceEncoder) and hasattr(module, "embedding"):
+            emb = module.embedding
+            rows = torch.from_numpy(extra).to(emb.weight.device, emb.weight.dtype)
+            module.embedding = torch.nn.Embedding.from_pretrained(
+                torch.cat([emb.weight.detach(), rows]), freeze=True, padding_idx=0
+            )
+
+
+__all__ = [
+    "MANIFEST",
+    "SPECIALS",
+    "TrainedRunEncoder",
+    "completed_epochs",
+    "load_encoder",
+    "parse_run_spec",
+    "read_manifest",
+    "save_epoch",
+]
