@@ -13,16 +13,21 @@ sizes the corpus supports; frequency bands follow the corpus size (``bands="auto
 
 from __future__ import annotations
 
+import hashlib
+import inspect
+import json
+import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
 from sentprobe.annotation import annotate_corpus, default_annotator, get_annotator, read_annotated
 from sentprobe.annotation.constituency import dep_to_constituency
 from sentprobe.annotation.record import AnnotatedSentence
-from sentprobe.io import open_text
+from sentprobe.io import atomic_write_text, open_text
 
 from .autosize import AutoSizes
 from .base import GeneratedTask, GenerationError
@@ -85,6 +90,60 @@ def _tokenized(
     stats.update(pre.stats)
 
 
+#: Beside the stored annotation: what input it was made from, so an unchanged corpus file is
+#: recognised by one hash of its bytes instead of being re-read and re-tokenized.
+INPUT_RECORD = "input.json"
+
+
+def _input_identity(corpus: Path, lang: str, layout: str, annotator: str) -> dict[str, str]:
+    """The corpus file's bytes and everything that turns them into the stored inputs (the
+    tokenizer's code and version, language, layout, annotator)."""
+    tokenizer = inspect.getsource(sys.modules[MosesPreprocessor.__module__])
+    return {
+        "corpus_sha256": _file_sha256(corpus),
+        "tokenizer": hashlib.sha256(tokenizer.encode()).hexdigest()[:16],
+        "sacremoses": _version("sacremoses"),
+        "lang": lang,
+        "layout": layout,
+        "annotator": annotator,
+    }
+
+
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _cached_corpus_sha256(records: Sequence[AnnotatedSentence], dirs: Sequence[Path]) -> str:
+    """``corpus_sha256(records)``, remembered beside the annotation: serialising every
+    record takes seconds per 100k sentences, while the stored chunk files (and the code that
+    converts their trees, which may have run on them in memory) identify the records."""
+    key = hashlib.sha256()
+    key.update(inspect.getsource(sys.modules[dep_to_constituency.__module__]).encode())
+    for where in dirs:
+        for chunk in sorted(where.glob("chunk-*.jsonl.gz")):
+            key.update(chunk.name.encode())
+            key.update(_file_sha256(chunk).encode())
+    digest = key.hexdigest()
+    path = dirs[0] / "corpus-sha256.json"
+    known = _read_json(path)
+    if known and known.get("key") == digest and isinstance(known.get("sha256"), str):
+        return known["sha256"]
+    value = corpus_sha256(records)
+    atomic_write_text(path, json.dumps({"key": digest, "sha256": value}, indent=1))
+    return value
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
 def annotate(
     corpus: Path,
     work: Path,
@@ -94,16 +153,37 @@ def annotate(
     layout: Literal["lines", "running"] = "lines",
     progress: bool = True,
 ) -> tuple[list[AnnotatedSentence], dict, dict[str, int]]:
-    """Annotated sentences of ``corpus`` (from ``work`` when already done) and the manifest."""
+    """Annotated sentences of ``corpus`` (from ``work`` when already done) and the manifest.
+
+    A rebuild from an unchanged corpus file (same bytes, tokenizer, language, layout and
+    annotator as recorded in ``input.json``) reads the stored annotation directly; anything
+    else goes through ``annotate_corpus``, which re-tokenizes and checks every chunk.
+    """
     stats: dict[str, int] = {}
     if is_conllu(corpus) and annotator in (None, "conllu"):
         manifest = annotate_corpus(corpus, work, "conllu", progress=progress)
-    else:
-        ann = get_annotator(annotator) if annotator else default_annotator(lang)
-        source = _tokenized(corpus, lang, layout, stats)
-        manifest = annotate_corpus(source, work, ann, pretokenized=True, progress=progress)
-    records = list(read_annotated(work))
-    return records, manifest, stats
+        return list(read_annotated(work)), manifest, stats
+    ann = get_annotator(annotator) if annotator else default_annotator(lang)
+    identity = _input_identity(corpus, lang, layout, ann.version())
+    known = _read_json(work / INPUT_RECORD)
+    manifest = _read_json(work / "manifest.json")
+    if known and manifest and manifest.get("complete") and known.get("input") == identity:
+        return list(read_annotated(work)), manifest, dict(known["corpus_stats"])
+    source = _tokenized(corpus, lang, layout, stats)
+    manifest = annotate_corpus(source, work, ann, pretokenized=True, progress=progress)
+    record = {"input": identity, "corpus_stats": stats}
+    atomic_write_text(work / INPUT_RECORD, json.dumps(record, indent=1, sort_keys=True))
+    return list(read_annotated(work)), manifest, stats
+
+
+def _read_json(path: Path) -> dict | None:
+    """A small JSON record of the annotation directory, or None when absent or unreadable
+    (it is only a shortcut: without it the slow, checked path runs)."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def default_tasks(lang: str, profile: str | None) -> list[str]:
@@ -211,7 +291,7 @@ def build(
     }
     manifest = suite_manifest(
         result.tasks,
-        corpus_sha256=corpus_sha256(records),
+        corpus_sha256=_cached_corpus_sha256(records, annotation_dirs(corpora, work)),
         annotator=annotator_info,
         seed=seed,
         lang=lang,
