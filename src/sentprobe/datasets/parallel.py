@@ -37,8 +37,12 @@ __all__ = [
     "read_parallel",
     "read_parallel_spec",
     "read_tsv_pairs",
+    "shipped_parallel_path",
 ]
 
+#: Where shipped parallel samples live (``parallel_en_<lang>/``, see
+#: scripts/build_parallel_sample.py).
+DATA_DIR = Path(__file__).parent / "data"
 _CONLLU_NAME = re.compile(r"\.conllu(\.(gz|bz2|xz))?$")
 
 
@@ -177,6 +181,12 @@ def read_conllu_pair(source_path: str | Path, target_path: str | Path) -> Parall
     if only_tgt:
         corpus.skipped[f"only in {target_path}"] = only_tgt
     return corpus
+
+
+def shipped_parallel_path(lang: str, root: str | Path = DATA_DIR) -> Path:
+    """The shipped English-``lang`` pairs of the LibreOffice help (``english<TAB>target``,
+    gzip): the data of ``sentprobe map-encoder --preset demo-fr``."""
+    return Path(root) / f"parallel_en_{lang}" / f"libreoffice-help.en-{lang}.tsv.gz"
 
 
 def read_parallel(paths: Sequence[str | Path]) -> ParallelCorpus:
