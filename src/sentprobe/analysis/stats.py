@@ -1,0 +1,183 @@
+"""Statistics of test accuracies: bootstrap confidence intervals, paired tests, Holm.
+
+Everything works on per-item correctness (``Predictions.correct``) and is exact in
+distribution where that is cheap: a bootstrap resample of n items drawn with replacement
+only matters through how many items of each *kind* it draws (kind = the item's pattern of
+right/wrong across seeds, or across two rows), so one multinomial draw over at most a few
+dozen kinds replaces an n-column index matrix. A 1,000-resample interval on 10,000 items
+takes about a millisecond. All random draws use a fixed seed, so tables are reproducible.
+Methods and their caveats: docs/statistics.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import binom
+
+N_RESAMPLES = 1000
+CONFIDENCE = 0.95
+SEED = 0
+
+
+def _patterns(correct: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct columns of a (seeds x items) 0/1 matrix and how often each occurs."""
+    kinds, counts = np.unique(np.asarray(correct, dtype=np.int8), axis=1, return_counts=True)
+    return kinds.astype(float), counts
+
+
+def bootstrap_accuracies(
+    correct: np.ndarray, n_resamples: int = N_RESAMPLES, seed: int = SEED
+) -> np.ndarray:
+    """Bootstrap replicates of the accuracy of ``correct`` (items, or seeds x items).
+
+    One row: the nonparametric bootstrap over test items (the replicate is a binomial
+    draw, exactly the distribution of resampling items with replacement). Several rows
+    (seeds of the same unit on the same test items): a two-way bootstrap that resamples the
+    test items once per replicate for all seeds (the items are shared, so their sampling
+    error is too) and resamples the seeds; the replicate is the mean over resampled seeds.
+    """
+    matrix = np.atleast_2d(np.asarray(correct, dtype=bool))
+    n_seeds, n_items = matrix.shape
+    if n_items == 0:
+        raise ValueError("no test items")
+    rng = np.random.default_rng(seed)
+    kinds, counts = _patterns(matrix)
+    drawn = rng.multinomial(n_items, counts / n_items, size=n_resamples)  # (B, kinds)
+    per_seed = drawn @ kinds.T / n_items  # (B, seeds): each seed's accuracy on the resample
+    if n_seeds == 1:
+        return per_seed[:, 0]
+    weights = rng.multinomial(n_seeds, np.full(n_seeds, 1.0 / n_seeds), size=n_resamples)
+    return np.asarray((per_seed * weights).sum(axis=1) / n_seeds)
+
+
+def bootstrap_ci(
+    correct: np.ndarray,
+    n_resamples: int = N_RESAMPLES,
+    confidence: float = CONFIDENCE,
+    seed: int = SEED,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the accuracy (see :func:`bootstrap_accuracies`)."""
+    replicates = bootstrap_accuracies(correct, n_resamples, seed)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(replicates, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+def accuracy_interval(
+    correct: Sequence[np.ndarray],
+    n_resamples: int = N_RESAMPLES,
+    confidence: float = CONFIDENCE,
+    seed: int = SEED,
+) -> tuple[float, float] | None:
+    """The CI of a table cell from its seeds' correctness vectors; None when there is none
+    (no vectors, or seeds scored on different numbers of test items)."""
+    if not correct or len({len(c) for c in correct}) != 1 or len(correct[0]) == 0:
+        return None
+    return bootstrap_ci(np.vstack(correct), n_resamples, confidence, seed)
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """Two rows compared on the same test items (fractions; ``diff`` is a minus b)."""
+
+    n: int
+    accuracy_a: float
+    accuracy_b: float
+    only_a: int  # items a gets right and b wrong
+    only_b: int
+    p_mcnemar: float
+    p_permutation: float
+    diff_low: float
+    diff_high: float
+
+    @property
+    def diff(self) -> float:
+        return self.accuracy_a - self.accuracy_b
+
+
+def mcnemar_exact(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p-value: the discordant pairs under H0 are Binomial(b + c,
+    1/2); p = min(1, 2 P(X <= min(b, c)))."""
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    return float(min(1.0, 2.0 * binom.cdf(min(only_a, only_b), n, 0.5)))
+
+
+def paired_permutation_test(
+    scores_a: np.ndarray,
+    scores_b: np.ndarray,
+    n_resamples: int = 10_000,
+    seed: int = SEED,
+) -> float:
+    """Two-sided Monte Carlo p-value of the mean paired difference under random swaps of
+    a's and b's score on each item (sign flips of the differences).
+
+    Items with the same absolute difference are exchangeable, so the flipped sum of a group
+    of m items with difference ±d is d (2 Binomial(m, 1/2) - m): one binomial draw per group
+    and resample instead of a sign matrix. p = (1 + #{|T*| >= |T|}) / (1 + resamples).
+    """
+    diff = np.asarray(scores_a, dtype=float) - np.asarray(scores_b, dtype=float)
+    observed = abs(diff.sum())
+    sizes, counts = np.unique(np.abs(diff[diff != 0]), return_counts=True)
+    if sizes.size == 0:
+        return 1.0
+    rng = np.random.default_rng(seed)
+    heads = rng.binomial(counts, 0.5, size=(n_resamples, sizes.size))
+    flipped = np.abs((2 * heads - counts) @ sizes)
+    extreme = int(np.count_nonzero(flipped >= observed - 1e-9 * max(1.0, observed)))
+    return (1 + extreme) / (1 + n_resamples)
+
+
+def paired_bootstrap_diff(
+    correct_a: np.ndarray,
+    correct_b: np.ndarray,
+    n_resamples: int = N_RESAMPLES,
+    confidence: float = CONFIDENCE,
+    seed: int = SEED,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of accuracy(a) - accuracy(b), resampling items jointly."""
+    pair = np.vstack([correct_a, correct_b]).astype(bool)
+    kinds, counts = _patterns(pair)
+    n = pair.shape[1]
+    drawn = np.random.default_rng(seed).multinomial(n, counts / n, size=n_resamples)
+    replicates = drawn @ (kinds[0] - kinds[1]) / n
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(replicates, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+def paired_test(correct_a: np.ndarray, correct_b: np.ndarray) -> PairedTest:
+    """McNemar, a paired permutation test and a paired bootstrap CI of the difference."""
+    a, b = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
+    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
+        raise ValueError("paired tests need two correctness vectors over the same test items")
+    only_a, only_b = int(np.count_nonzero(a & ~b)), int(np.count_nonzero(b & ~a))
+    low, high = paired_bootstrap_diff(a, b)
+    return PairedTest(
+        n=a.size,
+        accuracy_a=float(a.mean()),
+        accuracy_b=float(b.mean()),
+        only_a=only_a,
+        only_b=only_b,
+        p_mcnemar=mcnemar_exact(only_a, only_b),
+        p_permutation=paired_permutation_test(a, b),
+        diff_low=low,
+        diff_high=high,
+    )
+
+
+def holm(pvalues: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error control), in input order."""
+    p = np.asarray(pvalues, dtype=float)
+    m = p.size
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(stepped, 1.0)
+    return adjusted
