@@ -6,6 +6,8 @@
   SentEval's classifier (see ``sentprobe.probes.mlp`` for how it differs);
 - ``paper``: ``mlp`` everywhere except WC, which uses ``logreg`` (the paper's Table 2 split
   between MLP and logistic regression, with sentprobe's fast probes);
+- ``mdl``: ``logreg``'s accuracy plus the online codelength of the training labels (Voita &
+  Titov, 2020; see ``sentprobe.probes.mdl``);
 - ``senteval``: an exact replica of SentEval's classifier and selection over the paper's grid,
   logistic regression (``nhid=0``) for WC. Slow: minibatches of 64, up to 200 epochs.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from sentprobe.probes.baselines import MajorityProbe, NBTfidfProbe
 from sentprobe.probes.linear import LogisticProbe
+from sentprobe.probes.mdl import MDLProbe
 from sentprobe.probes.mlp import MLPProbe
 from sentprobe.probes.senteval import SentEvalProbe
 from sentprobe.registry import probes
@@ -25,6 +28,7 @@ def _is_wc(task: str) -> bool:
 
 probes.register("logreg", lambda task, seed=0: LogisticProbe(random_state=seed))
 probes.register("mlp", lambda task, seed=0: MLPProbe(random_state=seed))
+probes.register("mdl", lambda task, seed=0: MDLProbe(random_state=seed))
 probes.register(
     "paper",
     lambda task, seed=0: (
@@ -48,6 +52,7 @@ def make_probe(name: str, task: str, seed: int = 0):
 
 __all__ = [
     "LogisticProbe",
+    "MDLProbe",
     "MLPProbe",
     "MajorityProbe",
     "NBTfidfProbe",
