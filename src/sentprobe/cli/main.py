@@ -93,13 +93,14 @@ app = typer.Typer(
 
 from sentprobe.cli.audit import audit  # noqa: E402
 from sentprobe.cli.build import build  # noqa: E402
+from sentprobe.cli.correlate import correlate  # noqa: E402
 from sentprobe.cli.label import label  # noqa: E402
 from sentprobe.cli.listing import encoders, tasks  # noqa: E402
 from sentprobe.cli.report import crosslang, report  # noqa: E402
 from sentprobe.cli.run import run  # noqa: E402
 
 # In this order in ``sentprobe --help``.
-for _command in (run, report, tasks, encoders, audit, crosslang, build, label):
+for _command in (run, report, tasks, encoders, audit, crosslang, correlate, build, label):
     app.command()(_command)
 
 

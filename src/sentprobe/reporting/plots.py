@@ -136,6 +136,14 @@ def draw_heatmap(
     return image
 
 
+def add_colorbar(fig: Figure, image: Any, axes: Any, label: str) -> None:
+    """A slim colour bar beside ``axes`` with small tick labels."""
+    bar = fig.colorbar(image, ax=axes, shrink=0.8, aspect=30)
+    bar.set_label(label, fontsize=8)
+    bar.ax.tick_params(labelsize=7)
+    bar.outline.set_visible(False)
+
+
 def diverging_norm(values: np.ndarray, centre: float, fallback: float) -> Normalize:
     """A norm centred at ``centre`` spanning the largest deviation (``fallback`` if none)."""
     from matplotlib.colors import TwoSlopeNorm
@@ -178,7 +186,7 @@ def language_panels_figure(
         ax.set_title(encoder, fontsize=9)
     label = f"points vs {reference}" if mode == "diff" else f"ratio to {reference}"
     assert image is not None  # one panel per encoder, and there is at least one
-    fig.colorbar(image, ax=list(axes), shrink=0.8, label=label)
+    add_colorbar(fig, image, list(axes), label)
     fig.suptitle(f"{metric} relative to {reference}", fontsize=10)
     return fig
 
@@ -198,7 +206,7 @@ def relative_rows_figure(wide: pd.DataFrame, reference: str, title: str = "") ->
     fig = new_figure(max(4.5, 2.2 + 0.62 * len(tasks)), max(2.0, 1.2 + 0.36 * len(rows)))
     ax = fig.subplots()
     image = draw_heatmap(ax, grid, rows, tasks, diverging_norm(grid, 0.0, 1.0), text=text)
-    fig.colorbar(image, ax=ax, shrink=0.85, label=f"points vs {reference}")
+    add_colorbar(fig, image, ax, f"points vs {reference}")
     ax.set_title(title or f"Test accuracy relative to {reference} (points)", fontsize=10)
     return fig
 
@@ -217,7 +225,7 @@ def correlation_figure(
     fig = new_figure(max(4.5, 2.4 + 0.62 * len(columns)), max(2.2, 1.4 + 0.36 * len(rows)))
     ax = fig.subplots()
     image = draw_heatmap(ax, grid, rows, columns, Normalize(-1.0, 1.0), text=text, grey=grey)
-    fig.colorbar(image, ax=ax, shrink=0.85, label="Spearman ρ")
+    add_colorbar(fig, image, ax, "Spearman ρ")
     ax.set_xlabel(f"grey: not significant (Holm-adjusted p ≥ {alpha:g})", fontsize=8)
     ax.set_title(title, fontsize=10)
     return fig
@@ -244,7 +252,7 @@ def agreement_figure(matrix: pd.DataFrame, title: str = "") -> Figure:
         cmap="Blues",
         text=text,
     )
-    fig.colorbar(image, ax=ax, shrink=0.85, label="share of test items predicted alike")
+    add_colorbar(fig, image, ax, "share of test items predicted alike")
     ax.set_title(title or "Prediction agreement (%)", fontsize=10)
     return fig
 
