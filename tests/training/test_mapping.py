@@ -9,15 +9,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sentprobe.encoders.static import WordVectors
 from sentprobe.errors import DataError, SentprobeError
 from sentprobe.training.mapping import (
     ProcrustesMapper,
-    WordVectors,
     map_words,
     normalize_embeddings,
     read_dictionary,
     read_vec,
     translation_precision,
+    words_of,
     write_vec,
 )
 
@@ -52,8 +53,8 @@ def synthetic(n: int = 300, dim: int = 12) -> tuple[WordVectors, WordVectors, li
     rng = np.random.default_rng(2)
     tgt = rng.normal(size=(n, dim))
     src = tgt @ rotation(dim, 3).T  # src @ q == tgt
-    source = WordVectors([f"s{i}" for i in range(n)], src.astype(np.float32))
-    target = WordVectors([f"t{i}" for i in range(n)], tgt.astype(np.float32))
+    source = WordVectors(src.astype(np.float32), {f"s{i}": i for i in range(n)}, "src")
+    target = WordVectors(tgt.astype(np.float32), {f"t{i}": i for i in range(n)}, "tgt")
     return source, target, [(f"s{i}", f"t{i}", i + 1) for i in range(n)]
 
 
@@ -62,7 +63,7 @@ def test_map_words_translates_held_out_words() -> None:
     mapped, normalised, report = map_words(source, target, pairs, test_fraction=0.2, seed=0)
     assert report.test_words == 60 and report.train_pairs == 240
     assert report.precision == {1: 1.0, 5: 1.0}
-    np.testing.assert_allclose(mapped.vectors, normalised.vectors, atol=1e-4)
+    np.testing.assert_allclose(mapped.matrix, normalised.matrix, atol=1e-4)
     _, _, with_csls = map_words(source, target, pairs, csls=10)
     assert with_csls.precision[1] == 1.0 and with_csls.retrieval.startswith("CSLS")
 
@@ -76,18 +77,18 @@ def test_precision_at_k_counts_hits() -> None:
 
 def test_bad_inputs(tmp_path: Path) -> None:
     source, target, pairs = synthetic()
-    small = WordVectors(target.words, target.vectors[:, :5])
+    small = WordVectors(target.matrix[:, :5], target.index, "small")
     with pytest.raises(SentprobeError, match="dimension mismatch.*12.*5"):
         map_words(source, small, pairs)
     with pytest.raises(SentprobeError, match="none of its 1 pairs"):
         map_words(source, target, [("x", "y", 1)], dictionary_path="d.txt")
     bad = tmp_path / "bad.vec"
     bad.write_text("2 3\nhello 1 2 3\nworld 1 2\n", encoding="utf-8")
-    with pytest.raises(DataError, match="2 values, expected 3") as info:
+    with pytest.raises(DataError, match="expected 3 numbers, found 2") as info:
         read_vec(bad)
     assert info.value.line == 3
     bad.write_text("hello 1 2 x\n", encoding="utf-8")
-    with pytest.raises(DataError, match="not a number"):
+    with pytest.raises(DataError, match="non-number"):
         read_vec(bad)
     d = tmp_path / "d.txt"
     d.write_text("a b\nc d e\n", encoding="utf-8")
@@ -97,12 +98,13 @@ def test_bad_inputs(tmp_path: Path) -> None:
 
 
 def test_vec_round_trip(tmp_path: Path) -> None:
-    words = WordVectors(["le", "chat"], np.array([[0.5, -1.0], [2.0, 0.25]], dtype=np.float32))
-    path = write_vec(tmp_path / "out.vec", words)
+    matrix = np.array([[0.5, -1.0], [2.0, 0.25]], dtype=np.float32)
+    path = write_vec(tmp_path / "out.vec", WordVectors(matrix, {"le": 0, "chat": 1}, "x"))
     assert path.read_text(encoding="utf-8").splitlines()[0] == "2 2"
     back = read_vec(path)
-    assert back.words == ["le", "chat"]
-    np.testing.assert_allclose(back.vectors, words.vectors)
+    assert words_of(back) == ["le", "chat"]
+    np.testing.assert_allclose(back.matrix, matrix)
     glove = tmp_path / "glove.txt"  # no header, a repeated word keeps its first vector
     glove.write_text("a 1 0\nb 0 1\na 5 5\n", encoding="utf-8")
-    assert read_vec(glove).words == ["a", "b"] and read_vec(glove, max_words=1).words == ["a"]
+    assert words_of(read_vec(glove)) == ["a", "b"]
+    assert words_of(read_vec(glove, max_words=1)) == ["a"]

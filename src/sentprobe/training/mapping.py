@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from sentprobe.encoders.static import WordVectors, load_word_vectors
 from sentprobe.errors import DataError, SentprobeError
 from sentprobe.io import atomic_write_bytes, iter_lines
 
@@ -40,6 +41,7 @@ __all__ = [
     "read_dictionary",
     "read_vec",
     "translation_precision",
+    "words_of",
     "write_vec",
 ]
 
@@ -47,71 +49,31 @@ __all__ = [
 NORMALIZE_STEPS: tuple[str, ...] = ("unit", "center", "unit")
 
 
-@dataclass
-class WordVectors:
-    """A vocabulary and its vectors (row ``i`` is ``words[i]``)."""
-
-    words: list[str]
-    vectors: np.ndarray
-    index: dict[str, int] = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self.index = {w: i for i, w in enumerate(self.words)}
-
-    @property
-    def dim(self) -> int:
-        return int(self.vectors.shape[1])
+def read_vec(spec: str | Path, max_words: int | None = None) -> WordVectors:
+    """Word vectors (a ``.vec``/word2vec/GloVe text file or a built-in set, read by
+    ``encoders.static.load_word_vectors``: a malformed line is an error naming it), cut to
+    the first ``max_words`` words of the file (files list frequent words first)."""
+    vectors = load_word_vectors(spec)
+    if max_words is None or max_words >= len(vectors.matrix):
+        return vectors
+    index = {w: i for w, i in vectors.index.items() if i < max_words}
+    return WordVectors(vectors.matrix[:max_words], index, f"{vectors.id}[:{max_words}]")
 
 
-def read_vec(path: str | Path, max_words: int | None = None) -> WordVectors:
-    """Word vectors in the text ``.vec`` format (word2vec/fastText, with a ``COUNT DIM`` header,
-    or GloVe's, without): ``word v1 ... vd`` a line, plain or compressed.
-
-    The first ``max_words`` are kept (files list frequent words first); a word seen twice keeps
-    its first vector. A line with another number of values than the first, or a value that is
-    not a number, is an error naming the line.
-    """
-    words: list[str] = []
-    rows: list[np.ndarray] = []
-    seen: set[str] = set()
-    dim: int | None = None
-    for lineno, line in iter_lines(path):
-        parts = line.rstrip().split(" ")
-        if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
-            dim = int(parts[1])  # word2vec/fastText header: COUNT DIM
-            continue
-        if not line.strip():
-            raise DataError(path, lineno, "empty line (expected: word v1 ... vd)")
-        if dim is None:
-            dim = len(parts) - 1
-            if dim < 1:
-                raise DataError(path, lineno, "a word without a vector (expected: word v1 ... vd)")
-        if len(parts) != dim + 1:
-            raise DataError(path, lineno, f"{len(parts) - 1} values, expected {dim}")
-        try:
-            vector = np.asarray(parts[1:], dtype=np.float32)
-        except ValueError:
-            raise DataError(path, lineno, "a vector value is not a number") from None
-        if not np.all(np.isfinite(vector)):
-            raise DataError(path, lineno, "a vector value is not finite")
-        if parts[0] in seen:
-            continue
-        seen.add(parts[0])
-        words.append(parts[0])
-        rows.append(vector)
-        if max_words is not None and len(words) >= max_words:
-            break
-    if not words:
-        raise DataError(path, None, "no word vectors")
-    return WordVectors(words, np.stack(rows))
+def words_of(vectors: WordVectors) -> list[str]:
+    """The words in row order."""
+    words = [""] * len(vectors.matrix)
+    for w, i in vectors.index.items():
+        words[i] = w
+    return words
 
 
 def write_vec(path: str | Path, vectors: WordVectors) -> Path:
     """Write ``.vec`` text with a ``COUNT DIM`` header, atomically."""
 
     def chunks() -> Iterable[bytes]:
-        yield f"{len(vectors.words)} {vectors.dim}\n".encode()
-        for word, row in zip(vectors.words, vectors.vectors):
+        yield f"{len(vectors.matrix)} {vectors.dim}\n".encode()
+        for word, row in zip(words_of(vectors), vectors.matrix):
             yield (word + " " + " ".join(f"{v:.6f}" for v in row) + "\n").encode()
 
     return atomic_write_bytes(path, chunks())
@@ -244,8 +206,11 @@ def map_words(
         )
     if not 0.0 <= test_fraction < 1.0:
         raise SentprobeError(f"test fraction must be in [0, 1), got {test_fraction}")
-    usable = [(source.index[s], target.index[t]) for s, t, _ in dictionary
-              if s in source.index and t in target.index]  # fmt: skip
+    usable = [
+        (source.index[s], target.index[t])
+        for s, t, _ in dictionary
+        if s in source.index and t in target.index
+    ]
     if not usable:
         raise SentprobeError(
             f"{dictionary_path}: none of its {len(dictionary)} pairs has its source word in the "
@@ -262,8 +227,8 @@ def map_words(
         )
     test_words = set(rng.permutation(words)[:n_test].tolist())
     train = [(s, t) for s, t in usable if s not in test_words]
-    x = normalize_embeddings(source.vectors, normalize)
-    z = normalize_embeddings(target.vectors, normalize)
+    x = normalize_embeddings(source.matrix, normalize)
+    z = normalize_embeddings(target.matrix, normalize)
     src_rows, tgt_rows = (list(rows) for rows in zip(*train))
     mapper = ProcrustesMapper().fit(x[src_rows], z[tgt_rows])
     mapped = mapper.transform(x)
@@ -279,8 +244,9 @@ def map_words(
         precision=translation_precision(mapped, z, gold, csls=csls),
         retrieval=f"CSLS (k={csls})" if csls else "cosine nearest neighbour",
     )
+    steps = "-".join(normalize)
     return (
-        WordVectors(list(source.words), mapped.astype(np.float32)),
-        WordVectors(list(target.words), z.astype(np.float32)),
+        WordVectors(mapped.astype(np.float32), dict(source.index), f"{source.id}|mapped", "mapped"),
+        WordVectors(z.astype(np.float32), dict(target.index), f"{target.id}|{steps}", "target"),
         report,
     )
