@@ -1,0 +1,96 @@
+"""Where in an encoder a property is found: per-layer scores, the peak layer, the center of
+gravity (Tenney et al., 2019), from the rows of a ``--layer all`` run (``<encoder>@layer<K>``).
+
+Tenney et al. probe a scalar mix of layers 0..l, so their score can only grow with l, and
+define the expected layer as ``sum_l l * delta_l / sum_l delta_l`` with ``delta_l = score(l) -
+score(l - 1)``. sentprobe probes each layer on its own, and a later layer may score lower than
+an earlier one, which would make some deltas negative. The center of gravity here uses the
+running best instead (the best single layer among 0..l, what a mix of 0..l could at least
+reach): ``delta_l = best(0..l) - best(0..l-1)`` for l >= 1, all >= 0. It is the layer by which,
+on average, the gains over layer 0 have arrived; with no gain over layer 0 it is 0.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from sentprobe.errors import SentprobeError
+
+_LAYER = re.compile(r"^(?P<encoder>.+)@layer(?P<layer>\d+)$")
+#: Columns of :func:`layer_scores`.
+SCORE_COLUMNS = ("encoder", "probe", "task", "layer", "score", "std", "n")
+#: Columns of :func:`layer_summary`.
+SUMMARY_COLUMNS = (
+    "encoder",
+    "probe",
+    "task",
+    "layers",
+    "peak_layer",
+    "peak_score",
+    "first_layer_score",
+    "center",
+)
+
+
+def layer_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
+    """Tidy per-layer scores (percent): one row per (encoder, probe, task, layer), the mean,
+    standard deviation and count over seeds. Rows that are not ``<encoder>@layer<K>`` are left
+    out; none at all is an error (the store holds no ``--layer all`` run)."""
+    if frame.empty or "encoder" not in frame.columns:
+        raise SentprobeError("no results to analyse")
+    parts = frame["encoder"].astype(str).str.extract(_LAYER)
+    keep = parts["layer"].notna()
+    if not keep.any():
+        raise SentprobeError(
+            "no per-layer rows (<encoder>@layer<K>): run with --layer all for a layer analysis"
+        )
+    df = frame.loc[keep, ["probe", "task", "seed", metric]].copy()
+    df["encoder"] = parts.loc[keep, "encoder"]
+    df["layer"] = parts.loc[keep, "layer"].astype(int)
+    if "created" in frame.columns:  # a unit rerun later replaces the older record
+        df["created"] = frame.loc[keep, "created"]
+        df = df.sort_values("created", kind="stable")
+    df = df.drop_duplicates(["encoder", "probe", "task", "layer", "seed"], keep="last")
+    df["score"] = pd.to_numeric(df[metric], errors="coerce") * 100.0
+    out = (
+        df.groupby(["encoder", "probe", "task", "layer"], sort=False)["score"]
+        .agg(score="mean", std="std", n="count")
+        .reset_index()
+        .sort_values(["encoder", "probe", "task", "layer"], kind="stable")
+        .reset_index(drop=True)
+    )
+    return out[list(SCORE_COLUMNS)]
+
+
+def center_of_gravity(scores: np.ndarray) -> float:
+    """Expected layer of the gains of the running best over layer 0 (module docstring);
+    ``scores[l]`` is layer l's score."""
+    best = np.maximum.accumulate(np.asarray(scores, dtype=float))
+    delta = np.diff(best)
+    if delta.sum() <= 0:
+        return 0.0
+    return float((np.arange(1, len(best)) * delta).sum() / delta.sum())
+
+
+def layer_summary(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
+    """Per (encoder, probe, task): number of layers, peak layer (the lowest of tied bests) and
+    its score, the score of the lowest layer stored (normally 0), and the center of gravity.
+    Layers are the ones stored; a missing layer in between is skipped, not interpolated."""
+    scores = layer_scores(frame, metric)
+    rows = []
+    for (encoder, probe, task), group in scores.groupby(["encoder", "probe", "task"], sort=False):
+        group = group.dropna(subset=["score"])
+        if group.empty:
+            continue
+        layers, values = group["layer"].to_numpy(), group["score"].to_numpy()
+        peak = int(np.argmax(values))
+        cog = center_of_gravity(values)
+        # center_of_gravity counts positions; map back to layer numbers if some are missing
+        center = float(np.interp(cog, np.arange(len(layers)), layers))
+        rows.append(
+            (encoder, probe, task, len(layers), int(layers[peak]), values[peak], values[0], center)
+        )
+    return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
