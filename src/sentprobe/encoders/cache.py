@@ -13,6 +13,7 @@ import shutil
 import time
 import traceback
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,16 @@ MAX_SHARD_BYTES = 256 * 2**20  # also flush early for wide (e.g. all-layers) vec
 FLUSH_SECONDS = 30.0
 FLUSH_ENV = "SENTPROBE_CACHE_FLUSH_SECONDS"
 
-__all__ = ["CacheInfo", "CacheWarning", "EmbeddingCache", "fingerprint_dirname", "sentence_key"]
+__all__ = [
+    "ArrayVectors",
+    "CacheInfo",
+    "CacheWarning",
+    "EmbeddingCache",
+    "ShardVectors",
+    "Vectors",
+    "fingerprint_dirname",
+    "sentence_key",
+]
 
 
 @dataclass(frozen=True)
@@ -122,6 +132,44 @@ def _check_output(encoder: Encoder, batch: Sequence[str], result: object) -> np.
     return array
 
 
+class Vectors(ABC):
+    """The embeddings of a list of sentences, shape ``(n, dim)`` or ``(n, views, dim)``, read
+    a view at a time (``take``), so a caller probing layer after layer holds one layer."""
+
+    @abstractmethod
+    def take(self, rows: np.ndarray, view: int | None = None) -> np.ndarray:
+        """The ``(len(rows), dim)`` vectors of sentences ``rows`` in ``view`` (None: a
+        one-view encoder's only vectors)."""
+
+
+class ArrayVectors(Vectors):
+    """Vectors already in memory."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    def take(self, rows: np.ndarray, view: int | None = None) -> np.ndarray:
+        if self.array.ndim == 2:
+            return self.array[rows]
+        return self.array[rows, 0 if view is None else view]
+
+
+class ShardVectors(Vectors):
+    """Vectors in the cache's shards, memory-mapped when read (``EncoderDir.gather``)."""
+
+    def __init__(self, store: EncoderDir, codes: np.ndarray, n_views: int | None, width: int):
+        self.store, self.codes, self.n_views, self.width = store, codes, n_views, width
+
+    def take(self, rows: np.ndarray, view: int | None = None) -> np.ndarray:
+        if not self.n_views:
+            columns = slice(None)
+        else:
+            dim = self.width // self.n_views
+            v = 0 if view is None else view
+            columns = slice(v * dim, (v + 1) * dim)
+        return self.store.gather(self.codes[rows], columns)
+
+
 class EmbeddingCache:
     """Encode sentences through a cache keyed by ``(encoder.fingerprint, sentence)``.
 
@@ -193,20 +241,27 @@ class EmbeddingCache:
         missing: list[int],
         out: np.ndarray | None,
         progress: bool | str,
-    ) -> np.ndarray:
+        keep: bool = True,
+    ) -> np.ndarray | None:
+        """Encode ``unique[missing]`` into shards; with ``keep`` also into ``out`` (allocated
+        here when None), else only the unflushed vectors are ever held in memory."""
         encoder.prepare([unique[i] for i in missing])
         order = sorted(missing, key=lambda i: len(unique[i]))
         batch_size = max(1, int(encoder.batch_size))
         pending: list[int] = []
+        buffered: list[np.ndarray] = []
+        shape = None if out is None else out.shape[1:]
         last_flush = time.monotonic()
 
         def flush() -> None:
             nonlocal last_flush
-            rows = pending[:]
+            rows, parts = pending[:], buffered[:]
             pending.clear()  # first, so a failed write is not retried by the error handler
+            buffered.clear()
             last_flush = time.monotonic()
-            if store is not None and rows and out is not None:
-                store.write([keys[i] for i in rows], out[rows], self._meta(encoder, out))
+            if store is not None and rows:
+                vectors = np.concatenate(parts)
+                store.write([keys[i] for i in rows], vectors, self._meta(encoder, vectors))
 
         label = progress if isinstance(progress, str) else f"encoding ({encoder.name})"
         bar = tqdm(total=len(order), desc=label, unit="sent", disable=progress is False)
@@ -215,36 +270,84 @@ class EmbeddingCache:
                 batch = order[start : start + batch_size]
                 texts = [unique[i] for i in batch]
                 vectors = _encode_batch(encoder, texts)
-                if out is None:
-                    out = np.empty((len(unique), *vectors.shape[1:]), dtype=vectors.dtype)
-                if vectors.shape[1:] != out.shape[1:]:
+                if shape is None:
+                    shape = vectors.shape[1:]
+                if vectors.shape[1:] != shape:
                     raise SentprobeError(
                         f"encoder {encoder.name!r} returned vectors of shape {vectors.shape[1:]}"
-                        f", but earlier (or cached) ones have shape {out.shape[1:]}"
+                        f", but earlier (or cached) ones have shape {shape}"
                     )
-                out[batch] = vectors
-                row_bytes = out[0].nbytes
+                if keep:
+                    if out is None:
+                        out = np.empty((len(unique), *shape), dtype=vectors.dtype)
+                    out[batch] = vectors
                 pending.extend(batch)
+                buffered.append(vectors)
                 self.last_encoded += len(batch)
                 bar.update(len(batch))
                 if (
                     len(pending) >= self.shard_size
-                    or len(pending) * row_bytes >= MAX_SHARD_BYTES
+                    or len(pending) * vectors[0].nbytes >= MAX_SHARD_BYTES
                     or time.monotonic() - last_flush >= self.flush_seconds
                 ):
                     flush()
         except BaseException:
             try:  # keep what was encoded before the failure
-                if out is not None:
-                    flush()
+                flush()
             except Exception as e:  # the original error matters more
                 warnings.warn(f"could not save partial embeddings: {e}", CacheWarning, stacklevel=2)
             raise
         finally:
             bar.close()
         flush()
-        assert out is not None
         return out
+
+    def vectors(
+        self, encoder: Encoder, sentences: Sequence[str], progress: bool | str = True
+    ) -> Vectors:
+        """The embeddings of ``sentences``, encoding only those not cached yet, as a
+        :class:`Vectors` read one view at a time from memory-mapped shards.
+
+        Unlike :meth:`encode` this never holds all of them in memory: what is encoded goes
+        to shards as it comes (at most one shard's worth buffered), and ``take`` reads just
+        the rows and view asked for. Without a cache directory (``--no-cache``) the vectors
+        are necessarily kept in memory.
+        """
+        if self.root is None:
+            return ArrayVectors(self.encode(encoder, sentences, progress))
+        sentences = list(sentences)
+        self.last_encoded = 0
+        store = self._dir(encoder.fingerprint)
+        assert store is not None
+        positions: dict[str, int] = {}
+        rows = np.fromiter(
+            (positions.setdefault(s, len(positions)) for s in sentences),
+            dtype=np.int64,
+            count=len(sentences),
+        )
+        unique = list(positions)
+        blake2b = hashlib.blake2b
+        keys = [blake2b(s.encode(), digest_size=KEY_BYTES).digest() for s in unique]
+        encoded = 0
+        while True:
+            codes = store.codes(keys)
+            missing = np.flatnonzero(codes < 0).tolist()
+            if missing:
+                self._encode_missing(
+                    encoder, store, unique, keys, missing, None, progress, keep=False
+                )
+                encoded += self.last_encoded
+                store.refresh()
+                codes = store.codes(keys)
+                if (codes < 0).any():  # only if the shards vanished under us (cache cleared)
+                    raise SentprobeError(f"{store.path}: encoded vectors were not found again")
+            if store.verify(codes):  # else a damaged shard was dropped: encode its rows again
+                break
+        self.last_encoded = encoded
+        if not unique:
+            return ArrayVectors(np.zeros((0, 0), dtype=np.float32))
+        meta = store.meta or {}
+        return ShardVectors(store, codes[rows], meta.get("n_views"), int(meta["width"]))
 
     @staticmethod
     def _meta(encoder: Encoder, out: np.ndarray) -> dict:

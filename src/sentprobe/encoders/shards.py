@@ -117,6 +117,24 @@ def _read_vectors(shard: _Shard) -> np.ndarray:
     return np.frombuffer(data, dtype=shard.dtype).reshape(shard.n, shard.width)
 
 
+def _verify_vectors(shard: _Shard, chunk: int = 16 * 2**20) -> None:
+    """Check a shard's vector checksum by streaming it (no copy of the whole shard in memory)."""
+    h = hashlib.sha256()
+    size = 0
+    try:
+        with open(shard.path, "rb") as f:
+            f.seek(shard.offset)
+            while block := f.read(chunk):
+                h.update(block)
+                size += len(block)
+    except OSError as e:
+        raise _DamagedShard(f"unreadable ({e})") from None
+    if size != shard.n * shard.width * shard.dtype.itemsize:
+        raise _DamagedShard("truncated vectors")
+    if h.hexdigest() != shard.vectors_sha256:
+        raise _DamagedShard("vector checksum mismatch")
+
+
 class EncoderDir:
     """The shards of one fingerprint, with an in-memory index key -> (shard, row)."""
 
@@ -127,6 +145,7 @@ class EncoderDir:
         self.shards: list[_Shard | None] = []  # None: found damaged while reading
         self.index: dict[bytes, int] = {}  # key -> shard number << ROW_BITS | row
         self._seen: set[str] = set()
+        self._verified: set[int] = set()  # shards whose vector checksum was checked
         self._load_meta()
 
     def _load_meta(self) -> None:
@@ -178,6 +197,52 @@ class EncoderDir:
         # Renamed so the warning is given once; on a read-only cache it repeats, honestly.
         with contextlib.suppress(OSError):
             os.replace(path, path.with_name(path.name + ".damaged"))
+
+    def codes(self, keys: Sequence[bytes]) -> np.ndarray:
+        """Where each key is stored (shard number << ROW_BITS | row), -1 when not cached."""
+        get = self.index.get
+        return np.fromiter((get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+
+    def verify(self, codes: np.ndarray) -> bool:
+        """Check the vector checksums of the shards ``codes`` point into (each once per
+        process, streamed); False if one was damaged (it is quarantined: look up again)."""
+        for number in np.unique(codes[codes >= 0] >> ROW_BITS).tolist():
+            shard = self.shards[number]
+            if number in self._verified:
+                continue
+            if shard is None:
+                return False
+            try:
+                _verify_vectors(shard)
+            except _DamagedShard as e:
+                self._quarantine(shard.path, str(e), number)
+                return False
+            self._verified.add(number)
+        return True
+
+    def gather(self, codes: np.ndarray, columns: slice) -> np.ndarray:
+        """``columns`` of the rows ``codes`` (all cached and verified), read from memory-mapped
+        shards one at a time, so only the requested bytes and one shard's mapping are in
+        memory, however wide the rows (all layers of a model) or many the sentences."""
+        shard_of, row_of = codes >> ROW_BITS, codes & ((1 << ROW_BITS) - 1)
+        out: np.ndarray | None = None
+        for number in np.unique(shard_of).tolist():
+            shard = self.shards[number]
+            assert shard is not None and number in self._verified
+            mapped = np.memmap(
+                shard.path, dtype=shard.dtype, mode="r", offset=shard.offset,
+                shape=(shard.n, shard.width),
+            )  # fmt: skip
+            part = mapped[:, columns]
+            if out is None:
+                out = np.empty((len(codes), part.shape[1]), dtype=shard.dtype)
+            dest = np.flatnonzero(shard_of == number)
+            out[dest] = part[row_of[dest]]
+            del mapped, part  # unmapped before the next shard is mapped
+        if out is None:
+            width = len(range(*columns.indices(self.meta["width"] if self.meta else 0)))
+            out = np.empty((0, width), dtype=np.float32)
+        return out
 
     def lookup(self, keys: Sequence[bytes]) -> tuple[np.ndarray | None, np.ndarray]:
         """Vectors (flattened, rows of keys not cached left uninitialised) and the indices

@@ -21,11 +21,21 @@ from tqdm.auto import tqdm
 from sentprobe import registry
 from sentprobe.datasets import ProbingTask, resolve_tasks
 from sentprobe.datasets.controls import control_task
+from sentprobe.datasets.loaders.nli import NLIPairs, load_nli_pairs
 from sentprobe.encoders import get_encoder
 from sentprobe.encoders.base import Encoder
 from sentprobe.encoders.cache import EmbeddingCache
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import baseline_names, default_baselines
+from sentprobe.evaluation.folds import (
+    ZERO_SHOT,
+    HeadCache,
+    cross_validate,
+    protocol,
+    protocol_signature,
+    train_head,
+    zero_shot,
+)
 from sentprobe.evaluation.predictions import Predictions
 from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
 from sentprobe.probes import make_probe
@@ -40,18 +50,27 @@ def default_cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "sentprobe" / "embeddings"
 
 
-def expand_baselines(spec: str | Sequence[str] | None) -> list[str]:
+def expand_baselines(
+    spec: str | Sequence[str] | None, tasks: Sequence[ProbingTask] = ()
+) -> list[str]:
     """``all``, ``none``, ``default`` or a comma-separated list of registered baseline names
-    (``sentprobe.registry.baselines``)."""
+    (``sentprobe.registry.baselines``). ``default`` is the fast SentEval baselines, plus the
+    controls the tasks' papers report (``TaskMetadata.baselines``); when every task declares
+    its controls (Kim et al. 2019), just those."""
+    declared = list(dict.fromkeys(b for t in tasks for b in t.metadata.baselines))
+    if tasks and all(t.metadata.baselines for t in tasks):
+        defaults = declared
+    else:
+        defaults = list(dict.fromkeys([*default_baselines(), *declared]))
     if spec is None:
-        return default_baselines()
+        return defaults
     items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
     out: list[str] = []
     for item in items:
         if item == "all":
             out += baseline_names()
         elif item == "default":
-            out += default_baselines()
+            out += defaults
         elif item in ("none", ""):
             continue
         elif item in registry.baselines:
@@ -123,32 +142,40 @@ class Runner:
         self,
         tasks: list[ProbingTask],
         *,
-        probe: str = "logreg",
+        probe: str | None = "logreg",
         seeds: int = 1,
         store: ResultsStore,
         cache: EmbeddingCache,
         progress: bool = True,
+        nli_train: NLIPairs | None = None,
     ) -> None:
+        """``probe`` None: each task's own (``TaskMetadata.probe``), else logreg.
+        ``nli_train``: the pairs NLI heads learn from (NLI-format tasks, evaluation/folds.py)."""
         self.tasks, self.probe, self.seeds = tasks, probe, seeds
         self.store, self.cache, self.progress = store, cache, progress
+        self.nli_train = nli_train
+        self.heads = HeadCache(None if cache.root is None else cache.root / "nli-heads")
         self.keys: list[str] = []
 
     # -- shared bookkeeping ---------------------------------------------------------------
     def _record(self, key: str, task: ProbingTask, predictions: Predictions, **fields: Any) -> None:
         splits = task.splits
+        values: dict[str, Any] = {  # defaults; a fold unit gives its own (evaluation/folds.py)
+            "n_train": len(splits["train"]),
+            "n_dev": len(splits["dev"]) if "dev" in splits else 0,
+            "n_test": len(splits["test"]),
+            "test_score": predictions.accuracy,
+        }
+        values.update(fields)
         rec = ResultRecord(
             task=_short_name(task),
             task_source=_task_source(task),
             task_hash=task.content_hash(),
             category=task.metadata.category,
             language=task.metadata.language,
-            n_train=len(splits["train"]),
-            n_dev=len(splits["dev"]) if "dev" in splits else 0,
-            n_test=len(splits["test"]),
             n_classes=len(task.labels),
             warnings=list(task.warnings),
-            test_score=predictions.accuracy,
-            **fields,
+            **values,
         )
         self.store.add(rec, key, predictions)
 
@@ -160,6 +187,40 @@ class Runner:
         record = self.store.get(key)
         return record is not None and record.extra.get("seeded") is False
 
+    def _fold_unit(
+        self,
+        key: str,
+        task: ProbingTask,
+        make: Any,
+        lookup: Any,
+        signature: str,
+        **fields: Any,
+    ) -> None:
+        """A unit of a task with folds: cross-validated, or zero-shot by a cached NLI head
+        (see evaluation/folds.py); ``make()`` builds a fresh estimator, ``lookup`` maps
+        sentences to its inputs."""
+        start, seed = time.perf_counter(), int(fields["seed"])
+        name = protocol(task, self.nli_train)
+        if name == ZERO_SHOT and self.nli_train is not None:
+            pairs = self.nli_train
+            head_key = HeadCache.key(fields["encoder_fingerprint"], pairs, signature, seed)
+            head, cached = self.heads.get(head_key, lambda: train_head(pairs, lookup, make(), seed))
+            outcome = zero_shot(task, lookup, head, pairs)
+            outcome.extra["head_cached"] = cached
+        else:
+            outcome = cross_validate(task, lookup, make, name or "folds")
+        extra = {**fields.pop("extra", {}), **outcome.extra}
+        seconds = time.perf_counter() - start
+        self._record(
+            key,
+            task,
+            outcome.predictions,
+            probe_seconds=seconds,
+            extra=extra,
+            **fields,
+            **outcome.fields(),
+        )
+
     # -- text baselines ---------------------------------------------------------------------
     def run_text_baseline(self, baseline: Baseline) -> None:
         fingerprint = f"baseline:{baseline.label}:{baseline.version}"
@@ -168,9 +229,23 @@ class Runner:
                 for seed in range(self.seeds):
                     est = baseline.make()
                     signature = f"{_signature(est)}:v{probe_version(est)}"
+                    signature += protocol_signature(task, self.nli_train)
                     key = unit_key(fingerprint, task.content_hash(), signature, seed, task.name)
                     self.keys.append(key)
-                    if not self.store.has(key):
+                    if task.folds is not None and not self.store.has(key):
+                        self._fold_unit(
+                            key,
+                            task,
+                            baseline.make,
+                            list,
+                            signature,
+                            encoder=baseline.label,
+                            encoder_fingerprint=fingerprint,
+                            seed=seed,
+                            probe=type(est).__name__,
+                            extra={"seeded": uses_seed(est), "seeds": self.seeds},
+                        )
+                    elif not self.store.has(key):
                         # train and test are required (the loaders check), dev is optional
                         tr, te = task.splits["train"], task.splits["test"]
                         dv = task.splits.get("dev")
@@ -202,11 +277,14 @@ class Runner:
                         break
 
     # -- encoders ---------------------------------------------------------------------------
-    def run_encoder(self, encoder: Encoder, probe: str | None = None) -> None:
+    def run_encoder(
+        self, encoder: Encoder, probe: str | None = None, seeds: int | None = None
+    ) -> None:
         """Probe ``encoder`` on every task and seed; a seeded encoder (``uses_seed``) is drawn
-        anew for each seed, a ``prepare_per_task`` one is prepared on each task's sentences."""
+        anew for each seed, a ``prepare_per_task`` one is prepared on each task's sentences.
+        ``seeds``: this row's own number of seeds (a baseline's restarts), else the run's."""
         probe = probe or self.probe
-        seeds = list(range(self.seeds))
+        seeds = list(range(seeds or self.seeds))
         draws = [(enc, [s]) for s in seeds for enc in [encoder.with_seed(s)]]
         for enc, enc_seeds in draws if encoder.uses_seed else [(encoder, seeds)]:
             if enc.prepare_per_task:
@@ -217,7 +295,7 @@ class Runner:
                 self._run_units(enc, probe, self.tasks, enc_seeds)
 
     def _run_units(
-        self, encoder: Encoder, probe: str, tasks: list[ProbingTask], seeds: list[int]
+        self, encoder: Encoder, row_probe: str | None, tasks: list[ProbingTask], seeds: list[int]
     ) -> None:
         views: Sequence[str | None] = encoder.views or [None]
         pending: list[tuple[ProbingTask, int, str, int, str, Any]] = []
@@ -225,8 +303,10 @@ class Runner:
             for v, view in enumerate(views):
                 fp = encoder.fingerprint if view is None else f"{encoder.fingerprint}#{view}"
                 for seed in seeds:
+                    probe = row_probe or task.metadata.probe or "logreg"
                     est = make_probe(probe, _short_name(task), seed)
                     signature = f"{probe}:{_signature(est)}:v{probe_version(est)}"
+                    signature += protocol_signature(task, self.nli_train)
                     key = unit_key(fp, task.content_hash(), signature, seed, task.name)
                     if not self.store.has(key):
                         pending.append((task, v, fp, seed, key, est))
@@ -239,11 +319,15 @@ class Runner:
 
         todo = {id(p[0]): p[0] for p in pending}.values()
         needed = list(dict.fromkeys(s for t in todo for s in t.sentences()))
+        pairs = self.nli_train
+        if pairs is not None and any(protocol(t, pairs) == ZERO_SHOT for t in todo):
+            needed = list(dict.fromkeys([*needed, *pairs.premises, *pairs.hypotheses]))
         start = time.perf_counter()
         # A per-task encoder is already prepared on the whole task: the cache must not
         # re-prepare it on the uncached subset.
         source = _Prepared(encoder) if encoder.prepare_per_task else encoder
-        vectors = self.cache.encode(
+        # Read a view at a time from the memory-mapped cache: one layer in memory at once.
+        vectors = self.cache.vectors(
             source, needed, progress=encoder.name if self.progress else False
         )
         per_sentence = (time.perf_counter() - start) / max(len(needed), 1)
@@ -255,10 +339,35 @@ class Runner:
                 if (id(task), v) in fixed:
                     bar.update()
                     continue
+                probe = row_probe or task.metadata.probe or "logreg"
+                if task.folds is not None:
+                    view = views[v]
+                    self._fold_unit(
+                        key,
+                        task,
+                        lambda p=probe, t=task, s=seed: make_probe(p, _short_name(t), s),
+                        lambda sents, v=v: vectors.take(
+                            np.fromiter((row[s] for s in sents), np.int64, len(sents)), v
+                        ),
+                        fp + ":" + probe,
+                        encoder=encoder.name if view is None else f"{encoder.name}@{view}",
+                        encoder_fingerprint=fp,
+                        seed=seed,
+                        probe=probe,
+                        encode_seconds=per_sentence * len(task.sentences()),
+                        extra={
+                            "seeded": True,
+                            "seeds": self.seeds,
+                            "probe_version": probe_version(est),
+                        },
+                    )
+                    self.keys.append(key)
+                    bar.update()
+                    continue
                 X = {}
                 for name, split in task.splits.items():
                     idx = np.fromiter((row[s] for s in split.sentences), dtype=np.int64)
-                    X[name] = vectors[idx] if vectors.ndim == 2 else vectors[idx, v]
+                    X[name] = vectors.take(idx, v)
                 tr, dv = task.splits["train"], task.splits.get("dev")
                 t0 = time.perf_counter()
                 est.fit(X["train"], tr.labels, *((X["dev"], dv.labels) if dv else ()))
@@ -305,19 +414,22 @@ def run(
     tasks: str | Sequence[str] | Sequence[ProbingTask] = "sample-en",
     *,
     baselines: str | Sequence[str] | None = None,
-    probe: str = "logreg",
+    probe: str | None = None,
     seeds: int = 1,
     results: str | Path = DEFAULT_RESULTS,
     cache_dir: str | Path | None = None,
     encoder_options: dict[str, Any] | None = None,
     progress: bool = True,
     controls: bool = False,
+    nli_train: str | Path | None = None,
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks``; returns one row per result.
 
     Everything that can be checked is checked before anything is written: task files are
     loaded and validated, encoders built, baseline and probe names resolved. ``controls``
     adds each task's control task (``sentprobe.datasets.controls``) after the tasks.
+    ``probe`` None: each task's own probe (Kim et al.'s 512-unit MLP for ``kim2019``), else
+    logreg. ``nli_train``: an NLI training file for zero-shot NLI sets (evaluation/folds.py).
     """
     if seeds < 1:
         raise SentprobeError("--seeds must be at least 1")
@@ -328,24 +440,33 @@ def run(
         task_list = resolve_tasks(cast("str | Sequence[str]", tasks))
     if controls:
         task_list += [control_task(t) for t in task_list]
-    rows: list[tuple[Baseline | Encoder, str | None]] = []
-    for name in expand_baselines(baselines):
+    rows: list[tuple[Baseline | Encoder, str | None, int | None]] = []
+    for name in expand_baselines(baselines, task_list):
         item = registry.baselines.get(name)
-        rows.append((item, None) if item.kind == "text" else (item.make(), item.probe))
+        made = item if item.kind == "text" else item.make()
+        rows.append((made, item.probe, item.restarts))
     for spec in encoders:
         enc = spec if isinstance(spec, Encoder) else get_encoder(spec, **(encoder_options or {}))
-        rows.append((enc, None))
-    make_probe(probe, "check")  # an unknown probe name fails before anything is written
+        rows.append((enc, None, None))
+    if probe is not None:
+        make_probe(probe, "check")  # an unknown probe name fails before anything is written
+    pairs = load_nli_pairs(nli_train) if nli_train is not None else None
 
     Path(results).parent.mkdir(parents=True, exist_ok=True)
     cache = EmbeddingCache(cache_dir if cache_dir is not None else default_cache_dir())
     with ResultsStore(results) as store:
         runner = Runner(
-            task_list, probe=probe, seeds=seeds, store=store, cache=cache, progress=progress
+            task_list,
+            probe=probe,
+            seeds=seeds,
+            store=store,
+            cache=cache,
+            progress=progress,
+            nli_train=pairs,
         )
-        for row, row_probe in rows:
+        for row, row_probe, restarts in rows:
             if isinstance(row, Baseline):
                 runner.run_text_baseline(row)
             else:
-                runner.run_encoder(row, probe=row_probe)
+                runner.run_encoder(row, probe=row_probe, seeds=restarts)
         return runner.frame()
