@@ -1,0 +1,474 @@
+"""Cross-lingual students: a target-language encoder trained to reproduce a teacher's vectors of
+the translations (X-Probe, Ravishankar et al. 2019, §5.2, after Conneau et al. 2018's XNLI).
+
+For a parallel pair (source sentence ``s``, target sentence ``t``), ``y = teacher(s)`` is
+computed once (through the embedding cache, so any encoder sentprobe can use is a teacher and
+a resumed run encodes nothing again), and the student ``x = student(t)`` is trained with the
+paper's alignment loss, as written in their §5.2 (L2 norms, not squared)::
+
+    L = ||x - y|| - λ (||x_c - y|| + ||x - y_c||)
+
+averaged over the batch, where ``x_c`` is the student vector and ``y_c`` the teacher vector of
+another pair of the same batch (a random derangement, drawn separately for each term).
+λ = 0.25 as in the paper's appendix. With λ ≥ 0.5 the loss is unbounded below (scaling the
+student's vectors up lowers it without limit), so that is refused.
+
+Each epoch ends with a validation on held-out pairs: the MSE between student and teacher
+vectors, and translation retrieval accuracy (the share of held-out target sentences whose
+nearest teacher vector by cosine, among all held-out ones, is their own translation's), plus
+a downstream task's dev accuracy when the caller gives one (the paper validates on XNLI).
+Training stops once the monitored value has not improved for ``patience`` (2) consecutive
+epochs, as in the paper. Every epoch is a checkpoint in the run format of
+``training.checkpoint`` (so ``sentprobe run -e runs/NAME`` probes the student) and a rerun
+with the same settings continues after the last finished epoch.
+
+The student reads Moses-tokenised text (as the probing suites are): target sentences are
+tokenised here with the tokenizer ``sentprobe build`` uses; the teacher gets the source side
+as written.
+
+Long because the loss, its negatives, the stopping rule, validation and the resumable epoch
+loop of this one objective are read together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from ..datasets.parallel import ParallelCorpus
+from ..encoders.base import Encoder
+from ..encoders.cache import EmbeddingCache
+from ..encoders.hf import set_torch_threads, sorted_batches
+from ..encoders.static import load_word_vectors
+from ..errors import SentprobeError
+from ..generation.corpus import MosesPreprocessor
+from ..io import atomic_write_text
+from .architectures import SentenceEncoder, build_encoder
+from .checkpoint import (
+    FORMAT,
+    completed_epochs,
+    load_encoder,
+    load_state,
+    load_vocab,
+    read_manifest,
+    save_epoch,
+    write_manifest,
+)
+from .vocab import Vocabulary, embedding_matrix
+
+__all__ = [
+    "EarlyStopping",
+    "StudentConfig",
+    "alignment_loss",
+    "derangement",
+    "retrieval_accuracy",
+    "train_student",
+]
+
+#: What the monitored validation value is, and whether higher is better.
+MONITORS = {"mse": False, "retrieval": True, "task": True}
+#: Encodes target-language (tokenised) sentences with the student being trained.
+EncodeFn = Callable[[Sequence[str]], np.ndarray]
+
+
+def alignment_loss(
+    x: torch.Tensor, y: torch.Tensor, x_c: torch.Tensor, y_c: torch.Tensor, lam: float
+) -> torch.Tensor:
+    """``mean(||x - y|| - λ (||x_c - y|| + ||x - y_c||))`` over the batch (rows)."""
+    pos = torch.linalg.vector_norm(x - y, dim=1)
+    neg = torch.linalg.vector_norm(x_c - y, dim=1) + torch.linalg.vector_norm(x - y_c, dim=1)
+    return (pos - lam * neg).mean()
+
+
+def derangement(n: int, generator: torch.Generator) -> torch.Tensor:
+    """A random permutation of ``range(n)`` without fixed points (one random cycle), so
+    every row's negative comes from another pair."""
+    if n < 2:
+        raise SentprobeError("in-batch negatives need batches of at least 2 pairs")
+    order = torch.randperm(n, generator=generator)
+    out = torch.empty(n, dtype=torch.long)
+    out[order] = order.roll(-1)
+    return out
+
+
+class EarlyStopping:
+    """Stop after ``patience`` consecutive epochs without a strict improvement."""
+
+    def __init__(self, patience: int = 2, higher_is_better: bool = False) -> None:
+        self.patience = patience
+        self.higher_is_better = higher_is_better
+        self.best_: float | None = None
+        self.best_epoch_: int | None = None
+        self.stale_ = 0
+
+    def update(self, epoch: int, value: float) -> bool:
+        """Record one epoch's value; True if it is the best so far."""
+        better = self.best_ is None or (
+            value > self.best_ if self.higher_is_better else value < self.best_
+        )
+        if better:
+            self.best_, self.best_epoch_, self.stale_ = value, epoch, 0
+        else:
+            self.stale_ += 1
+        return better
+
+    @property
+    def should_stop(self) -> bool:
+        return self.stale_ >= self.patience
+
+    def state(self) -> dict[str, Any]:
+        return {"best": self.best_, "best_epoch": self.best_epoch_, "stale": self.stale_}
+
+    def restore(self, state: dict[str, Any]) -> EarlyStopping:
+        self.best_, self.best_epoch_, self.stale_ = (
+            state["best"],
+            state["best_epoch"],
+            state["stale"],
+        )
+        return self
+
+
+def retrieval_accuracy(student: np.ndarray, teacher: np.ndarray) -> float:
+    """Share of rows ``i`` whose most cosine-similar teacher row is row ``i``."""
+    s = student / np.maximum(np.linalg.norm(student, axis=1, keepdims=True), 1e-12)
+    t = teacher / np.maximum(np.linalg.norm(teacher, axis=1, keepdims=True), 1e-12)
+    return float(np.mean(np.argmax(s @ t.T, axis=1) == np.arange(len(s))))
+
+
+@dataclass(frozen=True)
+class StudentConfig:
+    """Everything that shapes a student; all but ``epochs`` must match to resume a run."""
+
+    arch: str = "bilstm-max"
+    dim: int | None = None  # None: chosen so that the output has the teacher's dimension
+    emb_dim: int = 128
+    layers: int = 1
+    dropout: float = 0.0
+    lam: float = 0.25
+    lr: float = 1e-3
+    batch_size: int = 64
+    vocab_size: int = 20000
+    min_count: int = 1
+    valid_size: int = 1000
+    seed: int = 0
+    monitor: str = "mse"
+    patience: int = 2
+    #: Word vectors for the student's input table (e.g. ``map-words`` output), frozen.
+    vectors: str | None = None
+    epochs: int = 10
+
+    def check(self) -> None:
+        if not 0 <= self.lam < 0.5:
+            raise SentprobeError(
+                f"--lambda {self.lam}: must be in [0, 0.5); from 0.5 on the loss has no "
+                "minimum (scaling the student's vectors up lowers it without limit)"
+            )
+        if self.monitor not in MONITORS:
+            raise SentprobeError(f"unknown monitor {self.monitor!r}; use {', '.join(MONITORS)}")
+        if self.batch_size < 2 or self.epochs < 1 or self.valid_size < 1 or self.patience < 1:
+            raise SentprobeError("batch size >= 2, epochs >= 1, valid size >= 1, patience >= 1")
+
+    def settings(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if k != "epochs"}
+
+
+@dataclass
+class _Data:
+    train_tgt: list[str]
+    valid_tgt: list[str]
+    train_y: np.ndarray
+    valid_y: np.ndarray
+    sha256: str
+
+
+def _prepare(
+    corpus: ParallelCorpus,
+    lang: str,
+    teacher: Encoder,
+    cache: EmbeddingCache,
+    config: StudentConfig,
+    progress: bool,
+) -> _Data:
+    """Tokenise the targets, hold out ``valid_size`` pairs, encode the sources with the teacher."""
+    tokenizer = MosesPreprocessor(lang=lang)
+    pairs = [(s, " ".join(tokenizer.tokenize(t))) for s, t in corpus.pairs()]
+    pairs = [(s, t) for s, t in pairs if t]
+    if len(pairs) < config.valid_size + config.batch_size:
+        raise SentprobeError(
+            f"{len(pairs)} sentence pairs: too few for {config.valid_size} held-out pairs "
+            f"and one batch of {config.batch_size}"
+        )
+    digest = hashlib.sha256()
+    for s, t in pairs:
+        digest.update(f"{s}\t{t}\n".encode())
+    order = np.random.default_rng(config.seed).permutation(len(pairs))
+    valid, train = order[: config.valid_size], order[config.valid_size :]
+    sources = [pairs[i][0] for i in order]
+    y = cache.encode(teacher, sources, progress="teacher" if progress else False)
+    if y.ndim != 2:
+        raise SentprobeError(
+            f"teacher {teacher.name!r} gives {y.ndim - 1} views per sentence; pick one "
+            "(e.g. --layer N for a Hugging Face model)"
+        )
+    y = np.asarray(y, dtype=np.float32)
+    return _Data(
+        train_tgt=[pairs[i][1] for i in train],
+        valid_tgt=[pairs[i][1] for i in valid],
+        train_y=y[config.valid_size :],
+        valid_y=y[: config.valid_size],
+        sha256=digest.hexdigest(),
+    )
+
+
+def _build_student(
+    config: StudentConfig, vocab: Vocabulary, out_dim: int
+) -> tuple[SentenceEncoder, dict[str, Any], dict[str, Any] | None]:
+    """The untrained student, its manifest spec, and its word vectors' manifest entry."""
+    embeddings, vectors_entry, emb_dim = None, None, config.emb_dim
+    if config.vectors:
+        wv = load_word_vectors(config.vectors)
+        embeddings, _ = embedding_matrix(vocab, wv, seed=config.seed)
+        emb_dim = wv.dim
+        vectors_entry = {"spec": str(config.vectors), "id": wv.id}
+    options = {"layers": config.layers, "dropout": config.dropout}
+    dims = [config.dim] if config.dim else [d for d in (out_dim // 2, out_dim) if d > 0]
+    torch.manual_seed(config.seed)
+    for dim in dims:
+        encoder = build_encoder(
+            config.arch,
+            vocab_size=len(vocab),
+            emb_dim=emb_dim,
+            dim=dim,
+            embeddings=embeddings,
+            freeze_embeddings=embeddings is not None,
+            **options,
+        )
+        if encoder.out_dim == out_dim:
+            spec = {
+                "arch": config.arch,
+                "vocab_size": len(vocab),
+                "emb_dim": emb_dim,
+                "dim": dim,
+                "freeze_embeddings": embeddings is not None,
+                "options": options,
+            }
+            return encoder, spec, vectors_entry
+    raise SentprobeError(
+        f"{config.arch} with --dim {', '.join(map(str, dims))} does not output the teacher's "
+        f"{out_dim} dimensions; choose --dim so that it does"
+    )
+
+
+def _encode_with(student: SentenceEncoder, vocab: Vocabulary, batch_size: int = 256) -> EncodeFn:
+    def encode(sentences: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(sentences), student.out_dim), dtype=np.float32)
+        was_training = student.training
+        student.eval()
+        with torch.inference_mode():
+            for idx in sorted_batches([len(s.split()) for s in sentences], batch_size):
+                tokens, lengths = vocab.batch([sentences[i] for i in idx])
+                out[idx] = student(tokens, lengths).float().numpy()
+        student.train(was_training)
+        return out
+
+    return encode
+
+
+def _batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Random batches of similar lengths: shuffle, sort within chunks of 50 batches, shuffle
+    the batches (less padding, still random); a last batch of one pair joins the previous."""
+    order = rng.permutation(len(lengths))
+    out = []
+    chunk = batch_size * 50
+    for start in range(0, len(order), chunk):
+        part = order[start : start + chunk]
+        part = part[np.argsort(lengths[part], kind="stable")]
+        out += [part[i : i + batch_size] for i in range(0, len(part), batch_size)]
+    if len(out) > 1 and len(out[-1]) < 2:
+        out[-2] = np.concatenate([out[-2], out.pop()])
+    return [out[i] for i in rng.permutation(len(out))]
+
+
+def _check_resumable(manifest: dict[str, Any], expected: dict[str, Any], run_dir: Path) -> None:
+    stored = manifest.get("mapping", {}).get("settings")
+    if stored is None:
+        raise SentprobeError(f"{run_dir}: a training run, but not a cross-lingual student")
+    changed = sorted(k for k in set(stored) | set(expected) if stored.get(k) != expected.get(k))
+    if changed:
+        raise SentprobeError(
+            f"{run_dir}: exists with other settings ({', '.join(changed)}); continue it with "
+            "the same ones, or write to another -o"
+        )
+
+
+@dataclass
+class _Run:
+    """A student being trained: model, vocabulary, manifest, and where training resumes."""
+
+    student: SentenceEncoder
+    vocab: Vocabulary
+    manifest: dict[str, Any]
+    start: int
+    state: dict[str, Any] | None
+
+
+def _open_run(run_dir: Path, config: StudentConfig, data: _Data, meta: dict[str, Any]) -> _Run:
+    """Continue the run in ``run_dir`` (same settings required) or start a new one there."""
+    out_dim = int(data.train_y.shape[1])
+    if (run_dir / "run.json").is_file():
+        manifest = read_manifest(run_dir)
+        _check_resumable(manifest, meta["settings"], run_dir)
+        done = completed_epochs(manifest)
+        if not done:
+            vocab = load_vocab(run_dir)
+            return _Run(_build_student(config, vocab, out_dim)[0], vocab, manifest, 0, None)
+        student, vocab, _ = load_encoder(run_dir, done[-1])
+        return _Run(student.train(), vocab, manifest, done[-1], load_state(run_dir, done[-1]))
+    vocab = Vocabulary.build(data.train_tgt, max_size=config.vocab_size, min_count=config.min_count)
+    student, spec, vectors_entry = _build_student(config, vocab, out_dim)
+    manifest = {
+        "format": FORMAT,
+        "name": f"{meta['teacher_label']}->{meta['language']}",
+        "objective": "cross-lingual mapping (X-Probe 5.2)",
+        "arch": config.arch,
+        "encoder": spec,
+        "mapping": {
+            **meta,
+            "loss": "||x-y|| - lambda (||x_c-y|| + ||x-y_c||), L2 norms, in-batch negatives",
+            "train_pairs": len(data.train_tgt),
+            "valid_pairs": len(data.valid_tgt),
+        },
+        "versions": {"torch": torch.__version__, "numpy": np.__version__},
+        "epochs": [],
+    }
+    if vectors_entry:
+        manifest["vectors"] = vectors_entry
+    run_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(run_dir / "vocab.json", json.dumps(vocab.to_json(), ensure_ascii=False))
+    write_manifest(run_dir, manifest)
+    return _Run(student, vocab, manifest, 0, None)
+
+
+def _train_epoch(
+    run: _Run, data: _Data, config: StudentConfig, optimizer: torch.optim.Optimizer, epoch: int,
+    progress: bool,
+) -> float:  # fmt: skip
+    """One pass over the training pairs in random batches; returns the mean loss."""
+    rng = np.random.default_rng([config.seed, epoch])  # resumable without saved RNG states
+    gen = torch.Generator().manual_seed(config.seed * 100003 + epoch)
+    params = [p for p in run.student.parameters() if p.requires_grad]
+    lengths = np.array([len(t.split()) for t in data.train_tgt])
+    train_y = torch.from_numpy(data.train_y)
+    run.student.train()
+    total, seen = 0.0, 0
+    batches = _batches(lengths, config.batch_size, rng)
+    bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=not progress, leave=False)
+    for idx in bar:
+        tokens, lens = run.vocab.batch([data.train_tgt[i] for i in idx])
+        x, y = run.student(tokens, lens), train_y[idx]
+        x_c, y_c = x[derangement(len(idx), gen)], y[derangement(len(idx), gen)]
+        loss = alignment_loss(x, y, x_c, y_c, config.lam)
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 5.0)
+        optimizer.step()
+        total += loss.item() * len(idx)
+        seen += len(idx)
+        bar.set_postfix(loss=f"{total / seen:.4f}", refresh=False)
+    return total / seen
+
+
+def train_student(
+    run_dir: str | Path,
+    teacher: Encoder,
+    teacher_spec: str,
+    corpus: ParallelCorpus,
+    lang: str,
+    config: StudentConfig,
+    cache: EmbeddingCache,
+    validate: Callable[[EncodeFn], float] | None = None,
+    source_language: str = "en",
+    progress: bool = True,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Train (or continue) the student in ``run_dir``; returns the run manifest.
+
+    ``validate`` scores a downstream task with the student's encode function (higher is
+    better); it is what ``monitor="task"`` stops on.
+    """
+    config.check()
+    if config.monitor == "task" and validate is None:
+        raise SentprobeError("monitor 'task' needs a downstream validation task")
+    run_dir = Path(run_dir)
+    set_torch_threads()
+    data = _prepare(corpus, lang, teacher, cache, config, progress)
+    meta = {
+        "teacher": teacher_spec,
+        "teacher_label": teacher.name,
+        "source_language": source_language,
+        "language": lang,
+        "settings": {
+            **config.settings(),
+            "data_sha256": data.sha256,
+            "teacher_fingerprint": teacher.fingerprint,
+            "language": lang,
+        },
+    }
+    run = _open_run(run_dir, config, data, meta)
+    mapping = run.manifest["mapping"]
+    if mapping.get("stopped"):
+        log(f"{run_dir}: already finished ({mapping['stopped']['reason']})")
+        return run.manifest
+    if run.start:
+        log(f"{run_dir}: resuming after epoch {run.start}")
+    stopper = EarlyStopping(config.patience, MONITORS[config.monitor])
+    params = [p for p in run.student.parameters() if p.requires_grad]
+    optimizer = torch.optim.Adam(params, lr=config.lr)
+    if run.state is not None:
+        optimizer.load_state_dict(run.state["optimizer"])
+        stopper.restore(run.state["early_stopping"])
+    encode = _encode_with(run.student, run.vocab)
+    for epoch in range(run.start + 1, config.epochs + 1):
+        began = time.perf_counter()
+        metrics: dict[str, Any] = {
+            "train_loss": _train_epoch(run, data, config, optimizer, epoch, progress)
+        }
+        valid_x = encode(data.valid_tgt)
+        metrics["valid_mse"] = float(np.mean((valid_x - data.valid_y) ** 2))
+        metrics["valid_retrieval"] = retrieval_accuracy(valid_x, data.valid_y)
+        if validate is not None:
+            metrics["valid_task"] = float(validate(encode))
+        value = metrics[f"valid_{config.monitor}"]
+        if not math.isfinite(value):
+            raise SentprobeError(f"epoch {epoch}: validation {config.monitor} is {value}")
+        metrics["improved"] = stopper.update(epoch, value)
+        metrics["seconds"] = round(time.perf_counter() - began, 1)
+        mapping["best_epoch"] = stopper.best_epoch_
+        if stopper.should_stop:
+            mapping["stopped"] = {
+                "epoch": epoch,
+                "reason": f"no better validation {config.monitor} for {config.patience} "
+                f"epochs; best epoch {stopper.best_epoch_}",
+            }
+        state = {"optimizer": optimizer.state_dict(), "early_stopping": stopper.state()}
+        save_epoch(run_dir, run.manifest, epoch, run.student, state, metrics)
+        log(
+            f"epoch {epoch}: loss {metrics['train_loss']:.4f}, valid MSE "
+            f"{metrics['valid_mse']:.5f}, retrieval {metrics['valid_retrieval']:.1%}"
+            + (f", task {metrics['valid_task']:.1%}" if "valid_task" in metrics else "")
+            + f" ({metrics['seconds']:.0f} s){' *' if metrics['improved'] else ''}"
+        )
+        if stopper.should_stop:
+            log(f"early stop: {mapping['stopped']['reason']}")
+            break
+    return run.manifest
