@@ -83,14 +83,14 @@ def extract_pairs(rec: AnnotatedSentence) -> list[Pair]:
         parent = rec.heads[head] - 1
         if parent < 0:
             continue
-        if rel == "mark" and marker in SUBORDINATING and head_rel == "advcl":
-            ok = True
-        elif rel == "cc" and marker in COORDINATING and head_rel == "conj":
-            ok = _is_clause_head(rec, head) and _is_clause_head(rec, parent)
-        elif rel == "advmod" and marker in ADVERBIAL and head_rel in ("conj", "advcl"):
-            ok = _is_clause_head(rec, head) and _is_clause_head(rec, parent)
-        else:
-            ok = False
+        subordinate = rel == "mark" and marker in SUBORDINATING and head_rel == "advcl"
+        coordinate = rel == "cc" and marker in COORDINATING and head_rel == "conj"
+        adverbial = rel == "advmod" and marker in ADVERBIAL and head_rel in ("conj", "advcl")
+        ok = subordinate or (
+            (coordinate or adverbial)
+            and _is_clause_head(rec, head)
+            and _is_clause_head(rec, parent)
+        )
         if not ok:
             continue
         s2 = _subtree(rec, head) - {m}

@@ -294,19 +294,9 @@ def train(config: TrainConfig, *, progress: bool = True) -> Path:
         rng = np.random.default_rng([config.seed, epoch])
         batches = encoded.batches(train_idx, sizes["batch_size"], rng)
         t0, tokens, loss_sum = time.perf_counter(), 0, 0.0
-        for k, (idx, loss) in enumerate(
-            _steps(
-                model,
-                optimiser,
-                encoded,
-                batches,
-                progress,
-                f"{run_dir.name} {epoch}/{config.epochs}",
-                metric_name,
-                last_metric,
-            ),
-            1,
-        ):
+        desc = f"{run_dir.name} {epoch}/{config.epochs}"
+        steps = _steps(model, optimiser, encoded, batches, progress, desc, metric_name, last_metric)
+        for idx, loss in steps:
             tokens += encoded.tokens(idx)
             loss_sum += loss
         seconds = time.perf_counter() - t0
@@ -324,7 +314,7 @@ def train(config: TrainConfig, *, progress: bool = True) -> Path:
             model.encoder,  # type: ignore[arg-type]
             state,
             {
-                "train_loss": loss_sum / max(k, 1),
+                "train_loss": loss_sum / max(len(batches), 1),
                 "valid": valid,
                 "seconds": round(seconds, 2),
                 "tokens_per_second": round(tokens / max(seconds, 1e-9), 1),
