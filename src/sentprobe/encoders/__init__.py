@@ -7,8 +7,11 @@ Everything heavy (torch, transformers) is imported only when an encoder is built
 from __future__ import annotations
 
 import difflib
+import functools
+import glob
 import importlib
 import inspect
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +21,15 @@ from ..errors import SentprobeError
 from ..registry import encoders
 from .base import Encoder
 
-__all__ = ["DEFAULT_ENCODER", "Encoder", "LazyFactory", "accepted_options", "get_encoder"]
+__all__ = [
+    "DEFAULT_ENCODER",
+    "Encoder",
+    "LazyFactory",
+    "accepted_options",
+    "expand_encoder_spec",
+    "get_encoder",
+    "is_training_run",
+]
 
 DEFAULT_ENCODER = "minilm"
 
@@ -101,6 +112,38 @@ def _split_precomputed(rest: str) -> tuple[str, str]:
     raise SentprobeError(f"expected precomputed:<matrix file>:<sentences file>, got {rest!r}")
 
 
+#: The manifest file that makes a directory a training run (``sentprobe train``'s output).
+TRAINING_RUN_MANIFEST = "run.json"
+_GLOB = re.compile(r"[*?\[]")
+
+
+def is_training_run(spec: str) -> bool:
+    """``spec`` names a ``sentprobe train`` run: ``DIR``, ``DIR@epoch-K``, ``DIR@all``."""
+    path = spec.rpartition("@")[0] if "@" in spec else spec
+    return any((Path(p).expanduser() / TRAINING_RUN_MANIFEST).is_file() for p in {spec, path} if p)
+
+
+def _training_run_factory() -> Callable[..., Encoder]:
+    """The ``run`` encoder (``sentprobe.training``, a later stage: found by entry point)."""
+    if "run" not in encoders:
+        raise SentprobeError(
+            "trained runs need the 'run' encoder entry point: reinstall sentprobe "
+            "(pip install -e .)"
+        )
+    return encoders.get("run")
+
+
+def expand_encoder_spec(spec: str) -> list[str]:
+    """A glob over training runs (``'runs/*@all'``) -> one spec per run, sorted; any other
+    spec, or a glob matching no run, as it is."""
+    path, at, selector = spec.rpartition("@") if "@" in spec else (spec, "", "")
+    if not _GLOB.search(path):
+        return [spec]
+    matches = glob.glob(os.path.expanduser(path))
+    runs = sorted(p for p in matches if (Path(p) / TRAINING_RUN_MANIFEST).is_file())
+    return [f"{r}{at}{selector}" for r in runs] or [spec]
+
+
 _USER_CODE = re.compile(r"^(.+\.py(:[A-Za-z_][\w.]*)?|[A-Za-z_][\w.]*:[A-Za-z_][\w.]*)$")
 
 
@@ -109,8 +152,9 @@ def get_encoder(spec: str = DEFAULT_ENCODER, **options: Any) -> Encoder:
 
     ``spec`` is one of: a registered name (``minilm``, ``bov-glove``...); ``hf:<model>``;
     ``st:<model>``; ``precomputed:<matrix>:<sentences>``; user code ``file.py[:obj]`` or
-    ``package.module:obj``; or a local model directory (HFEncoder when ``layer`` or
-    ``pooling`` is given or it has no ``modules.json``, else sentence-transformers).
+    ``package.module:obj``; a training run (``runs/NAME[@epoch-K|@all]``); or a local model
+    directory (HFEncoder when ``layer`` or ``pooling`` is given or it has no
+    ``modules.json``, else sentence-transformers).
     Options set to None are ignored; an option the encoder does not take is an error.
     """
     options = {k: v for k, v in options.items() if v is not None}
@@ -127,6 +171,8 @@ def get_encoder(spec: str = DEFAULT_ENCODER, **options: Any) -> Encoder:
             ".precomputed:PrecomputedEncoder", matrix_path=matrix, sentences_path=sentences
         )
         return _build(spec, factory, options)
+    if is_training_run(spec):
+        return _build(spec, functools.partial(_training_run_factory(), spec), options)
     path = Path(spec).expanduser()
     if path.is_dir() and (path / "config.json").is_file():
         if "layer" in options or "pooling" in options or not (path / "modules.json").is_file():
