@@ -22,6 +22,7 @@ from sentprobe import registry
 from sentprobe.datasets import ProbingTask, resolve_tasks
 from sentprobe.datasets.controls import control_task
 from sentprobe.datasets.loaders.nli import NLIPairs, load_nli_pairs
+from sentprobe.encoders import expand_encoder_spec as expand
 from sentprobe.encoders import get_encoder
 from sentprobe.encoders.base import Encoder
 from sentprobe.encoders.cache import EmbeddingCache
@@ -445,7 +446,9 @@ def run(
         item = registry.baselines.get(name)
         made = item if item.kind == "text" else item.make()
         rows.append((made, item.probe, item.restarts))
-    for spec in encoders:
+    # 'runs/*@all' names every training run it matches
+    specs = [one for s in encoders for one in ([s] if isinstance(s, Encoder) else expand(s))]
+    for spec in specs:
         enc = spec if isinstance(spec, Encoder) else get_encoder(spec, **(encoder_options or {}))
         rows.append((enc, None, None))
     if probe is not None:
