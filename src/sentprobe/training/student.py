@@ -400,17 +400,19 @@ def train_student(
     source_language: str = "en",
     progress: bool = True,
     log: Callable[[str], None] = print,
+    threads: int | None = None,
 ) -> dict[str, Any]:
     """Train (or continue) the student in ``run_dir``; returns the run manifest.
 
     ``validate`` scores a downstream task with the student's encode function (higher is
-    better); it is what ``monitor="task"`` stops on.
+    better); it is what ``monitor="task"`` stops on. ``threads``: torch threads (default:
+    every core this process may use).
     """
     config.check()
     if config.monitor == "task" and validate is None:
         raise SentprobeError("monitor 'task' needs a downstream validation task")
     run_dir = Path(run_dir)
-    set_torch_threads()
+    set_torch_threads(threads)
     data = _prepare(corpus, lang, teacher, cache, config, progress)
     meta = {
         "teacher": teacher_spec,
