@@ -98,9 +98,10 @@ from sentprobe.cli.label import label  # noqa: E402
 from sentprobe.cli.listing import encoders, tasks  # noqa: E402
 from sentprobe.cli.report import crosslang, report  # noqa: E402
 from sentprobe.cli.run import run  # noqa: E402
+from sentprobe.cli.train import train  # noqa: E402
 
 # In this order in ``sentprobe --help``.
-for _command in (run, report, tasks, encoders, audit, crosslang, correlate, build, label):
+for _command in (run, report, tasks, encoders, audit, crosslang, correlate, build, label, train):
     app.command()(_command)
 
 
