@@ -24,6 +24,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
+from tqdm.auto import tqdm
+
 from sentprobe.annotation import annotate_corpus, default_annotator, get_annotator, read_annotated
 from sentprobe.annotation.constituency import dep_to_constituency
 from sentprobe.annotation.record import AnnotatedSentence
@@ -162,18 +164,25 @@ def annotate(
     stats: dict[str, int] = {}
     if is_conllu(corpus) and annotator in (None, "conllu"):
         manifest = annotate_corpus(corpus, work, "conllu", progress=progress)
-        return list(read_annotated(work)), manifest, stats
+        return _read(work, manifest, progress), manifest, stats
     ann = get_annotator(annotator) if annotator else default_annotator(lang)
     identity = _input_identity(corpus, lang, layout, ann.version())
     known = _read_json(work / INPUT_RECORD)
     manifest = _read_json(work / "manifest.json")
     if known and manifest and manifest.get("complete") and known.get("input") == identity:
-        return list(read_annotated(work)), manifest, dict(known["corpus_stats"])
+        return _read(work, manifest, progress), manifest, dict(known["corpus_stats"])
     source = _tokenized(corpus, lang, layout, stats)
     manifest = annotate_corpus(source, work, ann, pretokenized=True, progress=progress)
     record = {"input": identity, "corpus_stats": stats}
     atomic_write_text(work / INPUT_RECORD, json.dumps(record, indent=1, sort_keys=True))
-    return list(read_annotated(work)), manifest, stats
+    return _read(work, manifest, progress), manifest, stats
+
+
+def _read(work: Path, manifest: dict, progress: bool) -> list[AnnotatedSentence]:
+    total = manifest.get("n_sentences")
+    bar = tqdm(total=total, desc="reading annotation", unit="sent", disable=not progress)
+    with bar:
+        return [bar.update() or rec for rec in read_annotated(work)]
 
 
 def _read_json(path: Path) -> dict | None:
@@ -258,12 +267,14 @@ def build(
         for k, v in stats.items():
             corpus_stats[k] = corpus_stats.get(k, 0) + v
     if lang == "en" and (profile or "paper") == "paper":
-        for rec in records:  # English constituency tasks need a tree; convert when none
-            if rec.constituency is None:
-                rec.constituency = dep_to_constituency(rec)
+        missing = [rec for rec in records if rec.constituency is None]
+        for rec in tqdm(missing, desc="constituency trees", unit="sent", disable=not progress):
+            rec.constituency = dep_to_constituency(rec)  # English constituency tasks need one
 
     result = BuildResult(tasks=[], annotations=work, corpus_stats=corpus_stats)
-    for name in names:
+    bar = tqdm(names, desc="generating", unit="task", disable=not progress)
+    for name in bar:
+        bar.set_postfix_str(name)
         try:
             result.tasks += build_suite(
                 records,
