@@ -92,6 +92,9 @@ class Baseline:
     probe: str | None = None
     default: bool = False
     paper: bool = False
+    #: an encoder row drawn this many times (seeds 0..n-1) whatever the run's ``--seeds``:
+    #: a random encoder's restarts (Kim et al. 2019 report five); None: the run's seeds
+    restarts: int | None = None
 
 
 # The factories return ``Any``: this module comes before the stages whose types it holds

@@ -59,6 +59,11 @@ _BUILTINS = {
     "gatedconv": Baseline(
         "GatedConvNet (untrained)", _encoder("gatedconv-untrained"), "encoder", 7
     ),
+    # Kim et al. (2019)'s control: a randomly initialised encoder, five restarts (mean ± sd);
+    # the function-word suite's default rows (TaskMetadata.baselines).
+    "random-bilstm": Baseline(
+        "BiLSTM-max (untrained)", _encoder("bilstm-max-untrained"), "encoder", 8, restarts=5
+    ),
 }
 for _name, _baseline in _BUILTINS.items():
     baselines.register(_name, _baseline)

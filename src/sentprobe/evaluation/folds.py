@@ -1,0 +1,266 @@
+"""Kim et al. (2019)'s probing protocol: cross-validation on a task's folds, sentence-pair
+features, and an NLI head trained once per (encoder, training file) and scored zero-shot.
+
+A task with ``folds`` (see ``ProbingTask``) is probed as one *unit* per (row, seed) whose
+result is the mean test accuracy over its folds (each fold's test split used once, a fresh
+probe per fold, early-stopped on the fold's dev split); the per-fold accuracies go to
+``extra["fold_scores"]`` (tables show their standard deviation) and the predictions of all
+folds, concatenated, are the unit's stored predictions (so agreement, confidence intervals and
+sub-type breakdowns see every item once).
+
+Inputs by format (``TaskMetadata.format``): one sentence -> its vector; "acceptability-pair"
+(EOS) -> both vectors concatenated; "nli-pair" -> [u, v, |u - v|, u * v]. Text rows (Majority,
+NB) get the sentence, or both sentences joined by a space.
+
+NLI sets (``format == "nli-pair"``) are scored *zero-shot* when the run has an NLI training
+set (``run --nli-train``): a head trained on it (cached on disk under the encoder's
+fingerprint, the file's hash and the probe, so the five sets and later runs reuse it) labels
+every item. Without one they fall back to cross-validation within the set, recorded as
+protocol "cv-fallback", which tables mark as not the paper's protocol.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sentprobe.datasets.loaders.nli import NLIPairs
+from sentprobe.datasets.task import ProbingTask, Split
+from sentprobe.evaluation.predictions import Predictions
+from sentprobe.io import atomic_write_bytes
+from sentprobe.probes import MLPProbe
+from sentprobe.registry import probes
+
+FOLDS, FALLBACK, ZERO_SHOT = "folds", "cv-fallback", "zero-shot"
+#: What each protocol means, for tables and docs.
+PROTOCOL_NOTES = {
+    FOLDS: "cross-validation on the task's folds (each fold's test split once), mean over folds",
+    FALLBACK: "k-fold CV within the NLI set (no --nli-train): NOT the paper's protocol, which "
+    "scores NLI sets zero-shot with a head trained on MNLI",
+    ZERO_SHOT: "zero-shot: an NLI head trained on --nli-train labels every item",
+}
+#: The paper's classifier (Section 3.3: "a 512d MLP"; jiant: tanh, dropout 0.2, Adam 1e-4,
+#: batches of 32): sentprobe's sigmoid MLP with 512 hidden units and dropout 0.2, but Adam at
+#: 2e-3 on batches of 128, dev checked every epoch, stopped after 2 stale checks (at most 20):
+#: a run of the suite fits ~540 such probes, and this keeps it within minutes on a CPU.
+KIM_MLP = {
+    "nhid": 512,
+    "dropout": 0.2,
+    "l2": 1e-5,
+    "lr": 2e-3,
+    "batch_size": 128,
+    "eval_steps": 1,
+    "max_checks": 20,
+    "patience": 2,
+}
+#: Share of the NLI training file held out for the head's early stopping.
+NLI_DEV_SHARE = 0.1
+
+probes.register("kim-mlp", lambda task, seed=0: MLPProbe(**KIM_MLP, random_state=seed))
+
+#: sentences -> the row's inputs for them (a vector matrix, or the texts themselves)
+Lookup = Callable[[Sequence[str]], Any]
+
+
+def protocol(task: ProbingTask, nli_train: NLIPairs | None) -> str | None:
+    """How ``task`` is probed: None (its train/dev/test splits), or one of the protocols."""
+    if task.folds is None:
+        return None
+    if task.metadata.format == "nli-pair":
+        return ZERO_SHOT if nli_train is not None else FALLBACK
+    return FOLDS
+
+
+def protocol_signature(task: ProbingTask, nli_train: NLIPairs | None) -> str:
+    """What to add to a unit's probe signature: "" for ordinary tasks (their keys stay as
+    they were), else the protocol (and the NLI training file's hash)."""
+    name = protocol(task, nli_train)
+    if name is None:
+        return ""
+    return f":{name}:{nli_train.sha}" if name == ZERO_SHOT and nli_train else f":{name}"
+
+
+def pair_inputs(fmt: str, first: Any, second: Any | None) -> Any:
+    """Inputs of items from the inputs of their sentences (see the module docstring)."""
+    if second is None or fmt in ("single", "acceptability-single"):
+        return first
+    if not isinstance(first, np.ndarray):
+        return [f"{a} {b}" for a, b in zip(first, second, strict=True)]
+    if fmt == "nli-pair":
+        return np.hstack([first, second, np.abs(first - second), first * second])
+    return np.hstack([first, second])
+
+
+def split_inputs(split: Split, fmt: str, lookup: Lookup) -> Any:
+    second = None if split.sentences2 is None else lookup(split.sentences2)
+    return pair_inputs(fmt, lookup(split.sentences), second)
+
+
+def all_items(task: ProbingTask) -> Split:
+    """Every item once: the folds' test splits, concatenated in fold order."""
+    parts = [fold["test"] for fold in task.folds or []] or [task.splits["test"]]
+
+    def cat(attr: str) -> list[str] | None:
+        lists = [getattr(p, attr) for p in parts]
+        return None if any(x is None for x in lists) else [v for x in lists for v in x]
+
+    return Split(
+        sentences=[s for p in parts for s in p.sentences],
+        labels=[s for p in parts for s in p.labels],
+        sentences2=cat("sentences2"),
+        groups=cat("groups"),
+    )
+
+
+@dataclass
+class Outcome:
+    """What a unit produced, ready for the results store."""
+
+    predictions: Predictions
+    test_score: float
+    dev_score: float | None
+    selection: str
+    config: dict[str, Any]
+    n_train: int
+    n_dev: int
+    n_test: int
+    dim: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def fields(self) -> dict[str, Any]:
+        """The ``ResultRecord`` fields (everything but the predictions and ``extra``)."""
+        return {
+            "test_score": self.test_score,
+            "dev_score": self.dev_score,
+            "selection": self.selection,
+            "config": self.config,
+            "n_train": self.n_train,
+            "n_dev": self.n_dev,
+            "n_test": self.n_test,
+            "dim": self.dim,
+        }
+
+
+def _dim(X: Any) -> int:
+    return int(X.shape[1]) if isinstance(X, np.ndarray) else 0
+
+
+def cross_validate(
+    task: ProbingTask, lookup: Lookup, make_estimator: Callable[[], Any], name: str
+) -> Outcome:
+    """One fresh estimator per fold, fitted on train (early-stopped on dev), scored on test."""
+    folds = task.folds or [task.splits]
+    fmt = task.metadata.format
+    gold: list[str] = []
+    pred: list[str] = []
+    groups: list[str] = []
+    scores: list[float] = []
+    dev_scores: list[float] = []
+    est: Any = None
+    dim = 0
+    for fold in folds:
+        tr, dv, te = fold["train"], fold.get("dev"), fold["test"]
+        est = make_estimator()
+        X_tr = split_inputs(tr, fmt, lookup)
+        dim = _dim(X_tr)
+        dev = (split_inputs(dv, fmt, lookup), dv.labels) if dv is not None and len(dv) else ()
+        est.fit(X_tr, tr.labels, *dev)
+        predicted = [str(p) for p in est.predict(split_inputs(te, fmt, lookup))]
+        scores.append(float(np.mean(np.asarray(predicted) == np.asarray(te.labels))))
+        if getattr(est, "best_score_", None) is not None:
+            dev_scores.append(float(est.best_score_))
+        gold += te.labels
+        pred += predicted
+        groups += te.groups or []
+    predictions = Predictions.from_labels(gold, pred, task.labels, groups or None)
+    mean = lambda xs: float(np.mean(xs)) if xs else None  # noqa: E731
+    return Outcome(
+        predictions=predictions,
+        test_score=float(np.mean(scores)),
+        dev_score=mean(dev_scores),
+        selection=f"{name}{len(folds)}",
+        config=dict(getattr(est, "best_params_", {}) or {}),
+        n_train=round(float(np.mean([len(f["train"]) for f in folds]))),
+        n_dev=round(float(np.mean([len(f["dev"]) if "dev" in f else 0 for f in folds]))),
+        n_test=len(gold),
+        dim=dim,
+        extra={"protocol": name, "fold_scores": scores},
+    )
+
+
+def train_head(pairs: NLIPairs, lookup: Lookup, estimator: Any, seed: int = 0) -> Any:
+    """Fit ``estimator`` on the NLI pairs' features, early-stopped on a stratified
+    ``NLI_DEV_SHARE`` of them (seeded)."""
+    y = np.asarray(pairs.labels, dtype=object)
+    rng = np.random.default_rng(seed)
+    dev = np.zeros(len(y), dtype=bool)
+    for label in sorted(set(pairs.labels)):
+        idx = np.flatnonzero(y == label)
+        rng.shuffle(idx)
+        dev[idx[: int(len(idx) * NLI_DEV_SHARE)]] = True
+    X = pair_inputs("nli-pair", lookup(pairs.premises), lookup(pairs.hypotheses))
+    take = (lambda m: X[m]) if isinstance(X, np.ndarray) else (lambda m: list(np.asarray(X)[m]))
+    dev_args = (take(dev), list(y[dev])) if dev.any() else ()
+    estimator.fit(take(~dev), list(y[~dev]), *dev_args)
+    estimator.n_head_train_ = int((~dev).sum())
+    estimator.n_head_dev_ = int(dev.sum())
+    return estimator
+
+
+class HeadCache:
+    """Trained NLI heads by key, in memory and as pickles under ``directory`` (written
+    atomically, so a killed run leaves no half-written head)."""
+
+    def __init__(self, directory: str | Path | None) -> None:
+        self.directory = None if directory is None else Path(directory)
+        self._memory: dict[str, Any] = {}
+
+    @staticmethod
+    def key(fingerprint: str, pairs: NLIPairs, signature: str, seed: int) -> str:
+        raw = json.dumps([fingerprint, pairs.sha, signature, seed])
+        return hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+    def get(self, key: str, train: Callable[[], Any]) -> tuple[Any, bool]:
+        """(head, whether it came from the cache)."""
+        if key in self._memory:
+            return self._memory[key], True
+        path = None if self.directory is None else self.directory / f"{key}.pkl"
+        if path is not None and path.is_file():
+            try:
+                head = pickle.loads(path.read_bytes())  # noqa: S301 (our own cache)
+                self._memory[key] = head
+                return head, True
+            except (pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+                pass  # an unreadable head is retrained and rewritten
+        head = train()
+        self._memory[key] = head
+        if path is not None:
+            atomic_write_bytes(path, pickle.dumps(head))
+        return head, False
+
+
+def zero_shot(task: ProbingTask, lookup: Lookup, head: Any, pairs: NLIPairs) -> Outcome:
+    """Every item of ``task`` labelled by the trained NLI ``head``."""
+    items = all_items(task)
+    X = split_inputs(items, task.metadata.format, lookup)
+    predicted = [str(p) for p in head.predict(X)]
+    predictions = Predictions.from_labels(items.labels, predicted, task.labels, items.groups)
+    return Outcome(
+        predictions=predictions,
+        test_score=predictions.accuracy,
+        dev_score=getattr(head, "best_score_", None),
+        selection="nli-train",
+        config=dict(getattr(head, "best_params_", {}) or {}),
+        n_train=int(getattr(head, "n_head_train_", len(pairs))),
+        n_dev=int(getattr(head, "n_head_dev_", 0)),
+        n_test=len(items),
+        dim=_dim(X),
+        extra={"protocol": ZERO_SHOT, "nli_train": str(pairs.path), "nli_train_sha": pairs.sha},
+    )
