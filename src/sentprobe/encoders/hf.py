@@ -30,6 +30,8 @@ def set_torch_threads(num_threads: int | None = None) -> None:
     """Use every core this process may run on (torch defaults to fewer in some containers)."""
     import torch
 
+    if num_threads is None and os.environ.get("SENTPROBE_NUM_THREADS", "").isdigit():
+        num_threads = int(os.environ["SENTPROBE_NUM_THREADS"])  # a Ray job's share of the CPUs
     if num_threads is None:
         try:
             num_threads = len(os.sched_getaffinity(0))

@@ -28,6 +28,7 @@ from sentprobe.encoders.base import Encoder
 from sentprobe.encoders.cache import EmbeddingCache
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import baseline_names, default_baselines
+from sentprobe.evaluation.executors import check_executor, run_ray
 from sentprobe.evaluation.folds import (
     ZERO_SHOT,
     HeadCache,
@@ -404,6 +405,16 @@ class Runner:
                     fixed.add((id(task), v))
                 bar.update()
 
+    def run_row(
+        self, row: Baseline | Encoder, probe: str | None = None, seeds: int | None = None
+    ) -> None:
+        """One row of the table on every task: a text baseline, or an encoder with its own
+        probe and number of seeds (None: the run's)."""
+        if isinstance(row, Baseline):
+            self.run_text_baseline(row)
+        else:
+            self.run_encoder(row, probe=probe, seeds=seeds)
+
     def frame(self) -> pd.DataFrame:
         """The records of this run's units (older runs stay in the store)."""
         frame = self.store.to_frame()
@@ -423,6 +434,7 @@ def run(
     progress: bool = True,
     controls: bool = False,
     nli_train: str | Path | None = None,
+    executor: str = "local",
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks``; returns one row per result.
 
@@ -431,7 +443,10 @@ def run(
     adds each task's control task (``sentprobe.datasets.controls``) after the tasks.
     ``probe`` None: each task's own probe (Kim et al.'s 512-unit MLP for ``kim2019``), else
     logreg. ``nli_train``: an NLI training file for zero-shot NLI sets (evaluation/folds.py).
+    ``executor``: ``local``, or ``ray`` / ``ray:ADDRESS`` / ``ray://HOST:PORT`` to run the
+    units on a Ray cluster (evaluation/executors.py); the results are the same.
     """
+    check_executor(executor)
     if seeds < 1:
         raise SentprobeError("--seeds must be at least 1")
     task_list: list[ProbingTask]
@@ -467,9 +482,9 @@ def run(
             progress=progress,
             nli_train=pairs,
         )
-        for row, row_probe, restarts in rows:
-            if isinstance(row, Baseline):
-                runner.run_text_baseline(row)
-            else:
-                runner.run_encoder(row, probe=row_probe, seeds=restarts)
+        if executor == "local":
+            for row in rows:
+                runner.run_row(*row)
+        else:
+            run_ray(executor, runner, rows, store)
         return runner.frame()

@@ -16,6 +16,8 @@ from sentprobe.errors import SentprobeError
 def use_all_cores() -> None:
     """Probing is BLAS-bound; PyTorch may start with fewer threads than cores in some launchers."""
     n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if os.environ.get("SENTPROBE_NUM_THREADS", "").isdigit():  # a Ray job's share of the CPUs
+        n = int(os.environ["SENTPROBE_NUM_THREADS"])
     if torch.get_num_threads() != n:
         torch.set_num_threads(n)
 
