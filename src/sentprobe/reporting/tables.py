@@ -32,6 +32,7 @@ FORMATS = ("markdown", "csv", "latex", "json")
 REQUIRED = ("encoder", "task", "probe", "seed")
 MISSING = "-"
 UNRESOLVED, OLD_TASK, NO_SEED = "†", "‡", "°"
+FOLD_SD, FALLBACK = "§", "¶"  # cross-validated tasks (evaluation/folds.py)
 #: What each marker says; shown under the table whenever the marker appears in it.
 NOTES = {
     UNRESOLVED: "hub revision unresolved: the model's commit could not be found when it ran "
@@ -40,6 +41,10 @@ NOTES = {
     "column (another task hash): rerun this row to compare like with like.",
     NO_SEED: "nothing here depends on the seed (deterministic probe and encoder): computed "
     "once, so no ± is shown.",
+    FOLD_SD: "mean test accuracy over the task's cross-validation folds; ± is the standard "
+    "deviation over folds (with several seeds or restarts, ± is over those instead).",
+    FALLBACK: "NLI set probed by 10-fold cross-validation within the set (no --nli-train): "
+    "NOT the paper's protocol, which scores these sets zero-shot with an MNLI-trained head.",
 }
 
 
@@ -145,6 +150,7 @@ def _summarize(frame: pd.DataFrame, metric: str, percent: bool) -> _Summary:
     )
     summary = _Summary(cells, rows, list(columns.itertuples(index=False, name=None)), encoders)
     _mark(summary, df)
+    _fold_spread(summary, df, scale)
     return summary
 
 
@@ -176,6 +182,26 @@ def _mark(summary: _Summary, df: pd.DataFrame) -> None:
                     summary.cell_marks[(row, column)] = mark + NO_SEED
                     notes.setdefault(row, []).append(f"{column}: no seed dependence")
     summary.row_notes = notes
+
+
+def _fold_spread(summary: _Summary, df: pd.DataFrame, scale: float) -> None:
+    """Cross-validated cells run once show ± over their folds (§); NLI cells probed by the
+    fallback CV instead of zero-shot are marked (¶)."""
+    if "extra" not in df.columns:
+        return
+    extras = pd.Series([e if isinstance(e, dict) else {} for e in df["extra"]], index=df.index)
+    for (row, column), group in extras.groupby([df["row"], df["column"]], sort=False):
+        marks = summary.cell_marks.get((row, column), "")
+        if any(e.get("protocol") == "cv-fallback" for e in group):
+            marks += FALLBACK
+            summary.row_notes.setdefault(row, []).append(f"{column}: CV within the set")
+        scores = group.iloc[0].get("fold_scores") if len(group) == 1 else None
+        if scores and len(scores) > 1:
+            spread = float(pd.Series(scores).std()) * scale
+            summary.cells.loc[(row, column), ["std", "n"]] = (spread, len(scores))
+            marks += FOLD_SD
+        if marks:
+            summary.cell_marks[(row, column)] = marks
 
 
 def pivot(
@@ -245,7 +271,13 @@ def _latex(summary: _Summary, decimals: int) -> str:
     )
 
 
-_TEX_MARKS = {UNRESOLVED: r"\dag", OLD_TASK: r"\ddag", NO_SEED: r"\circ"}
+_TEX_MARKS = {
+    UNRESOLVED: r"\dag",
+    OLD_TASK: r"\ddag",
+    NO_SEED: r"\circ",
+    FOLD_SD: r"\S",
+    FALLBACK: r"\P",
+}
 
 
 def _tex_marks(marks: str) -> str:
