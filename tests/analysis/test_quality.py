@@ -61,7 +61,7 @@ def test_one_set_of_checks():
     import sentprobe.analysis.quality as quality
 
     assert not any(name.startswith("check_") for name in vars(quality))
-    assert len(CHECKS) == 17  # 11 checks + the 6 single-position rules besides casing
+    assert len(CHECKS) == 18  # 12 checks + the 6 single-position rules besides casing
 
 
 def test_generated_task_conversion():

@@ -158,7 +158,8 @@ def _task_section(task: ProbingTask, findings: list[Finding], stats: Any) -> lis
 
 
 def _cue_columns() -> list[tuple[str, str]]:
-    return [(r.check, r.name) for r in RULES] + [(b.check, b.name) for b in BASELINES]
+    rules = [(r.check, r.name) for r in RULES] + [("contains-token", "contains token")]
+    return rules + [(b.check, b.name) for b in BASELINES]
 
 
 _SHORT = {
@@ -169,6 +170,7 @@ _SHORT = {
     "last-char": "last char",
     "punct-count": "punct",
     "casing-cue": "casing",
+    "contains-token": "contains",
     **{b.check: b.short for b in BASELINES},
 }
 
@@ -321,4 +323,30 @@ def write_quality_report(out: str | Path, result: Any, **options: Any) -> Path:
     """Write ``QUALITY.md`` into the suite ``out`` that ``generation.pipeline.build`` wrote
     (``result`` is its ``BuildResult``); ``options`` go to :func:`quality_report`."""
     report = quality_report(result.tasks, result.report_context, **options)
+    return atomic_write_text(Path(out) / "QUALITY.md", report)
+
+
+def write_function_word_quality(out: str | Path, result: Any, **options: Any) -> Path:
+    """Write ``QUALITY.md`` into a function-word suite (Kim et al. 2019) that
+    ``generation.function_words.build_function_words`` wrote (``result``: its
+    ``KimBuildResult``): the suite is read back with the DNC loader, so the report checks what
+    ``sentprobe run`` and ``sentprobe audit`` will see (folds pooled half/half, pairs joined:
+    ``analysis.checks.views``)."""
+    from sentprobe.datasets.loaders.dnc import load_dnc, set_stem
+
+    tasks = load_dnc(out)
+    manifest = result.manifest
+    stats = {
+        t.name: manifest["sets"].get(set_stem(Path(t.metadata.source)), {}).get("stats", {})
+        for t in tasks
+    }
+    extra = {
+        "title": f"Quality report: {manifest.get('suite', Path(out).name)}",
+        "description": manifest.get("description", ""),
+        "stats": stats,
+        "corpus": ", ".join(c["path"] for c in manifest.get("corpus", [])),
+        "seed": manifest["generator"]["seed"],
+        **options.pop("extra", {}),
+    }
+    report = quality_report(tasks, extra, **options)
     return atomic_write_text(Path(out) / "QUALITY.md", report)

@@ -16,8 +16,10 @@ reports can tabulate them.
 One module per family of checks: :mod:`.splits` (sizes, identical and overlapping splits,
 several labels per sentence), :mod:`.balance` (classes and lengths), :mod:`.lexical` (the
 lexical split), :mod:`.twins` (original/altered forms across splits), :mod:`.surface` (the
-single-position rules), :mod:`.baselines` (the text baselines); :mod:`.cues` scores a cue and
-:mod:`.base` holds the thresholds, options and what the paper says about a task.
+single-position rules), :mod:`.tokens` (the best "contains token X" rule), :mod:`.baselines`
+(the text baselines); :mod:`.cues` scores a cue, :mod:`.views` shows cross-validated and
+sentence-pair tasks to the checks, and :mod:`.base` holds the thresholds, options and what
+the paper says about a task.
 """
 
 from __future__ import annotations
@@ -69,7 +71,9 @@ from sentprobe.analysis.checks.surface import (
     rule_predictions,
     token_class,
 )
+from sentprobe.analysis.checks.tokens import best_token_rule, check_contains_token
 from sentprobe.analysis.checks.twins import TWINS, check_twins
+from sentprobe.analysis.checks.views import audit_view
 from sentprobe.analysis.findings import Finding
 from sentprobe.datasets.task import ProbingTask
 
@@ -85,14 +89,16 @@ CHECKS: tuple[Check, ...] = (
     check_twins,
     *(_rule_check(rule) for rule in RULES if rule is not CASING_RULE),
     check_casing_cue,
+    check_contains_token,
     check_length,
     check_baselines,
 )
 
 
 def run_checks(task: ProbingTask, options: CheckOptions | None = None) -> list[Finding]:
-    """All checks on one task."""
+    """All checks on one task (a cross-validated or pair task as :func:`audit_view` shows it)."""
     options = options or CheckOptions()
+    task = audit_view(task)
     return [f for check in CHECKS for f in check(task, options)]
 
 
@@ -125,6 +131,9 @@ __all__ = [
     "check_split_overlap",
     "check_target_forms",
     "check_twins",
+    "audit_view",
+    "best_token_rule",
+    "check_contains_token",
     "class_counts",
     "expects_no_surface_cue",
     "first_token",

@@ -116,6 +116,14 @@ def paper_margins(task: ProbingTask) -> dict[str, float]:
     }
 
 
+#: Task formats (``TaskMetadata.format``) whose label is, by design, a fact about neighbouring
+#: words: Kim et al. (2019)'s acceptability sets swap one function word among its neighbours
+#: (or move a sentence boundary), so a bigram model sees the very infelicity the task is about,
+#: as NB-bi-tfidf sees BShift's swap in Conneau et al. (2018). The paper has no NB margin for
+#: these sets, so NB-bi-tfidf is reported there (info), not counted as a leak.
+BIGRAM_LABEL_FORMATS = frozenset({"acceptability-single", "acceptability-pair"})
+
+
 def expects_no_surface_cue(task: ProbingTask) -> bool:
     """The task's metadata says no surface cue may predict the label (by default the paper's
     altered-sentence tasks, BShift, SOMO and CoordInv, whose classes are the same kind of

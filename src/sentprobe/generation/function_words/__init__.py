@@ -1,0 +1,51 @@
+"""Generating the function-word probing sets of Kim et al. (2019) from any corpus.
+
+Acceptability (``acceptability``): wh-word, definiteness and coordinating-conjunction swaps
+on single sentences, and end-of-sentence re-segmentation of adjacent sentence pairs; NLI
+(``nli``): preposition swaps, negated hypotheses for comparatives, quantifiers and spatial
+expressions, and the 16 explicit/lexical negation patterns (antonyms from WordNet,
+``wordnet``). ``pipeline.build_function_words`` reads a corpus and writes a suite in the DNC
+release format (``release``) that ``datasets.loaders.dnc`` reads like the release itself.
+Every generator is registered in ``sentprobe.registry.generators`` as ``kim2019/<set>``.
+"""
+
+from sentprobe.registry import generators
+
+from .acceptability import (
+    ACCEPTABILITY_SETS,
+    Coordination,
+    Definiteness,
+    EndOfSentence,
+    FunctionWordSet,
+    WhWords,
+)
+from .articles import indefinite_for, takes_an
+from .nli import NLI_SETS, Comparatives, Negation, Prepositions, Quantification, Spatial
+from .pipeline import ALL_SETS, GENERATOR_VERSION, KimBuildResult, build_function_words
+from .release import read_release_set, release_sets
+
+for _name, _generator in {**ACCEPTABILITY_SETS, **NLI_SETS}.items():
+    generators.register(f"kim2019/{_name}", _generator)
+
+__all__ = [
+    "ACCEPTABILITY_SETS",
+    "ALL_SETS",
+    "GENERATOR_VERSION",
+    "NLI_SETS",
+    "Comparatives",
+    "Coordination",
+    "Definiteness",
+    "EndOfSentence",
+    "FunctionWordSet",
+    "KimBuildResult",
+    "Negation",
+    "Prepositions",
+    "Quantification",
+    "Spatial",
+    "WhWords",
+    "build_function_words",
+    "indefinite_for",
+    "read_release_set",
+    "release_sets",
+    "takes_an",
+]

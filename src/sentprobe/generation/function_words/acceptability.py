@@ -1,0 +1,306 @@
+"""The four acceptability sets of Kim et al. (2019, sec. 2.2) from any tokenized corpus:
+wh-words, definiteness, coordinating conjunctions (one sentence each) and end-of-sentence (a
+pair of sentences).
+
+Every set follows the paper's protocol (find sentences with the construction, mutate half of
+them) with the leak guards of sentprobe's other altered-sentence tasks: a corpus sentence is
+used once (as an original or mutated, never both), a mutated sentence that is itself a corpus
+sentence is dropped, and the two classes are balanced within every stratum of
+``rules.*_key`` (the same function word at the same kind of position), so no word-presence
+rule separates them. Items are dealt to ten folds in original/mutated pairs of one stratum,
+so every fold's test set is balanced too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..base import GenerationError, is_punctuation, make_rng
+from .release import N_FOLDS, Item
+from .rules import (
+    Mutation,
+    Tokens,
+    apply,
+    article_key,
+    article_kind,
+    conjunction_key,
+    conjunction_position,
+    resegment_index,
+    swap_articles,
+    swap_conjunction,
+    swap_wh,
+    wh_key,
+    wh_position,
+)
+
+
+@dataclass
+class FunctionWordSet:
+    """A generated set: its release name (``acceptability-whwords``), items, counts, rules."""
+
+    name: str
+    items: list[Item]
+    stats: Counter = field(default_factory=Counter)
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        c = Counter(item.label for item in self.items)
+        return dict(sorted(c.items()))
+
+
+def _check_size(name: str, size: int | None, available: int, what: str) -> int:
+    """Items to draw: ``size`` (even, so classes balance) or all ``available`` when None."""
+    if size is None:
+        return available
+    if size < 2 or size % 2:
+        raise GenerationError(f"{name}: the size must be an even number >= 2, got {size}")
+    if size > available:
+        raise GenerationError(
+            f"{name}: {size} items requested but the corpus yields only {available} "
+            f"({what}); lower the size or use a larger corpus"
+        )
+    return size
+
+
+def _deal(pairs: Sequence[tuple[Item, Item]], rng: np.random.Generator) -> list[Item]:
+    """Shuffle original/mutated pairs, give both members of pair i fold chunk i mod 10, and
+    return the items in a shuffled order."""
+    order = rng.permutation(len(pairs))
+    items: list[Item] = []
+    for rank, p in enumerate(order):
+        for item in pairs[p]:
+            item.chunk = rank % N_FOLDS
+            items.append(item)
+    return [items[i] for i in rng.permutation(len(items))]
+
+
+def swap_counts(available: dict[str, int], rng: np.random.Generator) -> dict[tuple[str, str], int]:
+    """How many sentences to mutate from each word x to each other word y, with as many
+    x -> y as y -> x. Each such couple of swaps also keeps one original with x and one with y,
+    so the couple uses two sentences of x and two of y; couples are added one pair of words
+    at a time, in a random order each round, while both words have sentences left."""
+    left = dict(available)
+    words = sorted(left)
+    pairs = [(x, y) for i, x in enumerate(words) for y in words[i + 1 :]]
+    k: dict[tuple[str, str], int] = Counter()
+    while True:
+        added = False
+        for p in rng.permutation(len(pairs)):
+            x, y = pairs[p]
+            if left[x] >= 2 and left[y] >= 2:
+                left[x] -= 2
+                left[y] -= 2
+                k[x, y] += 1
+                k[y, x] += 1
+                added = True
+        if not added:
+            return dict(k)
+
+
+@dataclass
+class SingleSentenceSet:
+    """A single-sentence acceptability set: which sentences qualify (``word``: the function
+    word that would be swapped, None if the sentence does not qualify), how one is mutated to
+    another word, and its stratum key. ``size``: items in total (half mutated), None = as
+    many as the corpus supports.
+
+    The paper draws each replacement at random. Here the replacements are drawn so that every
+    swap x -> y is matched by a swap y -> x and by one original with x and one with y: the
+    sentences around each word then occur as often in both classes, so neither the swapped
+    word nor the words that go with it tell the classes apart. Originals and mutated
+    sentences are then paired within strata (``key`` of the sentence shown)."""
+
+    name: ClassVar[str] = ""
+    size: int | None = None
+
+    def word(self, tokens: Tokens) -> str | None:
+        raise NotImplementedError
+
+    def key(self, tokens: Tokens) -> Hashable:
+        raise NotImplementedError
+
+    def mutate(self, tokens: Tokens, rng: np.random.Generator, target: str) -> Mutation:
+        raise NotImplementedError
+
+    def generate(self, sentences: Sequence[Tokens], seed: int) -> FunctionWordSet:
+        """Balanced items from ``sentences`` (Moses tokens, in corpus order)."""
+        rng = make_rng(seed, self.name)
+        stats: Counter = Counter()
+        corpus = {" ".join(s) for s in sentences}
+        by_word: dict[str, list[int]] = defaultdict(list)
+        for i, s in enumerate(sentences):
+            w = self.word(s)
+            if w is not None:
+                by_word[w].append(i)
+        stats["sentences read"] = len(sentences)
+        stats["sentences with the construction"] = sum(map(len, by_word.values()))
+        counts = swap_counts({w: len(ids) for w, ids in by_word.items()}, rng)
+        keep: dict[Hashable, list[Item]] = defaultdict(list)
+        mutated: dict[Hashable, list[Item]] = defaultdict(list)
+        for w in sorted(by_word):
+            ids = [by_word[w][j] for j in rng.permutation(len(by_word[w]))]
+            targets = [y for (x, y), n in sorted(counts.items()) if x == w for _ in range(n)]
+            for sent_id in ids[: len(targets)]:
+                tokens = sentences[sent_id]
+                item = Item(" ".join(tokens), "", "acceptable", corpus_sent_id=sent_id)
+                keep[self.key(tokens)].append(item)
+            for sent_id, target in zip(ids[len(targets) :], targets):
+                tokens = sentences[sent_id]
+                mutation = self.mutate(tokens, rng, target)
+                new = apply(tokens, mutation)
+                if " ".join(new) in corpus:
+                    stats["rejected: mutated sentence is a corpus sentence"] += 1
+                    continue
+                misc = {"mutation": {**mutation.to_json(), "original": " ".join(tokens)}}
+                item = Item(" ".join(new), "", "unacceptable", corpus_sent_id=sent_id, misc=misc)
+                mutated[self.key(new)].append(item)
+                stats[f"mutated: {w} -> {target}"] += 1
+        pairs: list[tuple[Item, Item]] = []
+        for key in sorted(set(keep) & set(mutated), key=repr):
+            pairs += zip(keep[key], mutated[key])
+        unpaired = sum(map(len, keep.values())) + sum(map(len, mutated.values())) - 2 * len(pairs)
+        stats["dropped: no partner of the other class in its stratum"] = unpaired
+        n = _check_size(self.name, self.size, 2 * len(pairs), "balanced within strata")
+        chosen = [pairs[i] for i in sorted(rng.choice(len(pairs), n // 2, replace=False))]
+        items = _deal(chosen, rng)
+        for item in items:
+            stratum = self.key(tuple(item.context.split()))
+            item.misc["stratum"] = repr(stratum)
+            item.misc["subtype"] = str(stratum[0])  # type: ignore[index]
+        stats["items"] = len(items)
+        return FunctionWordSet(self.name, items, stats, {"size": self.size, "seed": seed})
+
+
+@dataclass
+class WhWords(SingleSentenceSet):
+    """Sentences with exactly one wh-word (who, what, where, when, why, how); the mutated half
+    has it replaced by one of the other five at random."""
+
+    name: ClassVar[str] = "acceptability-whwords"
+
+    def word(self, tokens: Tokens) -> str | None:
+        i = wh_position(tokens)
+        return None if i is None else tokens[i].lower()
+
+    def key(self, tokens: Tokens) -> Hashable:
+        return wh_key(tokens)
+
+    def mutate(self, tokens: Tokens, rng: np.random.Generator, target: str) -> Mutation:
+        return swap_wh(tokens, rng, target)
+
+
+@dataclass
+class Definiteness(SingleSentenceSet):
+    """Sentences with two or more "the" (fewer than two a/an) or two or more a/an (fewer than
+    two "the"); the mutated half has every occurrence swapped (a/an by the next word)."""
+
+    name: ClassVar[str] = "acceptability-definiteness"
+
+    def word(self, tokens: Tokens) -> str | None:
+        return article_kind(tokens)
+
+    def key(self, tokens: Tokens) -> Hashable:
+        return article_key(tokens)
+
+    def mutate(self, tokens: Tokens, rng: np.random.Generator, target: str) -> Mutation:
+        return swap_articles(tokens)
+
+
+@dataclass
+class Coordination(SingleSentenceSet):
+    """Sentences with exactly one of and/but/or; the mutated half has it replaced by one of
+    the other two at random."""
+
+    name: ClassVar[str] = "acceptability-coordinating-conjunctions"
+
+    def word(self, tokens: Tokens) -> str | None:
+        i = conjunction_position(tokens)
+        return None if i is None else tokens[i].lower()
+
+    def key(self, tokens: Tokens) -> Hashable:
+        return conjunction_key(tokens)
+
+    def mutate(self, tokens: Tokens, rng: np.random.Generator, target: str) -> Mutation:
+        return swap_conjunction(tokens, rng, target)
+
+
+def eos_tokens(tokens: Sequence[str]) -> Tokens:
+    """A sentence as the EOS set shows it: punctuation removed, lower-cased."""
+    return tuple(t.lower() for t in tokens if not is_punctuation(t))
+
+
+@dataclass
+class EndOfSentence:
+    """Two adjacent sentences of one paragraph, punctuation and case removed. Valid half: split
+    at the true boundary; invalid half: the concatenation re-split at round(N(boundary,
+    sigma)), redrawn while it equals the true boundary. Adjacent pairs do not overlap, so
+    no sentence is in two items. ``min_tokens``/``max_tokens`` bound each sentence."""
+
+    name: ClassVar[str] = "acceptability-eos"
+    size: int | None = None
+    sigma: float = 3.0
+    min_tokens: int = 5
+    max_tokens: int = 40
+
+    def generate(self, paragraphs: Sequence[Sequence[Tokens]], seed: int) -> FunctionWordSet:
+        rng = make_rng(seed, self.name)
+        stats: Counter = Counter()
+        pairs: list[tuple[Tokens, Tokens, int]] = []
+        sent_id = 0
+        for para in paragraphs:
+            clean = [eos_tokens(s) for s in para]
+            i = 0
+            while i + 1 < len(clean):
+                a, b = clean[i], clean[i + 1]
+                if all(self.min_tokens <= len(s) <= self.max_tokens for s in (a, b)):
+                    pairs.append((a, b, sent_id + i))
+                    i += 2
+                else:
+                    stats[f"skipped: a sentence outside {self.min_tokens}-{self.max_tokens}"] += 1
+                    i += 1
+            sent_id += len(clean)
+        stats["sentences read"] = sent_id
+        stats["adjacent pairs"] = len(pairs)
+        n = _check_size(self.name, self.size, len(pairs) - len(pairs) % 2, "adjacent pairs")
+        chosen = [pairs[i] for i in sorted(rng.choice(len(pairs), n, replace=False))]
+        order = rng.permutation(n)
+        couples = []
+        for j in range(0, n, 2):
+            (a1, b1, id1), (a2, b2, id2) = chosen[order[j]], chosen[order[j + 1]]
+            valid = Item(" ".join(a1), " ".join(b1), "acceptable", corpus_sent_id=id1)
+            words = a2 + b2
+            k = resegment_index(len(words), len(a2), self.sigma, rng)
+            misc = {
+                "mutation": {
+                    "rule": "eos-resegment",
+                    "positions": [k],
+                    "true_boundary": len(a2),
+                    "original": [" ".join(a2), " ".join(b2)],
+                }
+            }
+            invalid = Item(
+                " ".join(words[:k]),
+                " ".join(words[k:]),
+                "unacceptable",
+                corpus_sent_id=id2,
+                misc=misc,
+            )
+            stats["mutated: eos-resegment"] += 1
+            stats[f"shift {min(abs(k - len(a2)), 5)}{'+' if abs(k - len(a2)) >= 5 else ''}"] += 1
+            couples.append((valid, invalid))
+        items = _deal(couples, rng)
+        stats["items"] = len(items)
+        params = {"size": self.size, "sigma": self.sigma, "seed": seed,
+                  "tokens per sentence": [self.min_tokens, self.max_tokens]}  # fmt: skip
+        return FunctionWordSet(self.name, items, stats, params)
+
+
+#: The acceptability generators by release set name.
+ACCEPTABILITY_SETS: dict[str, Callable[..., Any]] = {
+    g.name: g for g in (WhWords, Definiteness, Coordination, EndOfSentence)
+}

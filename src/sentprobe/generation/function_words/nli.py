@@ -1,0 +1,338 @@
+"""The five NLI sets of Kim et al. (2019, sec. 2.3) from a premise/hypothesis file.
+
+- prepositions: one Appendix D preposition of the hypothesis (a preposition by its tag, not a
+  verb particle or infinitival "to") is replaced by another from the list at random; the item
+  keeps the original pair too;
+- comparatives, quantification, spatial: pairs whose premise and hypothesis both contain a word
+  of the same sub-type (``lexicon.COMPARATIVES`` ...; spatial words only when not tagged as
+  verbs, so "left" as in "she left" does not count); the mutated pair negates the hypothesis;
+- negation: pairs with a WordNet antonym pair across premise and hypothesis (an uninflected
+  word of one whose antonym is in the other); all 16 patterns: each side unchanged,
+  explicitly negated ("neg"), lexically negated (the word swapped for its antonym, "lneg")
+  or both ("lexpneg"), named ``<premise>-<hypothesis>`` as the release's ``task_desc``.
+
+Labels: the original pair keeps its label; a mutated pair gets a heuristic *expected* label
+(negating one side swaps entailment and contradiction, neutral stays; two negations of one
+side cancel; a preposition swap is expected neutral), recorded as such. The paper's labels
+come from annotators (``sentprobe annotate``), and so should a generated set's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from sentprobe.annotation.record import AnnotatedSentence
+from sentprobe.errors import DataError
+from sentprobe.io import iter_lines
+
+from ..base import GenerationError, make_rng
+from .acceptability import FunctionWordSet
+from .lexicon import COMPARATIVES, PREPOSITIONS, QUANTIFIERS, SPATIAL
+from .negation import antonym_positions, explicit_negation, is_negated, lexical_negation
+from .release import Item
+from .rules import Mutation, match_case
+
+LABELS = {"entailment": "entailment", "neutral": "neutral", "contradiction": "contradiction",
+          "e": "entailment", "n": "neutral", "c": "contradiction"}  # fmt: skip
+FLIP = {"entailment": "contradiction", "contradiction": "entailment", "neutral": "neutral"}
+
+
+@dataclass
+class Pair:
+    """A premise/hypothesis pair from the input file, annotated."""
+
+    premise: AnnotatedSentence
+    hypothesis: AnnotatedSentence
+    label: str
+    pair_id: str
+
+    def text(self) -> tuple[str, str]:
+        return " ".join(self.premise.tokens), " ".join(self.hypothesis.tokens)
+
+
+def _field(obj: dict, names: Sequence[str]) -> Any:
+    return next((obj[n] for n in names if n in obj), None)
+
+
+def read_nli_pairs(path: Path) -> list[tuple[str, str, str, str]]:
+    """(premise, hypothesis, label, id) of a JSONL (``premise``/``hypothesis``/``label``, or
+    MNLI's ``sentence1``/``sentence2``/``gold_label``) or TSV file with those header names.
+    Pairs without a gold label (MNLI's "-") are skipped; anything else malformed is a
+    DataError naming the line."""
+    path = Path(path)
+    out: list[tuple[str, str, str, str]] = []
+    header: list[str] | None = None
+    is_json = path.name.removesuffix(".gz").endswith((".jsonl", ".json", ".ndjson"))
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        if is_json:
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DataError(path, lineno, f"malformed JSON: {e.msg}") from None
+            if not isinstance(obj, dict):
+                raise DataError(path, lineno, "expected a JSON object")
+        else:
+            cells = line.split("\t")
+            if header is None:
+                header = cells
+                continue
+            obj = dict(zip(header, cells))
+        premise = _field(obj, ("premise", "sentence1", "context"))
+        hypothesis = _field(obj, ("hypothesis", "sentence2"))
+        label = _field(obj, ("label", "gold_label"))
+        if not isinstance(premise, str) or not isinstance(hypothesis, str) or label is None:
+            raise DataError(path, lineno, "needs premise, hypothesis and label fields")
+        if str(label) == "-":
+            continue
+        if str(label).lower() not in LABELS:
+            raise DataError(
+                path, lineno, f"unknown label {label!r} (entailment/neutral/contradiction)"
+            )
+        pid = _field(obj, ("pairID", "id", "pair-id"))
+        out.append((premise, hypothesis, LABELS[str(label).lower()], str(pid or lineno)))
+    if header is not None and not out and not {"premise", "sentence1"} & set(header):
+        raise DataError(path, 1, "the TSV header must name premise, hypothesis and label")
+    return out
+
+
+def _words(record: AnnotatedSentence) -> list[str]:
+    return [t.lower() for t in record.tokens]
+
+
+def _item(pair: Pair, context: Sequence[str], hyp: Sequence[str], label: str, **misc) -> Item:
+    return Item(" ".join(context), " ".join(hyp), label, corpus_sent_id=pair.pair_id, misc=misc)
+
+
+@dataclass
+class NLISet:
+    """An NLI set: ``size`` = items at most (None: all the input supports)."""
+
+    name: ClassVar[str] = ""
+    size: int | None = None
+
+    def items_for(self, pair: Pair, rng: np.random.Generator, stats: Counter) -> list[Item]:
+        raise NotImplementedError
+
+    def generate(self, pairs: Sequence[Pair], seed: int) -> FunctionWordSet:
+        rng = make_rng(seed, self.name)
+        stats: Counter = Counter({"pairs read": len(pairs)})
+        groups = [g for g in (self.items_for(p, rng, stats) for p in pairs) if g]
+        stats["pairs used"] = len(groups)
+        available = sum(map(len, groups))
+        if not groups:
+            raise GenerationError(f"{self.name}: no input pair has the phenomenon")
+        n = available if self.size is None else min(self.size, available)
+        items: list[Item] = []
+        for tuple_id, g in enumerate(rng.permutation(len(groups))):
+            if len(items) + len(groups[g]) > n:
+                break
+            for item in groups[g]:
+                item.misc["tuple_id"] = tuple_id
+            items += groups[g]
+        stats["items"] = len(items)
+        return FunctionWordSet(self.name, items, stats, {"size": self.size, "seed": seed})
+
+
+def _preposition_spans(record: AnnotatedSentence) -> list[tuple[int, int, str]]:
+    """(start, end, preposition) of each Appendix D preposition, longest match first; the
+    first word must be a preposition (UD ADP, not a verb particle) or the entry multi-word."""
+    words = _words(record)
+    entries = sorted((p.split() for p in PREPOSITIONS), key=len, reverse=True)
+    spans, i = [], 0
+    while i < len(words):
+        for entry in entries:
+            if words[i : i + len(entry)] == entry:
+                single_ok = record.upos[i] == "ADP" and record.deprels[i] != "compound:prt"
+                if len(entry) > 1 or single_ok:
+                    spans.append((i, i + len(entry), " ".join(entry)))
+                    i += len(entry) - 1
+                break
+        i += 1
+    return spans
+
+
+@dataclass
+class Prepositions(NLISet):
+    name: ClassVar[str] = "nli-prepositions"
+
+    def items_for(self, pair: Pair, rng: np.random.Generator, stats: Counter) -> list[Item]:
+        spans = _preposition_spans(pair.hypothesis)
+        if not spans:
+            return []
+        start, end, prep = spans[int(rng.integers(len(spans)))]
+        others = [p for p in PREPOSITIONS if p != prep]
+        new = others[int(rng.integers(len(others)))]
+        tokens = list(pair.hypothesis.tokens)
+        replacement = match_case(tokens[start], new).split()
+        mutated = tokens[:start] + replacement + tokens[end:]
+        mutation = Mutation(
+            "preposition-swap", tuple(range(start, end)), tuple(tokens[start:end]),
+            tuple(replacement),
+        )  # fmt: skip
+        stats[f"swapped: {prep}"] += 1
+        hyp = " ".join(tokens)
+        return [
+            _item(pair, pair.premise.tokens, pair.hypothesis.tokens, pair.label,
+                  task_desc=prep, category="prepswap", original=True),
+            _item(pair, pair.premise.tokens, mutated, "neutral", task_desc=prep,
+                  category="prepswap", original=False, expected_label="heuristic",
+                  mutation={**mutation.to_json(), "original": hyp}),
+        ]  # fmt: skip
+
+
+def _subtype(record: AnnotatedSentence, table: dict[str, tuple[str, ...]], numbers: bool) -> set:
+    words = _words(record)
+    found = set()
+    for name, vocab in table.items():
+        has_word = any(w in vocab and record.upos[i] != "VERB" for i, w in enumerate(words))
+        if has_word or (numbers and name == "quant_num" and "NUM" in record.upos):
+            found.add(name)
+    return found
+
+
+@dataclass
+class NegatedHypothesis(NLISet):
+    """Pairs with a word of one sub-type in both sentences; mutated: the hypothesis negated."""
+
+    table: ClassVar[dict[str, tuple[str, ...]]] = {}
+    category: ClassVar[str] = "grounded"
+
+    def items_for(self, pair: Pair, rng: np.random.Generator, stats: Counter) -> list[Item]:
+        shared = _subtype(pair.premise, self.table, True) & _subtype(
+            pair.hypothesis, self.table, True
+        )
+        if not shared:
+            return []
+        sub = sorted(shared, key=list(self.table).index)[0]
+        negated = explicit_negation(pair.hypothesis)
+        if negated is None:
+            stats["skipped: hypothesis negated already or no finite main verb"] += 1
+            return []
+        tokens, mutation = negated
+        stats[f"sub-type: {sub}"] += 1
+        hyp = " ".join(pair.hypothesis.tokens)
+        return [
+            _item(pair, pair.premise.tokens, pair.hypothesis.tokens, pair.label,
+                  task_desc=sub, category=self.category, original=True),
+            _item(pair, pair.premise.tokens, tokens, FLIP[pair.label], task_desc=sub,
+                  category=self.category, original=False, expected_label="heuristic",
+                  mutation={**mutation.to_json(), "original": hyp}),
+        ]  # fmt: skip
+
+
+@dataclass
+class Comparatives(NegatedHypothesis):
+    name: ClassVar[str] = "nli-comparatives"
+    table: ClassVar[dict[str, tuple[str, ...]]] = COMPARATIVES
+
+
+@dataclass
+class Quantification(NegatedHypothesis):
+    name: ClassVar[str] = "nli-quantification"
+    table: ClassVar[dict[str, tuple[str, ...]]] = QUANTIFIERS
+
+
+@dataclass
+class Spatial(NegatedHypothesis):
+    name: ClassVar[str] = "nli-spatial"
+    table: ClassVar[dict[str, tuple[str, ...]]] = SPATIAL
+
+
+#: The four mutations of one sentence, in the release's names, and how many times each
+#: negates it (lexical + explicit cancel out).
+PATTERNS = {"unchanged": 0, "neg": 1, "lneg": 1, "lexpneg": 2}
+
+
+def _negation_forms(
+    record: AnnotatedSentence, position: int, antonym: str
+) -> dict[str, tuple[list[str], list[dict]]] | None:
+    """The four forms of one side, with their mutations; None if one cannot be made."""
+    lex_tokens, lex = lexical_negation(record.tokens, position, antonym)
+    swapped = replace(
+        record,
+        tokens=lex_tokens,
+        lemmas=[*record.lemmas[:position], antonym, *record.lemmas[position + 1 :]],
+    )
+    neg, both = explicit_negation(record), explicit_negation(swapped)
+    if neg is None or both is None:
+        return None
+    return {
+        "unchanged": (list(record.tokens), []),
+        "neg": (neg[0], [neg[1].to_json()]),
+        "lneg": (lex_tokens, [lex.to_json()]),
+        "lexpneg": (both[0], [lex.to_json(), both[1].to_json()]),
+    }
+
+
+@dataclass
+class Negation(NLISet):
+    """All 16 negation patterns of pairs with an antonym pair across the two sentences."""
+
+    name: ClassVar[str] = "nli-negation"
+    wordnet: str | None = None
+
+    def items_for(self, pair: Pair, rng: np.random.Generator, stats: Counter) -> list[Item]:
+        from .wordnet import DEFAULT_WORDNET, antonyms
+
+        lexicon = antonyms(self.wordnet or DEFAULT_WORDNET)
+        if is_negated(pair.premise) or is_negated(pair.hypothesis):
+            return []
+        hyp_words = _words(pair.hypothesis)
+        found = []
+        for i in antonym_positions(pair.premise, lexicon):
+            word = pair.premise.tokens[i].lower()
+            for j in antonym_positions(pair.hypothesis, lexicon):
+                if hyp_words[j] in lexicon[word]:
+                    found.append((i, j))
+        if not found:
+            return []
+        i, j = found[int(rng.integers(len(found)))]
+        a, b = pair.premise.tokens[i].lower(), hyp_words[j]
+        p_forms = _negation_forms(pair.premise, i, b)
+        h_forms = _negation_forms(pair.hypothesis, j, a)
+        if p_forms is None or h_forms is None:
+            stats["skipped: a sentence cannot take explicit negation"] += 1
+            return []
+        stats[f"antonyms: {a}/{b}"] += 1
+        items = []
+        for p_name, (p_tokens, p_mut) in p_forms.items():
+            for h_name, (h_tokens, h_mut) in h_forms.items():
+                flips = PATTERNS[p_name] + PATTERNS[h_name]
+                label = pair.label if flips % 2 == 0 else FLIP[pair.label]
+                items.append(
+                    _item(
+                        pair, p_tokens, h_tokens, label, task_desc=f"{p_name}-{h_name}",
+                        category="negation", original=p_name == h_name == "unchanged",
+                        expected_label="original" if flips == 0 else "heuristic",
+                        antonyms=[a, b],
+                        mutation={"premise": p_mut, "hypothesis": h_mut,
+                                  "original": list(pair.text())},
+                    )
+                )  # fmt: skip
+        return items
+
+
+#: The NLI generators by release set name.
+NLI_SETS = {g.name: g for g in (Prepositions, Comparatives, Quantification, Spatial, Negation)}
+
+
+def annotate_pairs(
+    raw: Iterable[tuple[str, str, str, str]], annotator: Any, tokenize: Any
+) -> list[Pair]:
+    """Tokenize (Moses) and annotate both sides of every pair, in one annotator pass."""
+    raw = list(raw)
+    sides = [" ".join(tokenize(s)) for p, h, _, _ in raw for s in (p, h)]
+    records = list(annotator.annotate(sides, pretokenized=True))
+    return [
+        Pair(records[2 * k], records[2 * k + 1], label, pid)
+        for k, (_, _, label, pid) in enumerate(raw)
+    ]

@@ -1,0 +1,195 @@
+"""Corpus in, function-word suite out (``sentprobe build --family kim2019``).
+
+A text corpus (one sentence per line, or ``running`` text; blank lines end a paragraph) gives
+the acceptability sets: its Moses-tokenized 5-28-token sentences the single-sentence sets,
+its paragraphs the EOS pairs. A premise/hypothesis file (``.jsonl``/``.json``/``.tsv``)
+gives the NLI sets, annotated with the language's default annotator (spaCy for English) so
+negation can find the main verb. Nothing is written unless every requested set could be made
+(or ``skip_failed``); the sets go out in the DNC release format (``release``), then
+``manifest.json`` (corpus hashes, seed, parameters, counts, rule statistics).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from sentprobe.errors import SentprobeError
+from sentprobe.io import atomic_write_text, iter_lines, open_binary
+
+from ..base import GenerationError
+from ..corpus import MosesPreprocessor, SentenceSplitter
+from .acceptability import ACCEPTABILITY_SETS, FunctionWordSet
+from .nli import NLI_SETS, annotate_pairs, read_nli_pairs
+from .release import release_records, write_release_set
+
+#: Bump when a change would change the output for the same input + seed.
+GENERATOR_VERSION = "1"
+ALL_SETS = [*ACCEPTABILITY_SETS, *NLI_SETS]
+
+
+def is_nli_file(path: Path) -> bool:
+    name = path.name.lower().removesuffix(".gz")
+    return name.endswith((".jsonl", ".json", ".ndjson", ".tsv"))
+
+
+def read_paragraphs(
+    path: Path, layout: Literal["lines", "running"] = "lines", lang: str = "en"
+) -> Iterator[list[str]]:
+    """Raw sentences per paragraph (blank lines separate paragraphs): each line a sentence
+    (``lines``), or each paragraph split into sentences (``running``)."""
+    splitter = SentenceSplitter(lang) if layout == "running" else None
+    para: list[str] = []
+    for _, line in [*iter_lines(path), (0, "")]:
+        if line.strip():
+            para.append(line.strip())
+        elif para:
+            yield splitter.split(" ".join(para)) if splitter else para
+            para = []
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open_binary(path) as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@dataclass
+class KimBuildResult:
+    sets: list[FunctionWordSet]
+    failures: dict[str, str] = field(default_factory=dict)
+    written: Path | None = None
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+def _text_sets(
+    corpora: Sequence[Path], names: Sequence[str], params: dict, seed: int, layout, lang: str,
+    result: KimBuildResult, stats: Counter,
+) -> None:  # fmt: skip
+    pre = MosesPreprocessor(lang=lang)
+    paragraphs = [
+        [pre.tokenize(s) for s in para]
+        for path in corpora
+        for para in read_paragraphs(path, layout, lang)
+    ]
+    sentences = list(pre(" ".join(t) for para in paragraphs for t in para))
+    stats.update(pre.stats)
+    for name in names:
+        generator = ACCEPTABILITY_SETS[name](**params.get(name, {}))
+        try:
+            source = paragraphs if name == "acceptability-eos" else sentences
+            result.sets.append(generator.generate(source, seed))
+        except (GenerationError, ValueError) as e:
+            result.failures[name] = str(e)
+
+
+def _nli_sets(
+    files: Sequence[Path], names: Sequence[str], params: dict, seed: int, lang: str,
+    annotator: str | None, result: KimBuildResult,
+) -> None:  # fmt: skip
+    from sentprobe.annotation import default_annotator, get_annotator
+
+    raw = [pair for path in files for pair in read_nli_pairs(path)]
+    if not raw:
+        raise SentprobeError(f"{', '.join(map(str, files))}: no labelled premise/hypothesis pairs")
+    ann = get_annotator(annotator) if annotator else default_annotator(lang)
+    pairs = annotate_pairs(raw, ann, MosesPreprocessor(lang=lang).tokenize)
+    for name in names:
+        try:
+            result.sets.append(NLI_SETS[name](**params.get(name, {})).generate(pairs, seed))
+        except GenerationError as e:
+            result.failures[name] = str(e)
+
+
+def build_function_words(
+    corpus: Sequence[str | Path],
+    out: str | Path,
+    *,
+    sets: Sequence[str] | None = None,
+    size: int | None = 500,
+    seed: int = 2019,
+    sigma: float = 3.0,
+    layout: Literal["lines", "running"] = "lines",
+    lang: str = "en",
+    annotator: str | None = None,
+    params: dict[str, dict] | None = None,
+    skip_failed: bool = False,
+    suite: str | None = None,
+    corpus_name: str = "",
+    corpus_license: str = "",
+    description: str = "",
+) -> KimBuildResult:
+    """Build the function-word sets the inputs support (text: acceptability; premise/
+    hypothesis files: NLI; ``sets`` restricts them) into ``out``. ``size``: items per set
+    (None: as many as the input supports); ``params``: generator fields per set name."""
+    paths = [Path(c) for c in corpus]
+    for path in paths:
+        if not path.is_file():
+            raise SentprobeError(f"{path}: no such corpus file")
+    texts = [p for p in paths if not is_nli_file(p)]
+    nli_files = [p for p in paths if is_nli_file(p)]
+    wanted = list(sets) if sets else [
+        *(ACCEPTABILITY_SETS if texts else ()), *(NLI_SETS if nli_files else ())
+    ]  # fmt: skip
+    unknown = [s for s in wanted if s not in ALL_SETS]
+    if unknown:
+        raise SentprobeError(f"unknown set(s) {', '.join(unknown)}; known: {', '.join(ALL_SETS)}")
+    per_set: dict[str, dict] = {s: {"size": size} for s in wanted}
+    if "acceptability-eos" in per_set:
+        per_set["acceptability-eos"]["sigma"] = sigma
+    for name, values in (params or {}).items():
+        per_set.setdefault(name, {}).update(values)
+    result = KimBuildResult(sets=[])
+    stats: Counter = Counter()
+    text_names = [s for s in wanted if s in ACCEPTABILITY_SETS]
+    nli_names = [s for s in wanted if s in NLI_SETS]
+    if text_names and not texts:
+        raise SentprobeError(f"{', '.join(text_names)} need a text corpus (-c corpus.txt)")
+    if nli_names and not nli_files:
+        raise SentprobeError(f"{', '.join(nli_names)} need a premise/hypothesis file (-c x.jsonl)")
+    if text_names:
+        _text_sets(texts, text_names, per_set, seed, layout, lang, result, stats)
+    if nli_names:
+        _nli_sets(nli_files, nli_names, per_set, seed, lang, annotator, result)
+    if (result.failures and not skip_failed) or not result.sets:
+        return result
+    out = Path(out)
+    manifest = {
+        "suite": suite or out.name,
+        "format": "dnc-function-words",
+        "description": description,
+        "language": lang,
+        "citation": "Kim et al. (2019), Probing What Different NLP Tasks Teach Machines about "
+        "Function Word Comprehension, *SEM 2019 (task definitions)",
+        "generator": {"version": GENERATOR_VERSION, "seed": seed},
+        "corpus": [{"path": str(p), "sha256": file_sha256(p)} for p in paths],
+        "layout": layout,
+        "corpus_filter": dict(sorted(stats.items())),
+        "sets": {},
+    }
+    pair_id = 1
+    for fw in result.sets:
+        data, meta = release_records(
+            fw.name, fw.items, first_pair_id=pair_id,
+            corpus=corpus_name or ", ".join(p.name for p in paths),
+            corpus_license=corpus_license or "see the corpus",
+        )  # fmt: skip
+        pair_id += len(data)
+        write_release_set(out, fw.name, data, meta)
+        manifest["sets"][fw.name] = {
+            "counts": fw.counts(),
+            "params": fw.params,
+            "stats": dict(sorted(fw.stats.items())),
+        }
+    atomic_write_text(
+        out / "manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
+    )
+    result.written, result.manifest = out, manifest
+    return result

@@ -1,0 +1,175 @@
+"""The acceptability mutations of Kim et al. (2019, sec. 2.2), one function each, on Moses
+tokens: wh-word swap, definite/indefinite article swap, coordinating-conjunction swap, and
+the EOS re-segmentation draw.
+
+Each returns a :class:`Mutation` (what was replaced by what, where) so the suite can record
+every change; each also has a *stratum key*, the surface facts of a sentence that the mutation
+could make informative (which wh-word or conjunction it contains and whether it comes first,
+which article and how many). ``build.acceptability_items`` balances the two classes within
+every stratum, so "contains why" or "contains an" cannot tell a mutated sentence from an
+original one (with a random swap, mutated sentences would carry the rarer words far more
+often than originals do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .articles import indefinite_for
+from .lexicon import CONJUNCTIONS, DEFINITE, INDEFINITE, WH_WORDS
+
+Tokens = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One change to a sentence: the rule, the token positions, the words before and after."""
+
+    rule: str
+    positions: tuple[int, ...]
+    replaced: tuple[str, ...]
+    replacements: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {
+            "rule": self.rule,
+            "positions": list(self.positions),
+            "replaced": list(self.replaced),
+            "replacements": list(self.replacements),
+        }
+
+
+def match_case(template: str, word: str) -> str:
+    """``word`` cased like ``template`` ("What" -> "Who", "THE" -> "A")."""
+    if len(template) > 1 and template.isupper():
+        return word.upper()
+    if template[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+def apply(tokens: Sequence[str], mutation: Mutation) -> Tokens:
+    out = list(tokens)
+    for i, word in zip(mutation.positions, mutation.replacements):
+        out[i] = word
+    return tuple(out)
+
+
+def positions_of(tokens: Sequence[str], words: Sequence[str]) -> list[int]:
+    wanted = set(words)
+    return [i for i, t in enumerate(tokens) if t.lower() in wanted]
+
+
+# -- wh-words -----------------------------------------------------------------------------------
+def wh_position(tokens: Sequence[str]) -> int | None:
+    """The position of the sentence's only wh-word (None: none, or several)."""
+    found = positions_of(tokens, WH_WORDS)
+    return found[0] if len(found) == 1 else None
+
+
+def swap_wh(tokens: Sequence[str], rng: np.random.Generator, target: str | None = None) -> Mutation:
+    """Replace the wh-word by ``target``, or one of the other five uniformly at random."""
+    i = wh_position(tokens)
+    if i is None:
+        raise ValueError(f"not exactly one wh-word in {' '.join(tokens)!r}")
+    others = [w for w in WH_WORDS if w != tokens[i].lower()]
+    new = target or others[int(rng.integers(len(others)))]
+    return Mutation("wh-swap", (i,), (tokens[i],), (match_case(tokens[i], new),))
+
+
+def wh_key(tokens: Sequence[str]) -> Hashable:
+    i = wh_position(tokens)
+    return None if i is None else (tokens[i].lower(), i == 0)
+
+
+# -- articles -----------------------------------------------------------------------------------
+def article_kind(tokens: Sequence[str]) -> str | None:
+    """ "the" or "a" when the sentence has two or more of that article and fewer than two of
+    the other (the paper swaps all occurrences of a repeated article); else None."""
+    n_def = len(positions_of(tokens, (DEFINITE,)))
+    n_indef = len(positions_of(tokens, INDEFINITE))
+    if n_def >= 2 and n_indef < 2:
+        return "the"
+    if n_indef >= 2 and n_def < 2:
+        return "a"
+    return None
+
+
+def swap_articles(tokens: Sequence[str]) -> Mutation:
+    """Every "the" -> "a"/"an" (by the next word's sound), or every "a"/"an" -> "the"."""
+    kind = article_kind(tokens)
+    if kind is None:
+        raise ValueError(f"no repeated article to swap in {' '.join(tokens)!r}")
+    if kind == "the":
+        where = positions_of(tokens, (DEFINITE,))
+        new = [
+            match_case(tokens[i], indefinite_for(tokens[i + 1]) if i + 1 < len(tokens) else "a")
+            for i in where
+        ]
+        rule = "the->a"
+    else:
+        where = positions_of(tokens, INDEFINITE)
+        new = [match_case(tokens[i], DEFINITE) for i in where]
+        rule = "a->the"
+    return Mutation(rule, tuple(where), tuple(tokens[i] for i in where), tuple(new))
+
+
+def article_key(tokens: Sequence[str]) -> Hashable:
+    """Which article is repeated, how often (1-3+), how many of the other (0, 1), whether
+    "an" occurs and whether the sentence starts with an article."""
+    kind = article_kind(tokens)
+    if kind is None:
+        return None
+    n_def = len(positions_of(tokens, (DEFINITE,)))
+    n_indef = len(positions_of(tokens, INDEFINITE))
+    same, other = (n_def, n_indef) if kind == "the" else (n_indef, n_def)
+    has_an = any(t.lower() == "an" for t in tokens)
+    first = tokens[0].lower() if tokens[0].lower() in (DEFINITE, *INDEFINITE) else ""
+    return (kind, min(same, 3), other, has_an, first)
+
+
+# -- coordinating conjunctions ------------------------------------------------------------------
+def conjunction_position(tokens: Sequence[str]) -> int | None:
+    """The position of the sentence's only and/but/or (None: none, or several)."""
+    found = positions_of(tokens, CONJUNCTIONS)
+    return found[0] if len(found) == 1 else None
+
+
+def swap_conjunction(
+    tokens: Sequence[str], rng: np.random.Generator, target: str | None = None
+) -> Mutation:
+    """Replace the conjunction by ``target``, or one of the other two uniformly at random."""
+    i = conjunction_position(tokens)
+    if i is None:
+        raise ValueError(f"not exactly one of and/but/or in {' '.join(tokens)!r}")
+    others = [w for w in CONJUNCTIONS if w != tokens[i].lower()]
+    new = target or others[int(rng.integers(len(others)))]
+    return Mutation("conjunction-swap", (i,), (tokens[i],), (match_case(tokens[i], new),))
+
+
+def conjunction_key(tokens: Sequence[str]) -> Hashable:
+    i = conjunction_position(tokens)
+    return None if i is None else (tokens[i].lower(), i == 0)
+
+
+# -- end of sentence ----------------------------------------------------------------------------
+def resegment_index(
+    n_tokens: int, boundary: int, sigma: float, rng: np.random.Generator, max_draws: int = 10_000
+) -> int:
+    """A wrong sentence boundary: round(N(boundary, sigma)), redrawn while it equals the true
+    ``boundary`` or leaves either side empty (it must lie in 1..n_tokens-1)."""
+    if not 0 < boundary < n_tokens or n_tokens < 3:
+        raise ValueError(f"no other boundary than {boundary} in {n_tokens} tokens")
+    if sigma <= 0:
+        raise ValueError(f"sigma must be positive, got {sigma}")
+    for _ in range(max_draws):
+        k = int(np.rint(rng.normal(boundary, sigma)))
+        if k != boundary and 0 < k < n_tokens:
+            return k
+    raise ValueError(
+        f"no boundary other than {boundary} of {n_tokens} tokens in {max_draws} draws at "
+        f"sigma={sigma}"
+    )

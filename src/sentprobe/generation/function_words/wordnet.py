@@ -1,0 +1,66 @@
+"""Antonyms from the WordNet 3.0 database files (Debian ``wordnet-base``:
+``/usr/share/wordnet/data.{adj,adv,noun,verb}``), read directly: no nltk, no network.
+
+A data line is ``offset lex_filenum ss_type w_cnt word lex_id ... p_cnt ptr... | gloss``;
+an antonym is a lexical pointer ``! target_offset pos SSTT`` from word ``SS`` of this synset
+to word ``TT`` of the target synset. Only single-word lemmas are kept (``clean``/``dirty``,
+``uncle``/``aunt``), lower-cased, adjective markers like ``(a)`` removed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from functools import lru_cache
+from pathlib import Path
+
+from sentprobe.errors import SentprobeError
+
+DEFAULT_WORDNET = Path(os.environ.get("WNSEARCHDIR", "/usr/share/wordnet"))
+POS_FILES = {"a": "adj", "s": "adj", "r": "adv", "n": "noun", "v": "verb"}
+_MARKER = re.compile(r"\((?:a|p|ip)\)$")
+
+
+def _synsets(path: Path) -> dict[int, tuple[list[str], list[tuple[int, str, int, int]]]]:
+    """offset -> (words, antonym pointers (target offset, target pos, source no., target no.))."""
+    out = {}
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if line.startswith("  "):  # licence header
+                continue
+            fields = line.split(" | ", 1)[0].split()
+            offset, w_cnt = int(fields[0]), int(fields[3], 16)
+            words = [_MARKER.sub("", fields[4 + 2 * i]).lower() for i in range(w_cnt)]
+            at = 4 + 2 * w_cnt
+            p_cnt = int(fields[at])
+            ptrs = []
+            for j in range(p_cnt):
+                symbol, target, pos, st = fields[at + 1 + 4 * j : at + 5 + 4 * j]
+                if symbol == "!":
+                    ptrs.append((int(target), pos, int(st[:2], 16), int(st[2:], 16)))
+            out[offset] = (words, ptrs)
+    return out
+
+
+@lru_cache(maxsize=4)
+def antonyms(root: str | Path = DEFAULT_WORDNET) -> dict[str, frozenset[str]]:
+    """Lower-cased single word -> its WordNet antonyms (all parts of speech)."""
+    root = Path(root)
+    missing = [p for p in sorted(set(POS_FILES.values())) if not (root / f"data.{p}").is_file()]
+    if missing:
+        raise SentprobeError(
+            f"WordNet data files missing in {root} ({', '.join(missing)}): apt-get install "
+            "wordnet-base, or set WNSEARCHDIR to a WordNet 3.0 dict directory"
+        )
+    tables = {p: _synsets(root / f"data.{p}") for p in sorted(set(POS_FILES.values()))}
+    found: dict[str, set[str]] = defaultdict(set)
+    for table in tables.values():
+        for words, ptrs in table.values():
+            for target, pos, source_no, target_no in ptrs:
+                target_words = tables[POS_FILES[pos]][target][0]
+                a, b = words[source_no - 1], target_words[target_no - 1]
+                if "_" not in a and "_" not in b and a != b:
+                    found[a].add(b)
+                    found[b].add(a)
+    return {w: frozenset(v) for w, v in found.items()}
