@@ -38,6 +38,14 @@ from sentprobe.datasets.loaders import (
     task_files,
     xprobe_metadata,
 )
+from sentprobe.datasets.loaders.dnc import (
+    TASK_ORDER,
+    data_files,
+    describe_set,
+    is_dnc_dir,
+    load_dnc_set,
+    set_stem,
+)
 from sentprobe.datasets.task import PAPER_TASKS, ProbingTask
 from sentprobe.datasets.validation import Problem
 from sentprobe.errors import DataError, SentprobeError
@@ -161,6 +169,11 @@ def _units(path: Path, suite: list[Finding]) -> list[_Unit]:
             else None
         )
         return [_Unit(meta.name, lambda: load_table(path), lenient)]
+    if is_dnc_dir(path):  # Kim et al. (2019)'s release, or a suite generated in its format
+        return [
+            _Unit(describe_set(set_stem(f), False).paper_name, partial(load_dnc_set, f), None)
+            for f in data_files(path)
+        ]
     if is_xprobe_task(path) or declares_folders(path):  # a built X-Probe suite: its folders
         return _xprobe_units(path)
     if (path / MANIFEST).is_file() or any(map(is_senteval_candidate, task_files(path))):
@@ -218,7 +231,7 @@ def audit_suite(
                 if f.task == unit.name:
                     f.task = task.name
         findings += audit_task(task, baselines=baselines, files=unit.files, thresholds=thresholds)
-    order = list(PAPER_TASKS)
+    order = [*PAPER_TASKS, *TASK_ORDER]
 
     def rank(name: str) -> tuple[str, int, str]:  # language folder, then the paper's order
         head, _, base = name.rpartition("/")

@@ -174,12 +174,32 @@ def build(
         bool, typer.Option(help="Write the tasks that could be built even if others could not.")
     ] = False,
     quiet: Quiet = False,
+    family: Annotated[
+        str | None,
+        typer.Option(  # noqa: UP007
+            help="kim2019: Kim et al. (2019)'s function-word sets in the DNC release format "
+            "(text corpus: wh-words, Def, Coord, EOS; a premise/hypothesis .jsonl/.tsv: the NLI "
+            "sets; --sizes N items per set or auto, default 500; --tasks set names; --set "
+            "SET.PARAM=VALUE, e.g. acceptability-eos.sigma=2) [default: the SentEval/X-Probe "
+            "tasks].",
+        ),
+    ] = None,
 ) -> None:
     """Build probing tasks from a corpus, with a manifest and a quality report (QUALITY.md).
 
     The annotation is stored beside the suite (OUT.annotations) and reused: rebuilding with
     other sizes, tasks or seed parses nothing again, and an interrupted annotation resumes.
     """
+    if family not in (None, "kim2019"):
+        raise SentprobeError(f"--family must be kim2019 (or omitted), got {family!r}")
+    if family == "kim2019":
+        from sentprobe.cli.build_function_words import build_kim2019
+
+        seed = 2019 if seed == 2018 else seed  # each family's default seed is its year
+        return build_kim2019(
+            corpus, out, tasks=tasks, sizes=sizes, seed=seed, running=running, lang=lang,
+            annotator=annotator, settings=settings, skip_failed=skip_failed,
+        )  # fmt: skip
     from sentprobe.generation.pipeline import build as run_build
     from sentprobe.generation.pipeline import parse_sizes
 

@@ -159,7 +159,7 @@ class SingleSentenceSet:
                 misc = {"mutation": {**mutation.to_json(), "original": " ".join(tokens)}}
                 item = Item(" ".join(new), "", "unacceptable", corpus_sent_id=sent_id, misc=misc)
                 mutated[self.key(new)].append(item)
-                stats[f"mutated: {w} -> {target}"] += 1
+                stats[f"drawn: {w} -> {target}"] += 1
         pairs: list[tuple[Item, Item]] = []
         for key in sorted(set(keep) & set(mutated), key=repr):
             pairs += zip(keep[key], mutated[key])
@@ -169,6 +169,9 @@ class SingleSentenceSet:
         chosen = [pairs[i] for i in sorted(rng.choice(len(pairs), n // 2, replace=False))]
         items = _deal(chosen, rng)
         for item in items:
+            if "mutation" in item.misc:
+                m = item.misc["mutation"]
+                stats[f"items: {m['replaced'][0].lower()} -> {m['replacements'][0].lower()}"] += 1
             stratum = self.key(tuple(item.context.split()))
             item.misc["stratum"] = repr(stratum)
             item.misc["subtype"] = str(stratum[0])  # type: ignore[index]
@@ -290,7 +293,7 @@ class EndOfSentence:
                 corpus_sent_id=id2,
                 misc=misc,
             )
-            stats["mutated: eos-resegment"] += 1
+            stats["items: eos-resegment"] += 1
             stats[f"shift {min(abs(k - len(a2)), 5)}{'+' if abs(k - len(a2)) >= 5 else ''}"] += 1
             couples.append((valid, invalid))
         items = _deal(couples, rng)
