@@ -20,6 +20,10 @@ from .base import Encoder
 from .filehash import file_digests
 
 POOLINGS = ("mean", "max", "cls", "last")
+#: Weights and activations dtypes (``--dtype``); pooled vectors are always float32.
+DTYPES = ("float32", "bfloat16", "float16")
+#: Share of the free CUDA memory an automatically sized batch may use.
+CUDA_MEMORY_SHARE = 0.5
 #: Commit part of a hub fingerprint when the commit could not be found.
 UNRESOLVED = "unresolved"
 # Files in a model directory that never change the vectors.
@@ -39,6 +43,52 @@ def set_torch_threads(num_threads: int | None = None) -> None:
             num_threads = os.cpu_count() or 1
     if torch.get_num_threads() != num_threads:
         torch.set_num_threads(num_threads)
+
+
+def check_dtype(dtype: str | None, device: str | None = None) -> str:
+    """``dtype`` or float32; an unknown name, or float16 without CUDA, is a SentprobeError
+    (raised when the encoder is built, before a run writes anything)."""
+    if dtype is None:
+        return "float32"
+    if dtype not in DTYPES:
+        raise SentprobeError(f"dtype must be one of {', '.join(DTYPES)}, not {dtype!r}")
+    if dtype == "float16":
+        import torch
+
+        torch_dtype(dtype, device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    return dtype
+
+
+def torch_dtype(dtype: str, device: str) -> Any:
+    """The torch dtype to run a model in on ``device``. float16 on a CPU is refused: PyTorch's
+    CPU kernels for it are slow or missing for many ops, bfloat16 is the CPU's half type."""
+    import torch
+
+    if dtype == "float16" and not str(device).startswith("cuda"):
+        raise SentprobeError(
+            f"--dtype float16 needs a CUDA device (this model runs on {device}); "
+            "use --dtype bfloat16 on a CPU"
+        )
+    return getattr(torch, dtype)
+
+
+def dtype_suffix(dtype: str) -> str:
+    """The fingerprint part of a dtype: none for float32, so existing caches stay valid."""
+    return "" if dtype == "float32" else f"|dtype={dtype}"
+
+
+def cuda_batch_size(
+    free_bytes: int, states: int, tokens: int, hidden: int, heads: int, value_bytes: int
+) -> int:
+    """Sentences per batch that fit in ``CUDA_MEMORY_SHARE`` of ``free_bytes``: per sentence,
+    the kept hidden states, four more activations of the running layer and its attention
+    matrix, at the batch's longest ``tokens``; a power of two between 8 and 4096."""
+    per_sentence = value_bytes * (tokens * hidden * (states + 4) + heads * tokens * tokens)
+    fits = int(free_bytes * CUDA_MEMORY_SHARE) // max(per_sentence, 1)
+    size = 8
+    while size * 2 <= min(fits, 4096):
+        size *= 2
+    return size
 
 
 def sorted_batches(lengths: Sequence[int], batch_size: int) -> Iterator[np.ndarray]:
@@ -133,13 +183,14 @@ class HFEncoder(Encoder):
         model: str | Path,
         layer: int | str = "last",
         pooling: str = "mean",
-        batch_size: int = 32,
+        batch_size: int | None = None,
         max_length: int | None = None,
         revision: str | None = None,
         device: str | None = None,
         num_threads: int | None = None,
         trust_remote_code: bool = False,
         name: str | None = None,
+        dtype: str | None = None,
     ) -> None:
         if pooling not in POOLINGS:
             raise SentprobeError(f"pooling must be one of {', '.join(POOLINGS)}, not {pooling!r}")
@@ -150,12 +201,15 @@ class HFEncoder(Encoder):
         self.model_name = str(model)
         self.layer = layer
         self.pooling = pooling
-        self.batch_size = batch_size
+        #: None: 32 on a CPU, sized from free memory on CUDA (``prepare``)
+        self.auto_batch = batch_size is None
+        self.batch_size = 32 if batch_size is None else batch_size
         self.max_length = max_length
         self.revision = revision
         self.device = device
         self.num_threads = num_threads
         self.trust_remote_code = trust_remote_code
+        self.dtype = check_dtype(dtype, device)
         label = model_label(model) if name is None else name
         if name is None and pooling != "mean":
             label += f"-{pooling}"
@@ -175,6 +229,7 @@ class HFEncoder(Encoder):
             weights = model_fingerprint(self.model_name, self.revision, self.trust_remote_code)
             self._fingerprint = (
                 f"hf|{weights}|layer={self.layer}|pool={self.pooling}|max_len={self.max_length}"
+                + dtype_suffix(self.dtype)
             )
         return self._fingerprint
 
@@ -227,7 +282,7 @@ class HFEncoder(Encoder):
         if tokenizer.pad_token is None:  # GPT-2 style tokenizers have none
             tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
         self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self._model = model.to(self.device).eval()
+        self._model = model.to(self.device, dtype=torch_dtype(self.dtype, self.device)).eval()
         self._tokenizer = tokenizer
         if self.max_length is None:
             limits = [512, getattr(model.config, "max_position_embeddings", None)]
@@ -241,6 +296,31 @@ class HFEncoder(Encoder):
             )
 
     # -- encoding -----------------------------------------------------------------------
+    def prepare(self, sentences: Sequence[str]) -> None:
+        """On CUDA without a given batch size: the largest batch the free memory holds for
+        the longest of ``sentences`` (the ones about to be encoded)."""
+        if not self.auto_batch or not sentences:
+            return
+        self._load()
+        if str(self.device).startswith("cuda"):
+            self.batch_size = self._cuda_batch_size(sentences)
+
+    def _cuda_batch_size(self, sentences: Sequence[str]) -> int:
+        import torch
+
+        longest = max(sentences, key=len)
+        tokens = len(self._tokenizer(longest, truncation=True, max_length=self._max_len).input_ids)
+        cfg = getattr(self.config, "text_config", None) or self.config
+        free, _ = torch.cuda.mem_get_info(self.device)
+        return cuda_batch_size(
+            free,
+            states=(self.n_layers + 1) if self.layer != "last" else 1,
+            tokens=tokens,
+            hidden=int(getattr(cfg, "hidden_size", 1024)),
+            heads=int(getattr(cfg, "num_attention_heads", 16)),
+            value_bytes=getattr(torch, self.dtype).itemsize,
+        )
+
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
         import torch
 

