@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -55,15 +56,26 @@ def run(
     pooling: PoolingOption = None,
     batch_size: BatchSize = None,
     probe: Annotated[
-        str,
-        typer.Option(
+        str | None,
+        typer.Option(  # noqa: UP007
             help="logreg (every L2 strength trained to convergence, chosen on dev), mlp (a fast "
             "sigmoid MLP over the paper's grid; not SentEval's classifier), senteval (SentEval's "
             "classifier and selection, replicated), paper (mlp, logreg for WC: the split of the "
-            "paper's Table 2), or any registered probe."
+            "paper's Table 2), kim-mlp (Kim et al. 2019's 512-unit MLP), or any registered "
+            "probe. Default: the task's own (kim-mlp for kim2019), else logreg.",
+            show_default=False,
         ),
-    ] = "logreg",
+    ] = None,
     seeds: Annotated[int, typer.Option(min=1, help="Repeat each probe with this many seeds.")] = 1,
+    nli_train: Annotated[
+        Path | None,
+        typer.Option(  # noqa: UP007
+            help="NLI training pairs (MNLI/SNLI jsonl, or tsv with premise/hypothesis/label "
+            "columns): an NLI head trained on them scores the NLI sets of kim2019 zero-shot, as "
+            "in the paper (cached per encoder and file). Without it those sets are probed by "
+            "10-fold CV within each set, marked ¶ in the table.",
+        ),
+    ] = None,
     baselines: Annotated[
         str,
         typer.Option(
@@ -100,6 +112,7 @@ def run(
         cache_dir=cache_dir,
         encoder_options=options,
         progress=not quiet,
+        nli_train=nli_train,
     )
     _show_warnings(frame)
     write_output(results_table(frame, fmt=fmt.value), output)
