@@ -65,13 +65,15 @@ def test_on_cuda_prepare_sizes_the_batch_from_free_memory(monkeypatch) -> None:
     enc.device = "cuda"
     asked: list[str] = []
 
+    free = [0]
+
     def mem_get_info(device):
         asked.append(device)
-        return free, 16 * 2**30
+        return free[0], 16 * 2**30
 
     monkeypatch.setattr(torch.cuda, "mem_get_info", mem_get_info)
     sizes = []
-    for free in (2**27, 2**30, 2**33):
+    for free[0] in (2**27, 2**30, 2**33):
         enc.prepare(SENTS)
         sizes.append(enc.batch_size)
     assert asked == ["cuda"] * 3
