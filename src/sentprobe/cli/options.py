@@ -31,6 +31,12 @@ class Metric(str, Enum):
     dev_score = "dev_score"
 
 
+class DType(str, Enum):
+    float32 = "float32"
+    bfloat16 = "bfloat16"
+    float16 = "float16"
+
+
 class Pooling(str, Enum):
     mean = "mean"
     max = "max"
@@ -108,7 +114,28 @@ PoolingOption = Annotated[
     Pooling | None,
     typer.Option(help="Hugging Face models: mean, max, cls or last."),  # noqa: UP007
 ]
-BatchSize = Annotated[int | None, typer.Option(help="Sentences per encoder batch.")]  # noqa: UP007
+BatchSize = Annotated[
+    int | None,
+    typer.Option(  # noqa: UP007
+        help="Sentences per encoder batch [default: the encoder's; Hugging Face models on CUDA: "
+        "as many as half the free GPU memory holds]."
+    ),
+]
+DTypeOption = Annotated[
+    DType | None,
+    typer.Option(  # noqa: UP007
+        "--dtype",
+        help="Hugging Face / sentence-transformers models: float32 [default], bfloat16 (CPU or "
+        "GPU) or float16 (CUDA only). Part of the cache key.",
+    ),
+]
+Executor = Annotated[
+    str,
+    typer.Option(
+        help="local, or ray (a local Ray instance, or the cluster $RAY_ADDRESS names), "
+        "ray:ADDRESS or ray://HOST:PORT: run the units on a Ray cluster (docs/scaling.md)."
+    ),
+]
 CacheDir = Annotated[
     Path | None,
     typer.Option(  # noqa: UP007

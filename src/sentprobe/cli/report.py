@@ -48,16 +48,39 @@ def report(
             "--encoder", "-e", help="Only these rows (repeatable)."
         ),
     ] = None,
+    layers: Annotated[
+        bool,
+        typer.Option(
+            "--layers",
+            help="For --layer all runs: per task the peak layer and the center of gravity "
+            "(expected layer) instead of the table (docs/controls.md).",
+        ),
+    ] = False,
+    reference: Annotated[
+        Path | None,  # noqa: UP007
+        typer.Option(
+            help="CSV of scores not measured by sentprobe (columns row,task,score[,note]; "
+            "score in %), shown apart as reference rows (e.g. the paper's human row).",
+        ),
+    ] = None,
     probe: ProbeFilter = None,
     output: TableOutput = None,
 ) -> None:
-    """Print the paper-style table of everything stored in a results store."""
-    from sentprobe.reporting import results_table
+    """Print the paper-style table of everything stored in a results store, then control
+    accuracy and selectivity, MDL codelengths and reference rows where there are any."""
+    from sentprobe.reporting.compose import report_text
+    from sentprobe.reporting.reference import load_reference
 
+    rows = load_reference(reference) if reference is not None else None
     frame = _load_results(results, probe)
     if encoder:
         frame = frame[frame["encoder"].isin(encoder)]
-    write_output(results_table(frame, metric=metric.value, fmt=fmt.value), output)
+    if layers:
+        from sentprobe.analysis.layers import layers_report
+
+        write_output(layers_report(frame, fmt.value), output)
+        return
+    write_output(report_text(frame, fmt.value, metric.value, rows), output)
 
 
 def crosslang(

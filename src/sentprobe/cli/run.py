@@ -12,6 +12,8 @@ from sentprobe.cli.options import (
     DEFAULT_RESULTS,
     BatchSize,
     CacheDir,
+    DTypeOption,
+    Executor,
     Format,
     Layer,
     PoolingOption,
@@ -55,6 +57,7 @@ def run(
     layer: Layer = None,
     pooling: PoolingOption = None,
     batch_size: BatchSize = None,
+    dtype: DTypeOption = None,
     probe: Annotated[
         str | None,
         typer.Option(  # noqa: UP007
@@ -85,6 +88,7 @@ def run(
     ] = "default",
     results: RunResults = DEFAULT_RESULTS,
     cache_dir: CacheDir = None,
+    executor: Executor = "local",
     fmt: TableFormat = Format.markdown,
     output: TableOutput = None,
     quiet: Quiet = False,
@@ -101,6 +105,7 @@ def run(
         "layer": layer,
         "pooling": pooling.value if pooling else None,
         "batch_size": batch_size,
+        "dtype": dtype.value if dtype else None,
     }
     frame = run_probes(
         encoder,
@@ -113,6 +118,7 @@ def run(
         encoder_options=options,
         progress=not quiet,
         nli_train=nli_train,
+        executor=executor,
     )
     _show_warnings(frame)
     write_output(results_table(frame, fmt=fmt.value), output)
