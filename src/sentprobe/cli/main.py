@@ -91,6 +91,7 @@ app = typer.Typer(
 )
 
 
+from sentprobe.cli.annotate import annotate  # noqa: E402
 from sentprobe.cli.audit import audit  # noqa: E402
 from sentprobe.cli.build import build  # noqa: E402
 from sentprobe.cli.correlate import correlate  # noqa: E402
@@ -103,6 +104,9 @@ from sentprobe.cli.train import train  # noqa: E402
 # In this order in ``sentprobe --help``.
 for _command in (run, report, tasks, encoders, audit, crosslang, correlate, build, label, train):
     app.command()(_command)
+
+
+app.add_typer(annotate)  # annotate export / annotate import
 
 
 def _terminate(signum: int, frame: object) -> None:

@@ -1,0 +1,357 @@
+"""Human judgments for generated function-word sets, the way Kim et al. (2019, sec. 2.4 and
+Appendix C) collected them: export the items for annotators, read their votes back, keep the
+items the votes support, and report agreement like the paper's Table 3.
+
+- Acceptability items are judged natural / unnatural / neither. An item is kept when a strict
+  majority of its votes agrees with the expected label (natural for an original sentence,
+  unnatural for a mutated one); the kept items are then balanced, keeping unanimous items
+  first (the paper: "take a subset of the natural sentences so that the label ratio is
+  balanced, prioritizing examples with perfect inter-annotator agreement"), and dealt to ten
+  folds again.
+- NLI items are judged on a 1-5 Likert scale (5 = definitely entailment) or "does not make
+  sense". An item with any "does not make sense" vote is dropped; votes map 5, 4 ->
+  entailment, 3 -> neutral, 2, 1 -> contradiction, and the strict majority is the label.
+- Items without a strict majority are dropped.
+
+Agreement (Table 3): pairwise agreement of the votes (``Agree``), the share of unanimous items
+(``Unan.``) and the share of votes equal to the final label (``Accuracy``), on the final
+items, as the paper's numbers are consistent with; and, over every voted item, Krippendorff's
+alpha (nominal; any number of votes per item) and Fleiss' kappa (when every item has the same
+number of votes).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from sentprobe.errors import DataError, SentprobeError
+from sentprobe.generation.function_words.release import (
+    N_FOLDS,
+    fold_splits,
+    is_nli,
+    read_release_set,
+    release_sets,
+    write_release_set,
+)
+from sentprobe.io import atomic_write_text, iter_lines
+
+ACCEPTABILITY_ANSWERS = ("natural", "unnatural", "neither")
+NONSENSE = "does not make sense"
+NLI_ANSWERS = ("1", "2", "3", "4", "5", NONSENSE)
+LIKERT = {"5": "entailment", "4": "entailment", "3": "neutral", "2": "contradiction",
+          "1": "contradiction"}  # fmt: skip
+JUDGED = {"natural": "acceptable", "unnatural": "unacceptable"}
+EXPORT_COLUMNS = ("item_id", "set", "sentence1", "sentence2", "options", "answer")
+
+
+def item_id(set_name: str, pair_id: object) -> str:
+    return f"{set_name}:{pair_id}"
+
+
+def _items(suite: Path) -> dict[str, dict[str, tuple[dict, dict]]]:
+    """Set name -> {item id: (data, metadata)} of every set of a DNC-format suite."""
+    sets = release_sets(suite)
+    if not sets:
+        raise SentprobeError(f"{suite}: no <set>_data.json files (not a function-word suite)")
+    return {
+        name: {item_id(name, d["pair-id"]): (d, m) for d, m in read_release_set(path)}
+        for name, path in sets.items()
+    }
+
+
+def export_rows(suite: str | Path, seed: int = 0) -> list[dict[str, str]]:
+    """One row per item of every set, shuffled (the paper presented items in random order),
+    with the paper's answer options and an empty ``answer`` column."""
+    rows = []
+    for name, items in _items(Path(suite)).items():
+        options = " | ".join(NLI_ANSWERS if is_nli(name) else ACCEPTABILITY_ANSWERS)
+        for iid, (data, _) in items.items():
+            rows.append(
+                {
+                    "item_id": iid,
+                    "set": name,
+                    "sentence1": data["context"],
+                    "sentence2": data.get("hypothesis") or "",
+                    "options": options,
+                    "answer": "",
+                }
+            )
+    order = np.random.default_rng(seed).permutation(len(rows))
+    return [rows[i] for i in order]
+
+
+def export_items(suite: str | Path, out: str | Path, seed: int = 0) -> int:
+    """Write the annotation sheet (CSV) atomically; returns the number of items."""
+    rows = export_rows(suite, seed)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(out, buf.getvalue())
+    return len(rows)
+
+
+def read_votes(path: str | Path, kinds: dict[str, bool]) -> dict[str, list[str]]:
+    """Item id -> its answers, from a CSV with ``item_id`` and ``answer`` columns (one vote a
+    row; other columns, e.g. ``annotator``, are ignored). ``kinds``: item id -> is NLI. An
+    unknown item id or answer is a DataError naming the line."""
+    path = Path(path)
+    lines = [line for _, line in iter_lines(path)]
+    reader = csv.DictReader(lines)
+    if reader.fieldnames is None or not {"item_id", "answer"} <= set(reader.fieldnames):
+        raise DataError(path, 1, "the header must name the columns item_id and answer")
+    votes: dict[str, list[str]] = defaultdict(list)
+    for row in reader:
+        lineno = reader.line_num
+        iid = (row.get("item_id") or "").strip()
+        if iid not in kinds:
+            raise DataError(path, lineno, f"unknown item id {iid!r}")
+        answer = " ".join((row.get("answer") or "").lower().split())
+        allowed = NLI_ANSWERS if kinds[iid] else ACCEPTABILITY_ANSWERS
+        if answer not in allowed:
+            raise DataError(
+                path,
+                lineno,
+                f"item {iid}: unknown answer {answer!r} (one of: {', '.join(allowed)})",
+            )
+        votes[iid].append(answer)
+    if not votes:
+        raise DataError(path, None, "no votes")
+    return dict(votes)
+
+
+def majority(labels: Sequence[str]) -> str | None:
+    """The label of more than half of ``labels``, else None."""
+    if not labels:
+        return None
+    label, count = Counter(labels).most_common(1)[0]
+    return label if 2 * count > len(labels) else None
+
+
+def decide(answers: Sequence[str], nli: bool, expected: str) -> tuple[str | None, str]:
+    """(final label or None, reason) of one item's votes."""
+    if nli:
+        if NONSENSE in answers:
+            return None, "dropped: a 'does not make sense' vote"
+        label = majority([LIKERT[a] for a in answers])
+        return (label, "kept") if label else (None, "dropped: no majority")
+    top = majority(answers)
+    if top is None:
+        return None, "dropped: no majority"
+    if JUDGED.get(top) != expected:
+        return None, f"dropped: majority {top}, expected {expected}"
+    return expected, "kept"
+
+
+def krippendorff_alpha(units: Sequence[Sequence[str]]) -> float | None:
+    """Krippendorff's alpha, nominal, from the values of each unit (any number per unit;
+    units with fewer than two values are not pairable and left out)."""
+    coincidences: Counter[tuple[str, str]] = Counter()
+    for values in units:
+        m = len(values)
+        if m < 2:
+            continue
+        counts = Counter(values)
+        for a, ca in counts.items():
+            for b, cb in counts.items():
+                coincidences[a, b] += ca * (cb - (a == b)) / (m - 1)
+    totals: Counter[str] = Counter()
+    for (a, _), v in coincidences.items():
+        totals[a] += v
+    n = sum(totals.values())
+    expected = sum(totals[a] * totals[b] for a in totals for b in totals if a != b)
+    if n <= 1 or expected == 0:
+        return None
+    observed = sum(v for (a, b), v in coincidences.items() if a != b)
+    return 1 - (n - 1) * observed / expected
+
+
+def fleiss_kappa(units: Sequence[Sequence[str]]) -> float | None:
+    """Fleiss' kappa; None unless every unit has the same number (>= 2) of values."""
+    sizes = {len(u) for u in units}
+    if len(sizes) != 1 or min(sizes) < 2:
+        return None
+    n = sizes.pop()
+    categories = sorted({v for u in units for v in u})
+    table = np.array([[Counter(u)[c] for c in categories] for u in units], dtype=float)
+    p_item = ((table**2).sum(axis=1) - n) / (n * (n - 1))
+    p_cat = table.sum(axis=0) / table.sum()
+    chance = float((p_cat**2).sum())
+    return None if chance == 1 else float((p_item.mean() - chance) / (1 - chance))
+
+
+def table3_row(final: Sequence[tuple[Sequence[str], str]]) -> dict[str, float | int | None]:
+    """Agree / Unan. / Accuracy (%) / Size of final items, each (votes as labels, label)."""
+    pairs = agree = unanimous = hits = votes = 0
+    for labels, label in final:
+        m = len(labels)
+        counts = Counter(labels)
+        pairs += m * (m - 1)
+        agree += sum(c * (c - 1) for c in counts.values())
+        unanimous += len(counts) == 1
+        hits += counts[label]
+        votes += m
+    size = len(final)
+    return {
+        "agree": round(100 * agree / pairs, 1) if pairs else None,
+        "unanimous": round(100 * unanimous / size, 1) if size else None,
+        "accuracy": round(100 * hits / votes, 1) if votes else None,
+        "size": size,
+    }
+
+
+@dataclass
+class SetOutcome:
+    """What the votes did to one set."""
+
+    name: str
+    kept: list[tuple[dict, dict]] = field(default_factory=list)
+    reasons: Counter = field(default_factory=Counter)
+    agreement: dict = field(default_factory=dict)
+
+
+def _vote_labels(answers: Sequence[str], nli: bool) -> list[str]:
+    return [LIKERT[a] for a in answers if a != NONSENSE] if nli else list(answers)
+
+
+def _balance(kept: list[tuple[dict, dict, bool]], rng: np.random.Generator) -> list:
+    """Equal classes: each class cut to the smallest, unanimous items first."""
+    by_label: dict[str, list] = defaultdict(list)
+    for entry in kept:
+        by_label[entry[0]["label"]].append(entry)
+    n = min(len(v) for v in by_label.values()) if len(by_label) == 2 else 0
+    out = []
+    for label in sorted(by_label):
+        group = by_label[label]
+        order = sorted(range(len(group)), key=lambda i: (not group[i][2], rng.random()))
+        out += [group[i] for i in order[:n]]
+    return out
+
+
+def judge_set(
+    name: str, items: dict[str, tuple[dict, dict]], votes: dict[str, list[str]], seed: int
+) -> SetOutcome:
+    """Final items of one set (labels, folds and vote records updated) and its agreement."""
+    nli = is_nli(name)
+    outcome = SetOutcome(name)
+    kept: list[tuple[dict, dict, bool]] = []
+    units = []
+    for iid, (data, meta) in items.items():
+        answers = votes.get(iid, [])
+        if not answers:
+            outcome.reasons["dropped: no votes"] += 1
+            continue
+        units.append(_vote_labels(answers, nli))
+        label, reason = decide(answers, nli, data["label"])
+        outcome.reasons[reason] += 1
+        if label is None:
+            continue
+        labels = _vote_labels(answers, nli)
+        new_data = {**data, "label": label, "binary-label": label in ("entailment", "acceptable")}
+        misc = {**meta.get("misc", {}), "votes": list(answers)}
+        if nli:
+            misc["assigned_labels"] = ",".join(labels)
+            misc["expected_label_before_votes"] = data["label"]
+        new_meta = {**meta, "creation-approach": "crowdsource", "misc": misc}
+        kept.append((new_data, new_meta, len(set(labels)) == 1))
+    rng = np.random.default_rng(seed)
+    if not nli:
+        before = len(kept)
+        kept = _balance(kept, rng)
+        outcome.reasons["dropped: balancing the classes"] = before - len(kept)
+        order = rng.permutation(len(kept))
+        per_label: Counter = Counter()
+        for i in order:  # deal each label round-robin, so every fold is balanced
+            data, meta, _ = kept[i]
+            chunk = per_label[data["label"]] % N_FOLDS
+            per_label[data["label"]] += 1
+            misc = {k: v for k, v in meta["misc"].items() if not k.startswith("fold")}
+            meta["misc"] = dict(sorted({**misc, **fold_splits(chunk)}.items()))
+        kept = [kept[i] for i in sorted(order)]
+    outcome.kept = [(d, m) for d, m, _ in kept]
+    answer_of = {"acceptable": "natural", "unacceptable": "unnatural"}
+    final = [
+        (_vote_labels(m["misc"]["votes"], nli), d["label"] if nli else answer_of[d["label"]])
+        for d, m in outcome.kept
+    ]
+    outcome.agreement = {
+        **table3_row(final),
+        "voted items": len(units),
+        "krippendorff_alpha": _round(krippendorff_alpha(units)),
+        "fleiss_kappa": _round(fleiss_kappa(units)),
+    }
+    return outcome
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 3)
+
+
+def import_votes(
+    suite: str | Path, votes_file: str | Path, out: str | Path, seed: int = 0
+) -> list[SetOutcome]:
+    """Read ``votes_file`` (every line checked before anything is written), keep the items
+    the votes support, and write the final suite to ``out``: the sets in the DNC format,
+    ``manifest.json`` (the suite's, with the annotation record) and ``AGREEMENT.md``."""
+    suite, out = Path(suite), Path(out)
+    if out.resolve() == suite.resolve():
+        raise SentprobeError(f"{out}: the final suite must go to a new folder, not {suite}")
+    sets = _items(suite)
+    kinds = {iid: is_nli(name) for name, items in sets.items() for iid in items}
+    votes = read_votes(votes_file, kinds)
+    outcomes = [judge_set(name, items, votes, seed) for name, items in sets.items()]
+    empty = [o.name for o in outcomes if not o.kept]
+    if empty:
+        raise SentprobeError(
+            f"no item of {', '.join(empty)} survives the votes in {votes_file}; nothing written"
+        )
+    manifest_path = suite / "manifest.json"
+    manifest = json.loads(manifest_path.read_text("utf-8")) if manifest_path.is_file() else {}
+    manifest["annotation"] = {
+        "votes_file": str(votes_file),
+        "votes": sum(map(len, votes.values())),
+        "sets": {o.name: {"agreement": o.agreement, "outcome": dict(o.reasons)} for o in outcomes},
+    }
+    for o in outcomes:
+        write_release_set(out, o.name, [d for d, _ in o.kept], [m for _, m in o.kept])
+        entry = manifest.setdefault("sets", {}).setdefault(o.name, {})
+        entry["counts"] = dict(sorted(Counter(d["label"] for d, _ in o.kept).items()))
+    atomic_write_text(out / "AGREEMENT.md", agreement_markdown(outcomes))
+    atomic_write_text(
+        out / "manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
+    )
+    return outcomes
+
+
+def agreement_markdown(outcomes: Sequence[SetOutcome]) -> str:
+    """Table 3 of the paper for these votes, plus alpha, kappa and what was dropped."""
+    from sentprobe.reporting.render import markdown_table
+
+    def cell(x: object) -> str:
+        return "-" if x is None else str(x)
+
+    rows = [
+        [o.name, *(cell(o.agreement[k]) for k in ("agree", "unanimous", "accuracy", "size")),
+         cell(o.agreement["krippendorff_alpha"]), cell(o.agreement["fleiss_kappa"]),
+         "; ".join(f"{k.removeprefix('dropped: ')} {v}" for k, v in sorted(o.reasons.items())
+                   if k.startswith("dropped") and v)]
+        for o in outcomes
+    ]  # fmt: skip
+    header = ["set", "Agree", "Unan.", "Accuracy", "Size", "alpha", "kappa", "dropped"]
+    return (
+        "# Annotator agreement\n\n"
+        "As Kim et al. (2019), Table 3, on the final items: Agree = pairwise agreement of the "
+        "votes (%), Unan. = unanimous items (%), Accuracy = votes equal to the final label (%), "
+        "Size = final items. alpha = Krippendorff's alpha (nominal) and kappa = Fleiss' kappa "
+        "(only when every item has the same number of votes) over every voted item; NLI "
+        "votes mapped to entailment (5, 4), neutral (3), contradiction (2, 1).\n\n"
+        + markdown_table(header, rows)
+    )
