@@ -49,7 +49,8 @@ def test_folds_pairs_and_groups(tmp_path):
 
 
 def test_group_rules():
-    assert wh_group("Who knows why ?", {}) == "who+why"
+    assert wh_group("Who knows why ?", {}) == "several"
+    assert wh_group("I know how .", {}) == "how"
     assert wh_group("Nothing here .", {}) == "none"
     assert negation_group("", {"task_desc": "lexpneg-unchanged"}) == "P:both H:none"
     assert negation_group("", {"task_desc": "odd"}) == "odd"

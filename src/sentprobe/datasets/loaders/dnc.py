@@ -65,10 +65,11 @@ NEGATION_PATTERNS = {
 
 
 def wh_group(sentence: str, _misc: dict[str, Any]) -> str:
-    """The wh-word(s) of a sentence ("who", "what+who"), or "none"."""
+    """The sentence's wh-word ("who"), "several" (which one was swapped is not recorded),
+    or "none"."""
     tokens = set(re.findall(r"[a-z]+", sentence.lower()))
     found = [w for w in _WH_WORDS if w in tokens]
-    return "+".join(sorted(found)) if found else "none"
+    return found[0] if len(found) == 1 else "several" if found else "none"
 
 
 def negation_group(_sentence: str, misc: dict[str, Any]) -> str:
