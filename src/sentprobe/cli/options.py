@@ -44,6 +44,12 @@ class Pooling(str, Enum):
     last = "last"
 
 
+class By(str, Enum):
+    """``report --by``: a breakdown instead of the table."""
+
+    subtype = "subtype"
+
+
 class Mode(str, Enum):
     diff = "diff"
     ratio = "ratio"

@@ -14,6 +14,7 @@ import typer
 from sentprobe.cli.console import note, write_output
 from sentprobe.cli.options import (
     DEFAULT_RESULTS,
+    By,
     Format,
     Metric,
     Mode,
@@ -34,6 +35,17 @@ def _load_results(results: Path, probe: str | None):
     with ResultsStore(results, readonly=True) as store:
         frame = store.to_frame()
     return frame[frame["probe"] == probe] if probe else frame
+
+
+def _by_subtype(results: Path, frame, fmt: str) -> str:
+    from sentprobe.analysis.subtypes import subtype_report, subtype_scores
+    from sentprobe.evaluation.store import ResultsStore
+
+    if fmt == "latex":
+        raise SentprobeError("--by subtype prints markdown, csv or json")
+    with ResultsStore(results, readonly=True) as store:
+        found = store.predictions_for(frame["key"])
+    return subtype_report(subtype_scores(frame, found), fmt)
 
 
 def report(
@@ -64,6 +76,14 @@ def report(
         ),
     ] = None,
     probe: ProbeFilter = None,
+    by: Annotated[
+        By | None,  # noqa: UP007
+        typer.Option(
+            help="subtype: accuracy per item sub-type (kim2019: negation by pattern, "
+            "prepositions by preposition, wh-words by wh-word), from the stored predictions, "
+            "instead of the table (docs/function-words.md).",
+        ),
+    ] = None,
     output: TableOutput = None,
 ) -> None:
     """Print the paper-style table of everything stored in a results store, then control
@@ -75,6 +95,9 @@ def report(
     frame = _load_results(results, probe)
     if encoder:
         frame = frame[frame["encoder"].isin(encoder)]
+    if by is not None:
+        write_output(_by_subtype(results, frame, fmt.value), output)
+        return
     if layers:
         from sentprobe.analysis.layers import layers_report
 
