@@ -30,7 +30,8 @@ PREPOSITIONS: tuple[str, ...] = (
     "under", "up", "within", "with", "without",
 )  # fmt: skip
 
-#: Comparative sub-types (the release's ``compare_*`` codes) -> their words.
+#: Comparative sub-types (the release's ``compare_*`` codes) -> their words; other
+#: comparative adjectives and adverbs (PTB JJR/RBR) are ``compare_other``.
 COMPARATIVES: dict[str, tuple[str, ...]] = {
     "compare_more_less": ("more", "less", "fewer"),
     "compare_larger_smaller": ("larger", "smaller"),

@@ -4,8 +4,9 @@
   verb particle or infinitival "to") is replaced by another from the list at random; the item
   keeps the original pair too;
 - comparatives, quantification, spatial: pairs whose premise and hypothesis both contain a word
-  of the same sub-type (``lexicon.COMPARATIVES`` ...; spatial words only when not tagged as
-  verbs, so "left" as in "she left" does not count); the mutated pair negates the hypothesis;
+  of the phenomenon (``lexicon.COMPARATIVES`` ... plus any PTB-tagged comparative, and any
+  numeral for quantities; no word tagged as a verb, so "left" as in "she left" does not
+  count); the mutated pair negates the hypothesis; the sub-type is the hypothesis's word's;
 - negation: pairs with a WordNet antonym pair across premise and hypothesis (an uninflected
   word of one whose antonym is in the other); all 16 patterns: each side unchanged,
   explicitly negated ("neg"), lexically negated (the word swapped for its antonym, "lneg")
@@ -52,6 +53,9 @@ class Pair:
     hypothesis: AnnotatedSentence
     label: str
     pair_id: str
+
+    def text_records(self) -> tuple[AnnotatedSentence, AnnotatedSentence]:
+        return self.premise, self.hypothesis
 
     def text(self) -> tuple[str, str]:
         return " ".join(self.premise.tokens), " ".join(self.hypothesis.tokens)
@@ -189,30 +193,36 @@ class Prepositions(NLISet):
         ]  # fmt: skip
 
 
-def _subtype(record: AnnotatedSentence, table: dict[str, tuple[str, ...]], numbers: bool) -> set:
+def _subtypes(record: AnnotatedSentence, table: dict[str, tuple[str, ...]]) -> list[str]:
+    """The sub-types of ``table`` whose words occur in the sentence (not as a verb: "she
+    left"), in table order; numerals (UD NUM) count for ``quant_num``, comparative adjectives
+    and adverbs (PTB JJR, RBR: "wider") for ``compare_other``."""
     words = _words(record)
-    found = set()
-    for name, vocab in table.items():
-        has_word = any(w in vocab and record.upos[i] != "VERB" for i, w in enumerate(words))
-        if has_word or (numbers and name == "quant_num" and "NUM" in record.upos):
-            found.add(name)
+    found = [
+        name
+        for name, vocab in table.items()
+        if any(w in vocab and record.upos[i] != "VERB" for i, w in enumerate(words))
+        or (name == "quant_num" and "NUM" in record.upos)
+    ]
+    if "compare_more_less" in table and not found and {"JJR", "RBR"} & set(record.xpos):
+        found.append("compare_other")
     return found
 
 
 @dataclass
 class NegatedHypothesis(NLISet):
-    """Pairs with a word of one sub-type in both sentences; mutated: the hypothesis negated."""
+    """Pairs with a word of the phenomenon in both sentences (the paper: "a comparative
+    phrase in both", "at least one quantifier in both"); the sub-type recorded is the
+    hypothesis's; mutated: the hypothesis negated."""
 
     table: ClassVar[dict[str, tuple[str, ...]]] = {}
     category: ClassVar[str] = "grounded"
 
     def items_for(self, pair: Pair, rng: np.random.Generator, stats: Counter) -> list[Item]:
-        shared = _subtype(pair.premise, self.table, True) & _subtype(
-            pair.hypothesis, self.table, True
-        )
-        if not shared:
+        in_premise, in_hypothesis = (_subtypes(r, self.table) for r in pair.text_records())
+        if not in_premise or not in_hypothesis:
             return []
-        sub = sorted(shared, key=list(self.table).index)[0]
+        sub = in_hypothesis[0]
         negated = explicit_negation(pair.hypothesis)
         if negated is None:
             stats["skipped: hypothesis negated already or no finite main verb"] += 1
