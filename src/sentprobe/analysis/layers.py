@@ -12,12 +12,14 @@ on average, the gains over layer 0 have arrived; with no gain over layer 0 it is
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
 import pandas as pd
 
 from sentprobe.errors import SentprobeError
+from sentprobe.reporting.render import csv_table, latex_escape, latex_table, markdown_table
 
 _LAYER = re.compile(r"^(?P<encoder>.+)@layer(?P<layer>\d+)$")
 #: Columns of :func:`layer_scores`.
@@ -94,3 +96,33 @@ def layer_summary(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFra
             (encoder, probe, task, len(layers), int(layers[peak]), values[peak], values[0], center)
         )
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+
+
+def layers_report(frame: pd.DataFrame, fmt: str = "markdown", decimals: int = 1) -> str:
+    """:func:`layer_summary` as a markdown, latex, csv or json table."""
+    summary = layer_summary(frame).round({"peak_score": decimals, "first_layer_score": decimals})
+    summary["center"] = summary["center"].round(2)
+    if fmt == "csv":
+        return csv_table(summary)
+    if fmt == "json":
+        return json.dumps(summary.to_dict(orient="records"), indent=2, ensure_ascii=False) + "\n"
+    header = ["Encoder", "Probe", "Task", "Layers", "Peak layer", "Peak (%)", "First layer (%)"]
+    header.append("Center of gravity")
+    rows = [
+        [
+            r.encoder,
+            r.probe,
+            r.task,
+            r.layers,
+            r.peak_layer,
+            f"{r.peak_score:.{decimals}f}",
+            f"{r.first_layer_score:.{decimals}f}",
+            f"{r.center:.2f}",
+        ]
+        for r in summary.itertuples(index=False)
+    ]
+    if fmt == "markdown":
+        return markdown_table(header, rows, left=3)
+    if fmt == "latex":
+        return latex_table(header, [[latex_escape(str(c)) for c in row] for row in rows])
+    raise SentprobeError(f"unknown table format {fmt!r}")

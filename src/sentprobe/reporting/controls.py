@@ -1,0 +1,136 @@
+"""What the probe could do without the property: control-task accuracy and selectivity
+(Hewitt & Liang, 2019) and MDL codelengths (Voita & Titov, 2020), beside the results table.
+
+Control tasks are stored as tasks named ``<task>~control`` (``sentprobe.datasets.controls``);
+they are not columns of the results table but a second table: for each row and task with a
+control result, the accuracy, the control accuracy and ``selectivity = accuracy - control
+accuracy`` (points; mean over seeds, each seed paired with the same seed's control). MDL
+results are records of the probe ``mdl`` whose ``extra`` holds the codelength in bits and the
+compression (uniform codelength / online codelength).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+
+from sentprobe.datasets.controls import controlled_name, is_control
+from sentprobe.errors import SentprobeError
+from sentprobe.reporting.render import csv_table
+from sentprobe.reporting.tables import results_table
+
+_MATCH = ["encoder", "probe", "seed", "base", "task_source", "language"]
+#: Tidy columns of :func:`method_frame` (percent for scores, kbit for codelength).
+TIDY = ("encoder", "task", "probe", "seeds", "score", "control_score", "selectivity")
+MDL_TIDY = ("codelength_kbit", "compression")
+
+
+def split_controls(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(records of real tasks, records of control tasks)."""
+    if frame.empty or "task" not in frame.columns:
+        return frame, frame.iloc[0:0]
+    control = frame["task"].astype(str).map(is_control)
+    return frame[~control], frame[control]
+
+
+def _latest(frame: pd.DataFrame) -> pd.DataFrame:
+    df = frame.copy()
+    for name in ("task_source", "language"):
+        if name not in df.columns:
+            df[name] = ""
+        df[name] = df[name].fillna("").astype(str)
+    df["base"] = df["task"].astype(str).map(controlled_name)
+    if "created" in df.columns:
+        df = df.sort_values("created", kind="stable")
+    return df.drop_duplicates(_MATCH, keep="last")
+
+
+def selectivity_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The records of real tasks that have a control result, with ``control_score`` and
+    ``selectivity`` columns (fractions, as ``test_score``)."""
+    tasks, controls = split_controls(frame)
+    if tasks.empty or controls.empty:
+        return tasks.iloc[0:0].assign(control_score=[], selectivity=[])
+    left, right = _latest(tasks), _latest(controls)
+    right = right[[*_MATCH, "test_score"]].rename(columns={"test_score": "control_score"})
+    merged = left.merge(right, on=_MATCH, how="inner").drop(columns="base")
+    merged["selectivity"] = merged["test_score"] - merged["control_score"]
+    return merged
+
+
+def mdl_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Records with MDL results, with ``codelength_kbit`` and ``compression`` columns."""
+    if frame.empty or "extra" not in frame.columns:
+        return frame.iloc[0:0]
+    extras = [e if isinstance(e, dict) else {} for e in frame["extra"]]
+    keep = [
+        "codelength" in e and not is_control(str(t))
+        for e, t in zip(extras, frame["task"], strict=True)
+    ]
+    out = frame[keep].copy()
+    chosen = [e for e, k in zip(extras, keep, strict=True) if k]
+    out["codelength_kbit"] = [e["codelength"] / 1000 for e in chosen]
+    out["compression"] = [e["compression"] for e in chosen]
+    return out
+
+
+def method_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """One tidy row per (encoder, task, probe): mean over seeds of the score, and where known
+    the control score, selectivity (percent) and MDL codelength (kbit) and compression."""
+    tasks, _ = split_controls(frame)
+    keys = ["encoder", "task", "probe"]
+    df = _latest(tasks)
+    out = df.groupby(keys, sort=False).agg(seeds=("seed", "nunique"), score=("test_score", "mean"))
+    out["score"] *= 100
+    sel = selectivity_frame(frame)
+    if not sel.empty:
+        means = sel.groupby(keys, sort=False)[["control_score", "selectivity"]].mean() * 100
+        out = out.join(means)
+    mdl = mdl_frame(frame)
+    if not mdl.empty:
+        out = out.join(mdl.groupby(keys, sort=False)[list(MDL_TIDY)].mean())
+    return out.reset_index()
+
+
+def methods_report(frame: pd.DataFrame, fmt: str, decimals: int = 1) -> str:
+    """The control and MDL tables (markdown/latex: one titled table per measure in the results
+    table's layout; csv/json: the tidy :func:`method_frame`); "" when there is nothing."""
+    sel, mdl = selectivity_frame(frame), mdl_frame(frame)
+    if sel.empty and mdl.empty:
+        return ""
+    if fmt in ("csv", "json"):
+        tidy = method_frame(frame).round(decimals + 1)
+        if fmt == "csv":
+            return csv_table(tidy)
+        records = [
+            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+            for r in tidy.to_dict(orient="records")
+        ]
+        return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+    sections = []
+    if not sel.empty:
+        sections += [
+            ("Control task accuracy (%)", results_table(sel, "control_score", fmt, decimals)),
+            (
+                "Selectivity (accuracy - control accuracy, points)",
+                results_table(sel, "selectivity", fmt, decimals),
+            ),
+        ]
+    if not mdl.empty:
+        sections += [
+            (
+                "MDL compression (uniform / online codelength)",
+                results_table(mdl, "compression", fmt, 2, percent=False),
+            ),
+            (
+                "MDL online codelength (kbit)",
+                results_table(mdl, "codelength_kbit", fmt, 2, percent=False),
+            ),
+        ]
+    if fmt == "markdown":
+        return "\n".join(f"**{title}**\n\n{table}" for title, table in sections)
+    if fmt == "latex":
+        return "\n".join(f"% {title}\n{table}" for title, table in sections)
+    raise SentprobeError(f"unknown table format {fmt!r}")
