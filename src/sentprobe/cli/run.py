@@ -79,6 +79,15 @@ def run(
             "10-fold CV within each set, marked ¶ in the table.",
         ),
     ] = None,
+    controls: Annotated[
+        bool,
+        typer.Option(
+            "--controls",
+            help="Also probe each task's control task (each label a seeded random function of "
+            "the sentence's first content word; Hewitt & Liang 2019) and show control accuracy "
+            "and selectivity (docs/controls.md).",
+        ),
+    ] = False,
     baselines: Annotated[
         str,
         typer.Option(
@@ -99,7 +108,7 @@ def run(
     cached embeddings are never recomputed.
     """
     from sentprobe.evaluation.runner import run as run_probes
-    from sentprobe.reporting import results_table
+    from sentprobe.reporting.compose import report_text
 
     options = {
         "layer": layer,
@@ -119,6 +128,7 @@ def run(
         progress=not quiet,
         nli_train=nli_train,
         executor=executor,
+        controls=controls,
     )
     _show_warnings(frame)
-    write_output(results_table(frame, fmt=fmt.value), output)
+    write_output(report_text(frame, fmt.value), output)
