@@ -149,4 +149,5 @@ def with_reference(table: str, reference: pd.DataFrame, results: pd.DataFrame, f
             for r in records
         ]
         return json.dumps(clean, indent=2, ensure_ascii=False) + "\n"
-    return csv_table(pd.DataFrame(records))
+    order = [*dict.fromkeys(k for r in records for k in r if k != "kind"), "kind"]
+    return csv_table(pd.DataFrame(records, columns=order))

@@ -1,0 +1,122 @@
+"""Control/MDL report sections from a real (tiny) run, and the CLI's layer and reference paths."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sentprobe.datasets import make_mock_task
+from sentprobe.encoders.base import Encoder
+from sentprobe.evaluation.runner import run
+from sentprobe.evaluation.store import ResultsStore
+from sentprobe.reporting.compose import report_text
+from sentprobe.reporting.controls import method_frame, selectivity_frame, split_controls
+
+
+class HashedWords(Encoder):
+    """Bag of hashed tokens, two 'layers' (the second scaled), fast and deterministic."""
+
+    name = "Hashed"
+
+    def __init__(self, views: list[str] | None = None) -> None:
+        self._views = views
+
+    @property
+    def fingerprint(self) -> str:
+        return f"hashed-words-v1-{self._views}"
+
+    @property
+    def views(self):
+        return self._views
+
+    def encode(self, sentences):
+        out = np.zeros((len(sentences), 64), dtype=np.float32)
+        for i, s in enumerate(sentences):
+            for tok in s.split():
+                out[i, zlib.crc32(tok.encode()) % 64] += 1
+        if self._views:
+            out = np.stack([out * (v + 1) for v in range(len(self._views))], axis=1)
+        return out
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
+    tmp = tmp_path_factory.mktemp("controls")
+    store = tmp / "r.sqlite"
+    small = {"n_train": 120, "n_dev": 30, "n_test": 30}
+    tasks = [
+        make_mock_task("A", seed=1, **small),
+        make_mock_task("B", n_classes=4, seed=2, **small),
+    ]
+    kw = {"baselines": "none", "results": store, "cache_dir": tmp / "cache", "progress": False}
+    run([HashedWords()], tasks, controls=True, **kw)
+    run([HashedWords()], tasks[:1], probe="mdl", **kw)
+    with ResultsStore(store, readonly=True) as s:
+        return store, s.to_frame()
+
+
+def test_controls_are_units_of_their_own_and_pair_up(results) -> None:
+    _, frame = results
+    tasks, controls = split_controls(frame)
+    assert sorted(controls["task"]) == ["A~control", "B~control"]
+    sel = selectivity_frame(frame)
+    assert sorted(sel["task"]) == ["A", "B"] and (sel["probe"] == "logreg").all()
+    for row in sel.itertuples():
+        control = controls[controls["task"] == f"{row.task}~control"]["test_score"].iloc[0]
+        assert row.control_score == control
+        assert row.selectivity == pytest.approx(row.test_score - control)
+
+
+def test_report_sections(results) -> None:
+    _, frame = results
+    text = report_text(frame, "markdown")
+    for title in ("Control task accuracy", "Selectivity", "MDL compression", "codelength"):
+        assert title in text
+    assert "~control" not in text  # controls are no columns of the results table
+    tidy = pd.read_csv(io.StringIO(report_text(frame, "csv")))
+    assert {"control_score", "selectivity", "codelength_kbit", "compression"} <= set(tidy)
+    mdl = tidy[tidy["probe"] == "mdl"]
+    assert len(mdl) == 1 and (mdl["compression"] > 0).all() and mdl["selectivity"].isna().all()
+    logreg = method_frame(frame).query("probe == 'logreg'")
+    assert (logreg["selectivity"] - (logreg["score"] - logreg["control_score"])).abs().max() < 1e-9
+    records = json.loads(report_text(frame, "json"))
+    assert all("selectivity" in r for r in records)
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "sentprobe", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+def test_cli_layers_and_reference(results, tmp_path) -> None:
+    store, _ = results
+    res = _cli("report", "--results", str(store), "--layers", cwd=tmp_path)
+    assert res.returncode == 1 and "--layer all" in res.stderr and "Traceback" not in res.stderr
+    tasks = [make_mock_task("A", seed=1, n_train=120, n_dev=30, n_test=30)]
+    layered = tmp_path / "layers.sqlite"
+    run(
+        [HashedWords(views=["layer0", "layer1"])],
+        tasks,
+        baselines="none",
+        results=layered,
+        cache_dir=tmp_path / "cache",
+        progress=False,
+    )
+    res = _cli("report", "--results", str(layered), "--layers", "-f", "json", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    (summary,) = json.loads(res.stdout)
+    assert summary["encoder"] == "Hashed" and summary["layers"] == 2
+    bad = tmp_path / "ref.csv"
+    bad.write_text("row,task,score\nHuman,A,abc\n", encoding="utf-8")
+    res = _cli("report", "--results", str(store), "--reference", str(bad), cwd=tmp_path)
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert f"{bad}, line 2: score 'abc' is not a number" in res.stderr
