@@ -19,7 +19,7 @@ import copy
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sentprobe.encoders.base import Encoder
 from sentprobe.encoders.cache import EmbeddingCache
@@ -27,8 +27,23 @@ from sentprobe.errors import SentprobeError
 from sentprobe.registry import Baseline
 
 if TYPE_CHECKING:
-    from sentprobe.evaluation.runner import Runner
+    from sentprobe.datasets import ProbingTask
     from sentprobe.evaluation.store import ResultRecord, ResultsStore
+
+
+class Runner(Protocol):
+    """What this module uses of ``evaluation.runner.Runner`` (which imports this module)."""
+
+    tasks: list[ProbingTask]
+    store: Any
+    cache: EmbeddingCache
+    keys: list[str]
+    progress: bool
+
+    def run_row(
+        self, row: Baseline | Encoder, probe: str | None = None, seeds: int | None = None
+    ) -> None: ...
+
 
 #: Times Ray runs a job again after its worker process (or node) died.
 MAX_RETRIES = 3
@@ -82,7 +97,7 @@ def _row_job(
     ``after``: results of the jobs this one waited for (the row's encoding)."""
     os.environ[THREADS_ENV] = str(threads)
     store = CollectingStore(existing)
-    runner.store = store  # type: ignore[assignment]
+    runner.store = store
     runner.run_row(*row)
     return store.calls, runner.keys
 
@@ -103,7 +118,7 @@ def _worker_runner(runner: Runner, task_index: int) -> Runner:
     """A copy of the driver's runner for one task; its store is set on the worker."""
     clone = copy.copy(runner)  # every setting of the driver's runner, whatever it holds
     clone.tasks = [runner.tasks[task_index]]
-    clone.store = None  # type: ignore[assignment]  # an SQLite connection does not travel
+    clone.store = None  # an SQLite connection does not travel
     clone.cache = _fresh_cache(runner.cache)
     clone.keys = []
     clone.progress = False
