@@ -50,7 +50,7 @@ PROTOCOL_NOTES = {
 #: batches of 32): sentprobe's sigmoid MLP with 512 hidden units and dropout 0.2, but Adam at
 #: 2e-3 on batches of 128, dev checked every epoch, stopped after 2 stale checks (at most 20):
 #: a run of the suite fits ~540 such probes, and this keeps it within minutes on a CPU.
-KIM_MLP = {
+KIM_MLP: dict[str, Any] = {
     "nhid": 512,
     "dropout": 0.2,
     "l2": 1e-5,

@@ -286,9 +286,9 @@ class Runner:
         anew for each seed, a ``prepare_per_task`` one is prepared on each task's sentences.
         ``seeds``: this row's own number of seeds (a baseline's restarts), else the run's."""
         probe = probe or self.probe
-        seeds = list(range(seeds or self.seeds))
-        draws = [(enc, [s]) for s in seeds for enc in [encoder.with_seed(s)]]
-        for enc, enc_seeds in draws if encoder.uses_seed else [(encoder, seeds)]:
+        seed_list = list(range(seeds or self.seeds))
+        draws = [(enc, [s]) for s in seed_list for enc in [encoder.with_seed(s)]]
+        for enc, enc_seeds in draws if encoder.uses_seed else [(encoder, seed_list)]:
             if enc.prepare_per_task:
                 for task in self.tasks:
                     enc.prepare_task(task.sentences())  # train + dev + test, as SentEval

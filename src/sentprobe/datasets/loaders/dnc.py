@@ -214,8 +214,8 @@ def load_dnc_set(
             problems.add(None, f"{where}: pair-id occurs twice")
             continue
         seen.add(pid)
-        entry = by_id.get(pid)
-        if entry is None:
+        found = by_id.get(pid)
+        if found is None:
             problems.add(None, f"{where}: no entry in {meta_file.name}")
             continue
         label = item.get("label")
@@ -232,7 +232,7 @@ def load_dnc_set(
         if info.format != "acceptability-single" and not hypothesis:
             problems.add(None, f"{where}: empty 'hypothesis' in a sentence-pair set")
             continue
-        misc = entry["misc"]
+        misc = found["misc"]
         subtype = misc.get("subtype")
         if subtype is None and info.group is not None:
             subtype = info.group(context, misc)
