@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,9 @@ from sentprobe.errors import DataError, SentprobeError
 from sentprobe.io import iter_lines
 from sentprobe.reporting.crosslang import language_scores
 from sentprobe.reporting.render import csv_table, latex_escape, latex_table, markdown_table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: Fewest shared encoders a correlation is computed for (two points always correlate ±1).
 MIN_ENCODERS = 3
@@ -213,6 +216,17 @@ def _check_unique(frame: pd.DataFrame) -> None:
         )
 
 
+def parse_renames(values: Sequence[str] | None) -> dict[str, str]:
+    """``--rename DOWNSTREAM=ENCODER`` values as a dict."""
+    out: dict[str, str] = {}
+    for value in values or []:
+        old, sep, new = value.partition("=")
+        if not sep or not old.strip() or not new.strip():
+            raise SentprobeError(f"--rename: expected DOWNSTREAM=ENCODER, got {value!r}")
+        out[old.strip()] = new.strip()
+    return out
+
+
 # ---------------------------------------------------------------------------- statistics
 
 
@@ -389,3 +403,27 @@ def correlation_table(cells: pd.DataFrame, fmt: str = "markdown", alpha: float =
         ["Probing", *rho.columns], [[r, *row] for r, row in zip(rho.index, text)]
     )
     return f"{table}\n{note}\n"
+
+
+def correlation_cells(
+    frame: pd.DataFrame,
+    downstream: str | Path,
+    metric: str = "test_score",
+    encoders: Sequence[str] | None = None,
+    rename: dict[str, str] | None = None,
+    split: str | None = None,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """:func:`correlate` of a results frame against a downstream file, in one call."""
+    scores = read_downstream(downstream, split, rename)
+    return correlate(probing_scores(frame, metric, encoders), scores, alpha)
+
+
+def correlation_heatmap(cells: pd.DataFrame, alpha: float = 0.05) -> Figure:
+    """The matrix as a heatmap (Conneau et al.'s Figure 2), n in the title."""
+    from sentprobe.reporting.plots import correlation_figure
+
+    title = f"Spearman ρ, probing vs downstream, across encoders ({n_summary(cells)})"
+    return correlation_figure(
+        correlation_matrix(cells, "rho"), correlation_matrix(cells, "significant"), title, alpha
+    )

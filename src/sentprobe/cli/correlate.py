@@ -21,18 +21,6 @@ from sentprobe.cli.options import (
 )
 from sentprobe.errors import SentprobeError
 
-
-def parse_renames(values: list[str] | None) -> dict[str, str]:
-    """``--rename OLD=NEW`` values as a dict; a value without ``=`` is a usage error."""
-    out: dict[str, str] = {}
-    for value in values or []:
-        old, sep, new = value.partition("=")
-        if not sep or not old or not new:
-            raise typer.BadParameter(f"expected DOWNSTREAM=ENCODER, got {value!r}")
-        out[old] = new
-    return out
-
-
 Downstream = Annotated[
     Path,
     typer.Option(
@@ -76,46 +64,22 @@ def correlate(
     output: TableOutput = None,
 ) -> None:
     """Correlate probing accuracy with downstream scores across encoders (Spearman, Holm)."""
-    from sentprobe.analysis.correlation import correlation_table
+    from sentprobe.analysis.correlation import (
+        correlation_cells,
+        correlation_heatmap,
+        correlation_table,
+        parse_renames,
+    )
     from sentprobe.cli.report import _load_results
 
     frame = _load_results(results, probe)
     if frame.empty:
         raise SentprobeError(f"{results}: no results" + (f" of probe {probe!r}" if probe else ""))
-    cells = correlation_cells(frame, downstream, metric.value, encoder, rename, split, alpha)
+    names = parse_renames(rename)
+    cells = correlation_cells(frame, downstream, metric.value, encoder, names, split, alpha)
     if heatmap is not None:
         from sentprobe.reporting.plots import save_figure
 
         save_figure(correlation_heatmap(cells, alpha), heatmap)
         note(f"wrote {heatmap}")
     write_output(correlation_table(cells, fmt.value, alpha).rstrip("\n"), output)
-
-
-def correlation_cells(
-    frame,
-    downstream: Path,
-    metric: str = "test_score",
-    encoders: list[str] | None = None,
-    rename: list[str] | dict[str, str] | None = None,
-    split: str | None = None,
-    alpha: float = 0.05,
-):
-    """The correlation cells of a results frame against a downstream file (shared with
-    ``report --html --downstream``)."""
-    from sentprobe.analysis.correlation import correlate as compute
-    from sentprobe.analysis.correlation import probing_scores, read_downstream
-
-    names = rename if isinstance(rename, dict) else parse_renames(rename)
-    scores = read_downstream(downstream, split, names)
-    return compute(probing_scores(frame, metric, encoders), scores, alpha)
-
-
-def correlation_heatmap(cells, alpha: float = 0.05):
-    """The heatmap figure of :func:`correlation_cells`' result."""
-    from sentprobe.analysis.correlation import correlation_matrix, n_summary
-    from sentprobe.reporting.plots import correlation_figure
-
-    title = f"Spearman ρ, probing vs downstream, across encoders ({n_summary(cells)})"
-    return correlation_figure(
-        correlation_matrix(cells, "rho"), correlation_matrix(cells, "significant"), title, alpha
-    )

@@ -68,14 +68,16 @@ def save_figure(fig: Figure, path: str | Path, dpi: int = 150) -> Path:
 
 def figure_svg(fig: Figure, salt: str = "") -> str:
     """``fig`` as an ``<svg>`` element to inline in HTML: text stays text (smaller, sharp,
-    searchable), no XML prologue or creation date; ``salt`` makes the element ids of one
+    searchable), no XML prologue or metadata block; ``salt`` makes the element ids of one
     figure differ from another's in the same page."""
     matplotlib = _matplotlib()
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"sentprobe{salt}"}):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     svg = buffer.getvalue()
-    return svg[svg.index("<svg") :]
+    svg = svg[svg.index("<svg") :]
+    start, end = svg.find("<metadata>"), svg.find("</metadata>")
+    return svg[:start] + svg[end + len("</metadata>") :] if 0 <= start < end else svg
 
 
 # ---------------------------------------------------------------------------- heatmaps
@@ -107,11 +109,13 @@ def draw_heatmap(
 
         mask = np.ma.masked_where(~(grey & ~np.isnan(grid)), np.ones_like(grid))
         ax.imshow(mask, cmap=ListedColormap([GREY_CELL]), aspect="auto", interpolation="nearest")
+    tilt = len(columns) > 4 or max((len(str(c)) for c in columns), default=0) > 8
     ax.set_xticks(
         range(len(columns)),
         list(columns),
-        rotation=40 if len(columns) > 4 else 0,
-        ha="right" if len(columns) > 4 else "center",
+        rotation=40 if tilt else 0,
+        ha="right" if tilt else "center",
+        rotation_mode="anchor",
         fontsize=8,
     )
     ax.set_yticks(range(len(rows)), list(rows), fontsize=8)

@@ -1,0 +1,160 @@
+"""The figures of ``sentprobe report --html`` (and ``--layer-curves``), from a results frame:
+layer curves with CI bands and peaks (:mod:`sentprobe.analysis.layers`), the heatmap relative
+to a reference row or language (X-Probe's Figure 4), the correlation with downstream tasks
+(:mod:`sentprobe.analysis.correlation`) and prediction agreement. A figure the store has
+no data for comes back as None, and the report leaves it out.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sentprobe.errors import SentprobeError
+from sentprobe.reporting import html
+from sentprobe.reporting.plots import figure_svg
+
+Intervals = Callable[[Sequence[str]], "tuple[float, float] | None"]
+
+
+def layer_data(
+    frame: pd.DataFrame, interval: Intervals | None, metric: str = "test_score"
+) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """(curves, summary) of the ``--layer all`` rows, or None when there are none: curves
+    with model, task, layer, score (points), low, high; summary from analysis.layers."""
+    from sentprobe.analysis.layers import layer_scores, layer_summary
+    from sentprobe.reporting.controls import split_controls
+
+    tasks, _ = split_controls(frame)
+    try:
+        scores = layer_scores(tasks, metric)
+        summary = layer_summary(tasks, metric)
+    except SentprobeError:
+        return None
+    several = scores.groupby("encoder")["probe"].nunique()
+    scores["model"] = [
+        f"{e} [{p}]" if several[e] > 1 else e for e, p in zip(scores["encoder"], scores["probe"])
+    ]
+    summary["model"] = [
+        f"{e} [{p}]" if several[e] > 1 else e for e, p in zip(summary["encoder"], summary["probe"])
+    ]
+    scores["low"] = scores["high"] = math.nan
+    if interval is not None:
+        keyed = tasks.assign(_enc=tasks["encoder"].astype(str) + "\t" + tasks["probe"].astype(str))
+        keys = keyed.groupby(["_enc", "task"], sort=False)["key"].apply(list)
+        for i, r in scores.iterrows():
+            found = keys.get((f"{r['encoder']}@layer{r['layer']}\t{r['probe']}", r["task"]))
+            ci = interval(found) if found else None
+            if ci is not None:
+                scores.loc[i, ["low", "high"]] = [100.0 * ci[0], 100.0 * ci[1]]
+    return scores, summary
+
+
+def layer_figure(curves: pd.DataFrame, summary: pd.DataFrame, frame: pd.DataFrame):
+    """The layer-curves figure, tasks in the paper's order, Majority dotted."""
+    from sentprobe.datasets.task import PAPER_TASKS
+    from sentprobe.reporting.plots import layer_curves_figure
+
+    order = {t: i for i, t in enumerate(PAPER_TASKS)}
+    curves = curves.sort_values(
+        "task", key=lambda s: s.map(lambda t: order.get(t, len(order))), kind="stable"
+    )
+    peaks = {
+        (m, t): int(p) for m, t, p in zip(summary["model"], summary["task"], summary["peak_layer"])
+    }
+    centres = {
+        (m, t): float(c) for m, t, c in zip(summary["model"], summary["task"], summary["center"])
+    }
+    majority = frame[frame["encoder"] == "Majority"]
+    chance = {
+        str(t): 100.0 * float(s) for t, s in majority.groupby("task")["test_score"].mean().items()
+    }
+    return layer_curves_figure(curves, peaks, centres, chance or None)
+
+
+def relative_plot(
+    frame: pd.DataFrame, reference_row: str | None, reference_language: str | None, metric: str
+) -> html.Plot | None:
+    """X-Probe's Figure 4: relative to the reference language when the results have
+    several languages, else every row relative to a reference row."""
+    from sentprobe.reporting.controls import split_controls
+    from sentprobe.reporting.crosslang import _task_order, relative_scores
+    from sentprobe.reporting.plots import language_panels_figure, relative_rows_figure
+    from sentprobe.reporting.tables import pivot
+
+    tasks, _ = split_controls(frame)
+    languages = sorted(set(tasks["language"].fillna("").astype(str)) - {""})
+    if len(languages) > 1:
+        ref = languages[0]
+        if reference_language and reference_language in languages:
+            ref = reference_language
+        rel = relative_scores(tasks, ref, metric)
+        fig = language_panels_figure(rel, _task_order(rel["task"]), ref, metric)
+        caption = f"Each encoder's score in each language minus its score in {ref} (points)."
+        return html.Plot("relative-heatmap", f"Relative to {ref}", figure_svg(fig, "rel"), caption)
+    wide = pivot(tasks, metric, "mean")
+    wide.columns = [t for _, t in wide.columns]
+    if len(wide) < 2:
+        return None
+    ref = reference_row or ("Majority" if "Majority" in wide.index else str(wide.index[0]))
+    if ref not in wide.index:
+        raise SentprobeError(f"no row {ref!r} in the results (rows: {', '.join(wide.index)})")
+    fig = relative_rows_figure(wide, ref)
+    caption = (
+        f"Every row's test accuracy minus {ref}'s, per task (points; blue above, red below); "
+        "choose the reference with --reference-row."
+    )
+    return html.Plot("relative-heatmap", f"Relative to {ref}", figure_svg(fig, "rel"), caption)
+
+
+def agreement_plot(frame: pd.DataFrame, preds: dict[str, Any]) -> html.Plot | None:
+    """How often two rows make the same test prediction (analysis.prediction_agreement),
+    averaged over the tasks they share; None without predictions or that module."""
+    try:  # analysis.prediction_agreement is optional here: no module, no plot
+        module = importlib.import_module("sentprobe.analysis.prediction_agreement")
+    except ImportError:
+        return None
+    matrix_of = getattr(module, "agreement_matrix", None)
+    if matrix_of is None or not preds:
+        return None
+    from sentprobe.reporting.controls import split_controls
+    from sentprobe.reporting.plots import agreement_figure
+
+    tasks, _ = split_controls(frame)
+    try:
+        matrix = matrix_of(tasks, preds)
+    except (SentprobeError, ValueError):
+        return None
+    if matrix is None or len(matrix) < 2:
+        return None
+    fig = agreement_figure(matrix)
+    return html.Plot(
+        "agreement",
+        "Prediction agreement",
+        figure_svg(fig, "agree"),
+        "Share of test items two rows predict alike (%), averaged over the tasks they share.",
+    )
+
+
+def correlation_plot(
+    frame: pd.DataFrame,
+    downstream: Path,
+    metric: str,
+    rename: dict[str, str] | None,
+    alpha: float,
+) -> html.Plot:
+    """Conneau et al.'s Figure 2 for the rows of ``frame`` against a downstream file."""
+    from sentprobe.analysis.correlation import caption, correlation_cells, correlation_heatmap
+
+    cells = correlation_cells(frame, downstream, metric, rename=rename, alpha=alpha)
+    return html.Plot(
+        "correlation",
+        "Correlation with downstream tasks",
+        figure_svg(correlation_heatmap(cells, alpha), "corr"),
+        caption(cells, alpha) + f". Downstream scores: {downstream}.",
+    )

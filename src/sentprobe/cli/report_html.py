@@ -1,0 +1,433 @@
+"""What ``sentprobe report --html`` and ``--layer-curves`` put together from a results store.
+
+The HTML page (:mod:`sentprobe.reporting.html`) and the figures (:mod:`sentprobe.reporting.plots`)
+only lay out data; this module gathers it from the stages that compute it: scores and markers
+from the results table, confidence intervals and paired tests from the stored predictions
+(:mod:`sentprobe.analysis.stats`), controls from :mod:`sentprobe.reporting.controls`, layer
+peaks from :mod:`sentprobe.analysis.layers`, correlations from ``sentprobe correlate``, task
+metadata from the registry and each suite's ``manifest.json`` and ``QUALITY.md``. What a store
+lacks (no controls, no predictions, no ``--layer all`` rows) is left out and the report says
+how to get it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import re
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sentprobe.cli.report_figures import (
+    Intervals,
+    agreement_plot,
+    correlation_plot,
+    layer_data,
+    layer_figure,
+    relative_plot,
+)
+from sentprobe.errors import SentprobeError
+from sentprobe.reporting import html
+from sentprobe.reporting.plots import figure_svg
+
+#: Library versions shown under provenance (those that change scores or encodings).
+LIBRARIES = (
+    "sentprobe",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "pandas",
+    "torch",
+    "transformers",
+    "sentence-transformers",
+    "matplotlib",
+)
+
+
+def _rows_and_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the results table's row and column label of each record."""
+    from sentprobe.reporting.tables import _column_labels  # the table's own labelling
+
+    df = frame.copy()
+    for name in ("task_source", "language"):
+        df[name] = df[name].fillna("").astype(str) if name in df.columns else ""
+    probes = df.groupby("encoder", sort=False)["probe"].nunique()
+    df["row"] = [
+        f"{e} [{p}]" if probes[e] > 1 else str(e) for e, p in zip(df["encoder"], df["probe"])
+    ]
+    df["column"] = _column_labels(df)
+    if "created" in df.columns:
+        df = df.sort_values("created", kind="stable")
+    identity = ["row", "column", "seed"]
+    return df.drop_duplicates(identity, keep="last")
+
+
+def _intervals(results: Path, frame: pd.DataFrame) -> tuple[Intervals | None, dict[str, Any]]:
+    """The CI function and the predictions of ``frame``'s records (empty when the store
+    holds none)."""
+    from sentprobe.evaluation.store import ResultsStore
+
+    try:
+        from sentprobe.analysis.stats import interval_function
+    except ImportError:  # an older analysis.stats
+        return None, {}
+    with ResultsStore(results, readonly=True) as store:
+        getter = getattr(store, "predictions_for", None)
+        preds = dict(getter(frame["key"])) if getter else {}
+    return (interval_function(preds) if preds else None), preds
+
+
+def _best_marks(
+    keyed: pd.DataFrame, means: pd.DataFrame, preds: dict[str, Any], alpha: float
+) -> set[tuple[str, str]]:
+    """(row, column) cells that are the best of their column among encoder rows, or not
+    significantly worse than it: exact McNemar on the first seed's test items against the
+    best row, Holm-corrected over the column's comparisons."""
+    from sentprobe.analysis.stats import holm, paired_test
+
+    first = keyed.sort_values("seed").drop_duplicates(["row", "column"])
+    key = {(r, c): k for r, c, k in zip(first["row"], first["column"], first["key"])}
+    marked: set[tuple[str, str]] = set()
+    for column in means.columns:
+        scores = means[column].dropna()
+        if scores.empty:
+            continue
+        best = str(scores.idxmax())
+        marked.add((best, column))
+        best_pred = preds.get(key.get((best, column), ""))
+        others, pvalues = [], []
+        for row in scores.index:
+            other = preds.get(key.get((row, column), ""))
+            if row == best or best_pred is None or other is None:
+                continue
+            if len(other.gold) != len(best_pred.gold):
+                continue
+            others.append(row)
+            pvalues.append(paired_test(best_pred.correct, other.correct).p_mcnemar)
+        for row, p in zip(others, holm(pvalues) if pvalues else []):
+            if p >= alpha:
+                marked.add((row, column))
+    return marked
+
+
+def results_section(
+    frame: pd.DataFrame,
+    interval: Intervals | None,
+    preds: dict[str, Any],
+    metric: str,
+    reference: pd.DataFrame | None,
+    alpha: float,
+) -> html.Table:
+    """The sortable results table: scores, seeds' std, CIs, best marks, selectivity."""
+    from sentprobe.evaluation.baselines import paper_labels
+    from sentprobe.reporting.controls import selectivity_frame, split_controls
+    from sentprobe.reporting.tables import pivot
+
+    tasks, _ = split_controls(frame)
+    if tasks.empty:
+        raise SentprobeError("no results to report")
+    mean = pivot(tasks, metric, "mean")
+    std, count = pivot(tasks, metric, "std"), pivot(tasks, metric, "n")
+    columns = [(str(g), str(t)) for g, t in mean.columns]
+    for wide in (mean, std, count):
+        wide.columns = [t for _, t in columns]
+    keyed = _rows_and_columns(tasks)
+    groups = keyed.groupby(["row", "column"], sort=False)["key"]
+    ci = {cell: interval(list(keys)) for cell, keys in groups} if interval else {}
+    control: dict[tuple[str, str], float] = {}
+    if metric == "test_score":
+        sel = selectivity_frame(frame)
+        if not sel.empty:
+            sel = _rows_and_columns(sel)
+            for cell, scores in sel.groupby(["row", "column"], sort=False)["control_score"]:
+                control[cell] = 100.0 * float(scores.mean())
+    baselines = {b.lower() for b in paper_labels()}
+    encoder_rows = [r for r in mean.index if str(r).split(" [")[0].lower() not in baselines]
+    best = (
+        _best_marks(keyed, mean.loc[encoder_rows], preds, alpha)
+        if preds and encoder_rows
+        else set()
+    )
+    rows: list[html.Row] = []
+    for row in mean.index:
+        kind: html.RowKind = "baseline" if row not in encoder_rows else "encoder"
+        cells = {}
+        for task in mean.columns:
+            value = float(mean.loc[row, task])
+            several = int(count.loc[row, task] or 0) > 1
+            low, high = ci.get((row, task)) or (math.nan, math.nan)
+            cells[task] = html.Cell(
+                value=value,
+                std=float(std.loc[row, task]) if several else math.nan,
+                low=100.0 * low if math.isfinite(low) else math.nan,
+                high=100.0 * high if math.isfinite(high) else math.nan,
+                best=(row, task) in best,
+                control=control.get((row, task), math.nan),
+            )
+        rows.append(html.Row(str(row), kind, cells))
+    if reference is not None and not reference.empty:
+        for name, group in reference.groupby("row", sort=False):
+            cells = {str(t): html.Cell(float(s)) for t, s in zip(group["task"], group["score"])}
+            rows.append(html.Row(f"{name} (reference)", "reference", cells))
+    notes = [
+        f"Test accuracy (%) of the {metric.replace('_', ' ')}; click a task to sort. "
+        "Shaded rows: the paper's baselines (top) and reference rows not measured by "
+        "sentprobe (italic)."
+    ]
+    if ci:
+        notes.append(
+            "[low, high]: 95% bootstrap confidence interval over test items (1,000 resamples)."
+        )
+    if best:
+        notes.append(
+            "Bold: the best encoder of the column and those not significantly worse than it "
+            "(exact McNemar test on the same test items, Holm-corrected per column, "
+            f"α = {alpha:g})."
+        )
+    if control:
+        notes.append(
+            "sel: selectivity = accuracy − control-task accuracy (Hewitt & Liang 2019): what "
+            "the probe scores beyond memorising the first content word's identity."
+        )
+    if (count > 1).any().any():
+        notes.append("± after a score: standard deviation over seeds.")
+    return html.Table(columns, rows, notes)
+
+
+def _suite_dirs() -> dict[str, Path]:
+    from sentprobe.datasets.builtin import SAMPLE_DIRS
+    from sentprobe.datasets.loaders import read_manifest
+
+    out = {}
+    for directory in SAMPLE_DIRS:
+        manifest = read_manifest(directory) if (directory / "manifest.json").is_file() else None
+        if manifest and manifest.get("suite"):
+            out[str(manifest["suite"])] = directory
+    return out
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def suite_info(name: str, directory: Path) -> html.SuiteInfo:
+    """A suite's manifest summary, its QUALITY.md and the audit findings section of it."""
+    from sentprobe.datasets.loaders import read_manifest
+
+    manifest = read_manifest(directory) or {}
+    generator = manifest.get("generator") or {}
+    fields = {
+        "language": str(manifest.get("language", "")),
+        "layout": str(manifest.get("layout", "")),
+        "description": _short(manifest.get("description", ""), 600),
+        "source": _short(manifest.get("source", ""), 600),
+        "license": _short(manifest.get("license", "")),
+        "corpus sha256": str(manifest.get("corpus_sha256", "")),
+        "annotator": _short(manifest.get("annotator", "")),
+        "generator": _short(generator),
+        "sizes": _short(manifest.get("sizes", "")),
+    }
+    quality = directory / "QUALITY.md"
+    text = quality.read_text(encoding="utf-8") if quality.is_file() else ""
+    findings = ""
+    match = re.search(r"^## Warnings and errors\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    if match:
+        findings = match.group(1).strip()
+    return html.SuiteInfo(name, str(directory), fields, text, findings)
+
+
+def task_section(frame: pd.DataFrame) -> tuple[list[html.TaskInfo], list[html.SuiteInfo]]:
+    """One entry per task of the results (sizes and classes from the records; description,
+    license and source from the registry), and the suites they come from."""
+    from sentprobe import registry
+    from sentprobe.datasets.builtin import register_builtin
+    from sentprobe.reporting.controls import split_controls
+
+    register_builtin()
+    tasks, _ = split_controls(frame)
+    suites = _suite_dirs()
+    infos, used = [], []
+    last = tasks.sort_values("created", kind="stable") if "created" in tasks.columns else tasks
+    last = last.drop_duplicates(["task", "task_source", "language"], keep="last")
+    for rec in last.itertuples(index=False):
+        source = str(rec.task_source or "")
+        names = [f"{source}/{rec.task}", str(rec.task)]
+        entry = next((registry.tasks.get(n) for n in names if n in registry.tasks), None)
+        meta = getattr(entry, "metadata", None)
+        fields = {
+            "suite": source,
+            "language": str(rec.language or ""),
+            "category": str(rec.category or ""),
+            "train / dev / test": f"{rec.n_train} / {rec.n_dev or '– (5-fold CV)'} / {rec.n_test}",
+            "classes": str(rec.n_classes),
+            "task data hash": str(rec.task_hash),
+        }
+        if meta is not None:
+            fields["license"] = _short(meta.license)
+            if source not in suites:
+                fields["source"] = _short(meta.source)
+            if meta.citation:
+                fields["citation"] = _short(meta.citation)
+        name = str(rec.task) + (f" ({rec.language})" if tasks["language"].nunique() > 1 else "")
+        infos.append(html.TaskInfo(name, fields, meta.description if meta is not None else ""))
+        if source in suites and source not in used:
+            used.append(source)
+    return infos, [suite_info(s, suites[s]) for s in used]
+
+
+def provenance(frame: pd.DataFrame, results: Path) -> list[html.SimpleTable]:
+    """Encoders with their fingerprints and when they ran; library versions; the report."""
+    rows = []
+    for (encoder, probe), group in frame.groupby(["encoder", "probe"], sort=False):
+        fps = sorted(set(group["encoder_fingerprint"].astype(str)))
+        created = group["created"].astype(str).str.replace("T", " ").str[:16]
+        rows.append(
+            [
+                str(encoder),
+                str(probe),
+                "; ".join(fps),
+                str(int(group["dim"].max())) if "dim" in group else "",
+                str(len(group)),
+                f"{created.min()} – {created.max()[-5:]}"
+                if created.min()[:10] == created.max()[:10]
+                else f"{created.min()} – {created.max()}",
+            ]
+        )
+    encoders = html.SimpleTable(
+        "Encoders",
+        ["Row", "Probe", "Fingerprint (model, revision, layer, pooling)", "Dim", "Records", "Run"],
+        rows,
+        "A result is reused only while its fingerprint, the task data hash and the probe's "
+        "settings are unchanged.",
+    )
+    versions = []
+    for name in LIBRARIES:
+        try:
+            versions.append([name, metadata.version(name)])
+        except metadata.PackageNotFoundError:
+            continue
+    versions.append(["python", platform.python_version()])
+    libs = html.SimpleTable(
+        "Libraries (when this report was made)", ["Package", "Version"], versions
+    )
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    made = html.SimpleTable(
+        "This report",
+        ["", ""],
+        [["results store", str(results.resolve())], ["records", str(len(frame))], ["created", now]],
+    )
+    return [encoders, libs, made]
+
+
+def build_report(
+    results: Path,
+    frame: pd.DataFrame,
+    *,
+    metric: str = "test_score",
+    reference: pd.DataFrame | None = None,
+    reference_row: str | None = None,
+    reference_language: str | None = None,
+    downstream: Path | None = None,
+    rename: dict[str, str] | None = None,
+    alpha: float = 0.05,
+) -> html.Report:
+    """Everything the HTML report shows, from the records ``frame`` of the store ``results``."""
+    from sentprobe.reporting.controls import split_controls
+
+    if frame.empty:
+        raise SentprobeError(f"{results}: no results to report")
+    interval, preds = _intervals(results, frame) if metric == "test_score" else (None, {})
+    table = results_section(frame, interval, preds, metric, reference, alpha)
+    messages: list[str] = []
+    _, controls = split_controls(frame)
+    if controls.empty:
+        messages.append(
+            "No control-task results: run again with `sentprobe run --controls ...` to add "
+            "control accuracy and selectivity (Hewitt & Liang 2019) to every cell."
+        )
+    if not preds and metric == "test_score":
+        messages.append(
+            "No per-item predictions stored for these results (made by an older sentprobe): "
+            "rerun them to get confidence intervals and significance marks."
+        )
+    plots, tables = [], []
+    layers = layer_data(frame, interval, metric)
+    if layers is not None:
+        curves, summary = layers
+        fig = layer_figure(curves, summary, frame)
+        plots.append(
+            html.Plot(
+                "layer-curves",
+                "Layer curves",
+                figure_svg(fig, "layers"),
+                "Test accuracy per layer (0 = embeddings), one panel per task; the band is "
+                "the 95% CI, the dot the peak layer, the dashed line the centre of gravity "
+                "(expected layer of the gains over layer 0, analysis/layers.py).",
+            )
+        )
+        tables.append(
+            html.SimpleTable(
+                "Where each task peaks",
+                [
+                    "Model",
+                    "Task",
+                    "Layers",
+                    "Peak layer",
+                    "Peak score",
+                    "Layer 0",
+                    "Centre of gravity",
+                ],
+                [
+                    [
+                        str(r.model),
+                        str(r.task),
+                        str(r.layers),
+                        str(r.peak_layer),
+                        f"{r.peak_score:.1f}",
+                        f"{r.first_layer_score:.1f}",
+                        f"{r.center:.2f}",
+                    ]
+                    for r in summary.itertuples(index=False)
+                ],
+            )
+        )
+    else:
+        messages.append(
+            "No per-layer rows: run a Hugging Face model with `--layer all` to get layer curves."
+        )
+    relative = relative_plot(frame, reference_row, reference_language, metric)
+    if relative is not None:
+        plots.append(relative)
+    if downstream is not None:
+        plots.append(correlation_plot(frame, downstream, metric, rename, alpha))
+    else:
+        messages.append(
+            "No downstream scores: add `--downstream scores.csv` (encoder,task,score) or an MTEB "
+            "results folder to correlate probing with downstream tasks."
+        )
+    agreement = agreement_plot(frame, preds)
+    if agreement is not None:
+        plots.append(agreement)
+    infos, suites = task_section(frame)
+    n_rows = len(table.rows)
+    subtitle = (
+        f"{n_rows} rows × {len(table.columns)} tasks from {results.resolve()} · "
+        f"made {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by sentprobe"
+    )
+    return html.Report(
+        title="sentprobe report",
+        subtitle=subtitle,
+        table=table,
+        plots=plots,
+        tables=tables,
+        tasks=infos,
+        suites=suites,
+        provenance=provenance(frame, results),
+        messages=messages,
+    )

@@ -1,0 +1,208 @@
+"""The HTML report: built from a small results store made here (baselines, a four-layer
+encoder with per-item predictions, control tasks, a reference row), self-contained and
+escaped, and rendered in headless Chromium: screenshot, the table and every plot in the
+DOM, a working sort, no console error. The browser tests skip where Chromium is absent."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sentprobe.cli.report import _load_results
+from sentprobe.cli.report_html import build_report
+from sentprobe.evaluation.predictions import Predictions
+from sentprobe.evaluation.store import ResultRecord, ResultsStore
+from sentprobe.reporting.html import markdown_html, render_html
+
+TASKS = {"SentLen": 0.55, "Tense": 0.80, "WC": 0.30}
+N_TEST = 200
+#: A row name that would run code if it were not escaped.
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+def _record(encoder: str, task: str, score: float, category: str = "surface") -> ResultRecord:
+    return ResultRecord(
+        encoder=encoder,
+        encoder_fingerprint=f"fp:{encoder}",
+        task=task,
+        task_source="synthetic",
+        task_hash=f"hash-{task.split('~')[0]}",
+        category=category,
+        language="en",
+        seed=0,
+        probe="logreg",
+        selection="dev",
+        config={"C": 1.0},
+        dev_score=score,
+        test_score=score,
+        n_train=800,
+        n_dev=N_TEST,
+        n_test=N_TEST,
+        n_classes=2,
+        dim=16,
+    )
+
+
+def _predictions(rng: np.random.Generator, accuracy: float) -> Predictions:
+    gold = rng.integers(0, 2, N_TEST)
+    right = np.zeros(N_TEST, dtype=bool)
+    right[rng.choice(N_TEST, int(round(accuracy * N_TEST)), replace=False)] = True
+    pred = np.where(right, gold, 1 - gold)
+    return Predictions.from_labels(gold, pred, labels=["0", "1"])
+
+
+def make_store(path: Path) -> Path:
+    """Majority, a 4-layer encoder (whose accuracy peaks at layer 2), an oddly named row,
+    and control tasks for the layers, each with stored predictions."""
+    rng = np.random.default_rng(0)
+    rows = {"Majority": dict.fromkeys(TASKS, 0.5)}
+    for layer, gain in enumerate([0.0, 0.08, 0.15, 0.1]):
+        rows[f"tiny@layer{layer}"] = {t: min(0.99, a + gain) for t, a in TASKS.items()}
+    rows[EVIL] = dict.fromkeys(TASKS, 0.6)
+    with ResultsStore(path) as store:
+        for row, scores in rows.items():
+            for task, acc in scores.items():
+                key = f"{row}|{task}"
+                store.add(_record(row, task, acc), key, _predictions(rng, acc))
+                if "@layer" in row:
+                    ctl = f"{task}~control"
+                    store.add(_record(row, ctl, 0.5), f"{key}~c", _predictions(rng, 0.5))
+    return path
+
+
+@pytest.fixture(scope="module")
+def report_html(tmp_path_factory) -> tuple[str, Path]:
+    tmp = tmp_path_factory.mktemp("report")
+    store = make_store(tmp / "results.sqlite")
+    down = tmp / "downstream.csv"
+    lines = [f"tiny@layer{k},STS,{s}" for k, s in enumerate([0.3, 0.5, 0.7, 0.6])]
+    down.write_text("encoder,task,score\n" + "\n".join([*lines, "Majority,STS,0.1"]) + "\n")
+    reference = pd.DataFrame({"row": "Human", "task": list(TASKS), "score": [100.0, 99.0, 95.0]})
+    frame = _load_results(store, None)
+    report = build_report(store, frame, downstream=down, reference=reference)
+    page = render_html(report)
+    path = tmp / "report.html"
+    path.write_text(page, encoding="utf-8")
+    return page, path
+
+
+def test_report_has_every_section_and_nothing_external(report_html):
+    page, _ = report_html
+    for anchor in ('id="results-table"', 'id="layer-curves"', 'id="relative-heatmap"'):
+        assert anchor in page
+    assert 'id="correlation"' in page and "n = 5" in page
+    assert page.count("<svg") >= 3
+    assert "[" in page and "sel +" in page  # CIs and selectivity in the cells
+    assert 'class="reference"' in page and "Human (reference)" in page
+    assert 'class="baseline"' in page
+    # self-contained: nothing is fetched when the file is opened
+    external = r"""(src|href)\s*=\s*["']?(https?:|//)|url\(\s*["']?[^#\s"']|@import|<link"""
+    assert not re.search(external, page)  # clip paths use url(#id), local to the page
+
+
+def test_report_escapes_what_it_shows(report_html):
+    page, _ = report_html
+    assert EVIL not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_layer_peak_and_controls_in_report(report_html):
+    page, _ = report_html
+    # the layer table: tiny peaks at layer 2 on every task
+    assert page.count('<td class="text">tiny</td>') == len(TASKS)
+    assert "No control-task results" not in page and "No per-layer rows" not in page
+
+
+def test_missing_pieces_are_explained(tmp_path):
+    store = tmp_path / "r.sqlite"
+    with ResultsStore(store) as s:
+        for i, enc in enumerate(["a", "b"]):
+            s.add(_record(enc, "SentLen", 0.5 + 0.1 * i), f"k{i}")
+    page = render_html(build_report(store, _load_results(store, None)))
+    assert "sentprobe run --controls" in page  # how to get controls
+    assert "--layer all" in page and "--downstream" in page
+    assert "No per-item predictions" in page
+
+
+def test_markdown_subset():
+    out = markdown_html("## Title\n\n| a | b |\n|---|--:|\n| **x** | 1 |\n\n- one `c`\n- <two>\n")
+    assert "<h4>Title</h4>" in out and "<b>x</b>" in out and "<td>1</td>" in out
+    assert "<li>one <code>c</code></li>" in out and "&lt;two&gt;" in out
+
+
+# ---------------------------------------------------------------------------- browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="headless Chromium not installed (apt-get install chromium; .ci/run does it)",
+)
+
+
+def _chromium(page: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
+    assert CHROMIUM is not None
+    return subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",  # tests may run as root (CI containers)
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--user-data-dir={tmp_path / 'chromium-profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1280,1800",
+            *extra,
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@needs_chromium
+def test_report_renders_in_chromium(report_html, tmp_path):
+    import matplotlib.image
+
+    _, path = report_html
+    shot = tmp_path / "shot.png"
+    res = _chromium(path, tmp_path, f"--screenshot={shot}", "--dump-dom")
+    assert res.returncode == 0, res.stderr[-2000:]
+    console = [line for line in res.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == [], console
+    dom = res.stdout
+    assert 'id="results-table"' in dom and "<tbody" in dom
+    for plot in ("layer-curves", "relative-heatmap", "correlation"):
+        start = dom.index(f'id="{plot}"')
+        assert "<svg" in dom[start : dom.index("</figure>", start)], plot
+    image = matplotlib.image.imread(shot)
+    assert image.shape[0] >= 1000 and image.shape[1] >= 1000
+    assert float(image[..., :3].std()) > 0.05  # not a blank page
+
+
+@needs_chromium
+def test_results_table_sorts_on_click(report_html, tmp_path):
+    page, _ = report_html
+    probe = """<script>
+      document.querySelector('th.sortable[data-col="1"]').click();
+      var rows = document.querySelectorAll("#results-table tbody.encoder tr");
+      var values = Array.prototype.map.call(rows, function (r) {
+        return r.cells[1].getAttribute("data-v");
+      });
+      document.body.setAttribute("data-order", JSON.stringify(values));
+    </script></body>"""
+    path = tmp_path / "sorted.html"
+    path.write_text(page.replace("</body>", probe), encoding="utf-8")
+    res = _chromium(path, tmp_path, "--dump-dom")
+    assert res.returncode == 0, res.stderr[-2000:]
+    raw = res.stdout.split('data-order="', 1)[1].split('"', 1)[0].replace("&quot;", '"')
+    values = [float(v) for v in json.loads(raw)]
+    assert values == sorted(values, reverse=True) and len(values) == 5
