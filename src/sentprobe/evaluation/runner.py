@@ -4,6 +4,11 @@ A *row* of the results table is either an encoder (its vectors go to a probe) or
 baseline (Majority, NB-tfidf: a classifier on the raw sentences). Each unit's result is
 committed to the results store as soon as it exists and embeddings go to the on-disk cache,
 so a run that is interrupted and started again skips finished units and encodes nothing twice.
+
+Long because every kind of unit (text baselines, encoders with views, seeds and restarts,
+cross-validated and zero-shot tasks whose protocol lives in evaluation/folds.py) goes through
+the one loop that derives unit keys, skips finished units and records results: split up, the
+key rules would be repeated in several modules.
 """
 
 from __future__ import annotations
