@@ -84,10 +84,42 @@ def report(
             "instead of the table (docs/function-words.md).",
         ),
     ] = None,
+    html: Annotated[
+        Path | None,  # noqa: UP007
+        typer.Option(
+            help="Write the HTML report here instead of printing the table: one "
+            "self-contained page with CIs, controls, layer curves, heatmaps, task metadata "
+            "and provenance (docs/report.md).",
+        ),
+    ] = None,
+    layer_curves: Annotated[
+        Path | None,  # noqa: UP007
+        typer.Option(help="Draw the layer curves of --layer all rows here (.png/.pdf/.svg)."),
+    ] = None,
+    downstream: Annotated[
+        Path | None,  # noqa: UP007
+        typer.Option(
+            help="With --html: downstream scores (CSV encoder,task,score or MTEB results) to "
+            "correlate with probing, as `sentprobe correlate`."
+        ),
+    ] = None,
+    rename: Annotated[
+        list[str] | None,  # noqa: UP007
+        typer.Option(help="With --downstream: DOWNSTREAM=ENCODER name pairs (repeatable)."),
+    ] = None,
+    reference_row: Annotated[
+        str | None,  # noqa: UP007
+        typer.Option(help="With --html: the row the heatmap is relative to [default: Majority]."),
+    ] = None,
+    reference_language: Annotated[
+        str | None,  # noqa: UP007
+        typer.Option(help="With --html on several languages: the heatmap's reference language."),
+    ] = None,
     output: TableOutput = None,
 ) -> None:
     """Print the paper-style table of everything stored in a results store, then control
-    accuracy and selectivity, MDL codelengths and reference rows where there are any."""
+    accuracy and selectivity, MDL codelengths and reference rows where there are any; or
+    write the HTML report (--html) and the layer curves (--layer-curves)."""
     from sentprobe.reporting.compose import report_text
     from sentprobe.reporting.reference import load_reference
 
@@ -97,6 +129,22 @@ def report(
         frame = frame[frame["encoder"].isin(encoder)]
     if by is not None:
         write_output(_by_subtype(results, frame, fmt.value), output)
+        return
+    if html is not None or layer_curves is not None:
+        from sentprobe.cli.report_html import write_report_files
+
+        write_report_files(
+            results,
+            frame,
+            html_path=html,
+            layer_curves=layer_curves,
+            metric=metric.value,
+            reference=rows,
+            reference_row=reference_row,
+            reference_language=reference_language,
+            downstream=downstream,
+            rename=rename,
+        )
         return
     if layers:
         from sentprobe.analysis.layers import layers_report
