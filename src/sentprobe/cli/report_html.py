@@ -16,6 +16,7 @@ import json
 import math
 import platform
 import re
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -431,3 +432,46 @@ def build_report(
         provenance=provenance(frame, results),
         messages=messages,
     )
+
+
+def write_report_files(
+    results: Path,
+    frame: pd.DataFrame,
+    *,
+    html_path: Path | None,
+    layer_curves: Path | None,
+    metric: str = "test_score",
+    reference: pd.DataFrame | None = None,
+    reference_row: str | None = None,
+    reference_language: str | None = None,
+    downstream: Path | None = None,
+    rename: Sequence[str] | None = None,
+) -> None:
+    """``report --html`` and ``--layer-curves``: each file written atomically, so a failure
+    leaves no half-written page or image."""
+    from sentprobe.analysis.correlation import parse_renames
+    from sentprobe.cli.console import note, write_output
+    from sentprobe.reporting.plots import save_figure
+
+    if layer_curves is not None:
+        interval, _ = _intervals(results, frame) if metric == "test_score" else (None, {})
+        layers = layer_data(frame, interval, metric)
+        if layers is None:
+            raise SentprobeError(
+                "no per-layer rows (<encoder>@layer<K>): run a Hugging Face model with "
+                "--layer all for layer curves"
+            )
+        save_figure(layer_figure(*layers, frame), layer_curves)
+        note(f"wrote {layer_curves}")
+    if html_path is not None:
+        report = build_report(
+            results,
+            frame,
+            metric=metric,
+            reference=reference,
+            reference_row=reference_row,
+            reference_language=reference_language,
+            downstream=downstream,
+            rename=parse_renames(rename),
+        )
+        write_output(html.render_html(report).rstrip("\n"), html_path)
