@@ -196,3 +196,19 @@ def test_cli_crosslang(frame, tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit) as exc:
         main()
     assert exc.value.code == 1
+
+
+def test_mapped_student_is_compared_with_its_teachers_reference() -> None:
+    """A ``map-encoder`` student ("A->fr@epoch-3") in French is compared with A's English
+    scores; the same label in another language, or an unrelated arrow, is its own row."""
+    rows = [row(e, lang, t, s) for e, langs in SCORES.items() for lang, ts in langs.items()
+            for t, s in ts.items()]  # fmt: skip
+    rows += [row("A->fr@epoch-3", "fr", "SentLen", 0.75), row("A->fr@epoch-3", "fr", "WC", 0.2)]
+    rows += [row("A->de", "fr", "SentLen", 0.5)]  # a student of German probed on French
+    rel = relative_scores(pd.DataFrame(rows), "en")
+    student = rel[rel["encoder"] == "A->fr@epoch-3"].set_index("task")
+    assert student.loc["SentLen", "relative"] == pytest.approx(75 - 80)
+    assert student.loc["WC", "relative"] == pytest.approx(20 - 50)
+    assert rel[rel["encoder"] == "A->de"]["reference_score"].isna().all()
+    only = relative_scores(pd.DataFrame(rows), "en", encoders=["A->fr@epoch-3"])
+    assert set(only["encoder"]) == {"A->fr@epoch-3"} and only["relative"].notna().all()

@@ -95,6 +95,7 @@ from sentprobe.cli.annotate import annotate  # noqa: E402
 from sentprobe.cli.audit import audit  # noqa: E402
 from sentprobe.cli.build import build  # noqa: E402
 from sentprobe.cli.correlate import correlate  # noqa: E402
+from sentprobe.cli.crosslingual import map_encoder, map_words  # noqa: E402
 from sentprobe.cli.label import label  # noqa: E402
 from sentprobe.cli.listing import encoders, tasks  # noqa: E402
 from sentprobe.cli.report import crosslang, report  # noqa: E402
@@ -104,6 +105,8 @@ from sentprobe.cli.train import train  # noqa: E402
 # In this order in ``sentprobe --help``.
 for _command in (run, report, tasks, encoders, audit, crosslang, correlate, build, label, train):
     app.command()(_command)
+for _command in (map_words, map_encoder):  # map-words, map-encoder
+    app.command(_command.__name__.replace("_", "-"))(_command)
 
 
 app.add_typer(annotate)  # annotate export / annotate import

@@ -6,12 +6,17 @@ default, or the paper's ratio), and per task the mean and standard deviation acr
 and encoders (their Table 1). Input is the frame of ``ResultsStore.to_frame()``; tables are
 rendered by :func:`sentprobe.reporting.tables.results_table`, so they look like every other
 sentprobe table.
+
+A student of ``sentprobe map-encoder`` (rows named ``<teacher>-><language>[@epoch-K]``) is
+compared, in its own language, with its *teacher's* reference-language scores: how much of
+the teacher's English results survives the mapping, as in X-Probe's Figure 4.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +33,18 @@ from sentprobe.reporting.tables import results_table
 Mode = Literal["diff", "ratio"]
 MODES: tuple[str, ...] = ("diff", "ratio")
 FORMATS = ("markdown", "csv", "latex", "json")
+#: A mapped student's row: teacher label, "->", its language, an optional "@epoch-K", and the
+#: " [probe]" suffix rows get when several probes were run.
+_MAPPED = re.compile(r"^(?P<teacher>.+)->(?P<lang>[A-Za-z][\w-]*)(?:@\S*)?(?P<probe> \[[^\]]*\])?$")
+
+
+def reference_encoder(encoder: str, language: str) -> str:
+    """The row whose reference-language scores ``encoder``'s are compared with: the teacher's
+    for a mapped student in its own language, else the encoder's own."""
+    m = _MAPPED.match(encoder)
+    if m and m["lang"] == language:
+        return m["teacher"] + (m["probe"] or "")
+    return encoder
 
 
 def language_scores(
@@ -118,7 +135,7 @@ def relative_scores(
     """
     if mode not in MODES:
         raise SentprobeError(f"unknown mode {mode!r}; choose diff or ratio")
-    scores = language_scores(frame, metric, encoders, include_baselines)
+    scores = language_scores(frame, metric, None, include_baselines)
     languages = sorted(scores["language"].unique())
     if reference not in languages:
         raise SentprobeError(
@@ -128,8 +145,18 @@ def relative_scores(
     if len(languages) < 2:
         raise SentprobeError(f"only {reference!r} in the results: nothing to compare with")
     ref = scores[scores["language"] == reference][["encoder", "task", "score", "older_task"]]
-    ref = ref.rename(columns={"score": "reference_score", "older_task": "reference_older"})
-    rel = scores[scores["language"] != reference].merge(ref, on=["encoder", "task"], how="left")
+    ref = ref.rename(
+        columns={"encoder": "_ref", "score": "reference_score", "older_task": "reference_older"}
+    )
+    rel = scores[scores["language"] != reference]
+    if encoders:  # the reference rows of a student's teacher are kept: filtered only here
+        rel = rel[rel["encoder"].str.replace(r" \[[^\]]*\]$", "", regex=True).isin(encoders)]
+    if rel.empty:
+        raise SentprobeError("no results of the chosen encoders outside the reference language")
+    rel = rel.assign(
+        _ref=[reference_encoder(e, lang) for e, lang in zip(rel["encoder"], rel["language"])]
+    )
+    rel = rel.merge(ref, on=["_ref", "task"], how="left").drop(columns="_ref")
     rel["older_task"] = rel["older_task"] | rel.pop("reference_older").fillna(False).astype(bool)
     if mode == "diff":
         rel["relative"] = rel["score"] - rel["reference_score"]

@@ -45,7 +45,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from ..datasets.parallel import ParallelCorpus
+from ..datasets.parallel import ParallelCorpus, shipped_parallel_path
 from ..encoders.base import Encoder
 from ..encoders.cache import EmbeddingCache
 from ..encoders.hf import set_torch_threads, sorted_batches
@@ -67,6 +67,7 @@ from .checkpoint import (
 from .vocab import Vocabulary, embedding_matrix
 
 __all__ = [
+    "PRESETS",
     "EarlyStopping",
     "StudentConfig",
     "alignment_loss",
@@ -77,6 +78,20 @@ __all__ = [
 
 #: What the monitored validation value is, and whether higher is better.
 MONITORS = {"mse": False, "retrieval": True, "task": True}
+#: ``map-encoder --preset``: teacher, data, language, run directory and StudentConfig fields.
+#: demo-fr is sized to train in well under 20 minutes on two CPU cores (docs/crosslingual.md).
+PRESETS: dict[str, dict[str, Any]] = {
+    "demo-fr": {
+        "teacher": "minilm",
+        "parallel": [str(shipped_parallel_path("fr"))],
+        "lang": "fr",
+        "output": Path("runs/map-fr"),
+        "arch": "bilstm-max",
+        "emb_dim": 128,
+        "lr": 2e-3,
+        "epochs": 8,
+    },
+}
 #: Encodes target-language (tokenised) sentences with the student being trained.
 EncodeFn = Callable[[Sequence[str]], np.ndarray]
 
