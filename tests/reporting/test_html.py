@@ -206,3 +206,22 @@ def test_results_table_sorts_on_click(report_html, tmp_path):
     raw = res.stdout.split('data-order="', 1)[1].split('"', 1)[0].replace("&quot;", '"')
     values = [float(v) for v in json.loads(raw)]
     assert values == sorted(values, reverse=True) and len(values) == 5
+
+
+def test_cli_writes_report_and_layer_curves(tmp_path):
+    from typer.testing import CliRunner
+
+    from sentprobe.cli.main import app
+
+    store = make_store(tmp_path / "results.sqlite")
+    page, curves = tmp_path / "out" / "report.html", tmp_path / "curves.png"
+    args = ["report", "--results", str(store), "--html", str(page), "--layer-curves", str(curves)]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert curves.stat().st_size > 10_000
+    flat = tmp_path / "flat.sqlite"
+    with ResultsStore(flat) as s:
+        s.add(_record("a", "SentLen", 0.5), "k")
+    res = CliRunner().invoke(app, ["report", "--results", str(flat), "--layer-curves", str(curves)])
+    assert res.exit_code == 1 and "--layer all" in res.output
