@@ -1,0 +1,99 @@
+"""``sentprobe map-words`` and ``map-encoder`` from the command line: outputs, measured
+precision, and bad inputs as one ``error:`` line (exit 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from typer.testing import CliRunner
+
+from sentprobe.cli.main import app
+from sentprobe.training.checkpoint import read_manifest
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def _vec(path: Path, words: list[str], matrix: np.ndarray) -> Path:
+    lines = [f"{len(words)} {matrix.shape[1]}"]
+    lines += [w + " " + " ".join(f"{v:.6f}" for v in row) for w, row in zip(words, matrix)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _rotated(tmp_path: Path, n: int = 120, dim: int = 10) -> tuple[Path, Path, Path]:
+    rng = np.random.default_rng(0)
+    tgt = rng.normal(size=(n, dim))
+    q, _ = np.linalg.qr(rng.normal(size=(dim, dim)))
+    src = _vec(tmp_path / "fr.vec", [f"fr{i}" for i in range(n)], tgt @ q.T)
+    en = _vec(tmp_path / "en.vec", [f"en{i}" for i in range(n)], tgt)
+    pairs = tmp_path / "dict.txt"
+    pairs.write_text("".join(f"fr{i} en{i}\n" for i in range(n)), encoding="utf-8")
+    return src, en, pairs
+
+
+def test_map_words_writes_mapped_vectors_and_reports_precision(tmp_path: Path) -> None:
+    src, en, pairs = _rotated(tmp_path)
+    out = tmp_path / "mapped.vec"
+    res = _invoke("map-words", "--src", str(src), "--tgt", str(en), "--dict", str(pairs),
+                  "-o", str(out))  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "precision@1 100.0%, precision@5 100.0%" in res.output
+    assert "96 pairs fitted, 24 source words held out" in res.output
+    assert out.read_text(encoding="utf-8").splitlines()[0] == "120 10"
+
+
+def test_map_words_bad_inputs_are_one_line(tmp_path: Path) -> None:
+    src, en, pairs = _rotated(tmp_path)
+    small = _vec(tmp_path / "small.vec", ["en0", "en1"], np.ones((2, 3)))
+    res = _invoke("map-words", "--src", str(src), "--tgt", str(small), "--dict", str(pairs),
+                  "-o", str(tmp_path / "x.vec"))  # fmt: skip
+    assert res.exit_code == 1 and "dimension mismatch" in res.output
+    assert not (tmp_path / "x.vec").exists()
+    swapped = tmp_path / "swapped.txt"
+    swapped.write_text("en0 fr0\n", encoding="utf-8")
+    res = _invoke("map-words", "--src", str(src), "--tgt", str(en), "--dict", str(swapped),
+                  "-o", str(tmp_path / "x.vec"))  # fmt: skip
+    assert res.exit_code == 1 and "check the direction" in res.output
+
+
+TEACHER = """
+import numpy as np
+
+def encode(sentences):
+    out = np.zeros((len(sentences), 6), dtype=np.float32)
+    for i, s in enumerate(sentences):
+        for w in s.lower().split():
+            out[i, sum(map(ord, w)) % 6] += 1.0
+    return out
+"""
+
+
+def test_map_encoder_trains_a_run_and_rejects_misaligned_data(tmp_path: Path) -> None:
+    teacher = tmp_path / "teacher.py"
+    teacher.write_text(TEACHER, encoding="utf-8")
+    words = ["chat", "chien", "dort", "mange", "le", "un", "petit", "grand"]
+    rng = np.random.default_rng(1)
+    lines = []
+    for _ in range(40):
+        s = " ".join(rng.choice(words, size=4))
+        lines.append(f"{s}\t{s}")
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = tmp_path / "runs" / "map-xx"
+    args = ["map-encoder", "--teacher", f"{teacher}:encode", "--parallel", str(pairs),
+            "--lang", "fr", "-o", str(run), "--epochs", "1", "--valid-size", "8",
+            "--batch-size", "8", "--emb-dim", "8", "--cache-dir", str(tmp_path / "c"),
+            "-q"]  # fmt: skip
+    res = _invoke(*args)
+    assert res.exit_code == 0, res.output
+    manifest = read_manifest(run)
+    assert manifest["name"] == "encode->fr" and len(manifest["epochs"]) == 1
+    assert "1 epochs, best epoch 1" in res.output
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("a b\tc d\nno tab here\n", encoding="utf-8")
+    res = _invoke(*[str(bad) if a == str(pairs) else a for a in args])
+    assert res.exit_code == 1
+    assert f"{bad}, line 2: no tab (expected source<TAB>target)" in res.output
