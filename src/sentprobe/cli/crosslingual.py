@@ -169,7 +169,7 @@ def map_encoder(
     output = output or base.pop("output", None)
     if not parallel or not lang or output is None:
         raise SentprobeError("give --parallel, --lang and --output (or a --preset)")
-    given = {
+    given: dict[str, Any] = {
         "arch": arch, "dim": dim, "emb_dim": emb_dim, "vectors": vectors, "epochs": epochs,
         "lam": lam, "lr": lr, "batch_size": batch_size, "valid_size": valid_size,
         "monitor": monitor or ("task" if valid_task else None), "seed": seed,

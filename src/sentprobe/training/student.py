@@ -255,7 +255,7 @@ def _build_student(
         embeddings, _ = embedding_matrix(vocab, wv, seed=config.seed)
         emb_dim = wv.dim
         vectors_entry = {"spec": str(config.vectors), "id": wv.id}
-    options = {"layers": config.layers, "dropout": config.dropout}
+    options: dict[str, Any] = {"layers": config.layers, "dropout": config.dropout}
     dims = [config.dim] if config.dim else [d for d in (out_dim // 2, out_dim) if d > 0]
     torch.manual_seed(config.seed)
     for dim in dims:
