@@ -8,6 +8,7 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -56,15 +57,14 @@ def test_pair_features():
     assert folds.pair_inputs("nli-pair", ["a"], ["b"]) == ["a b"]
 
 
+def _probe(tmp_path: Path, tasks) -> pd.DataFrame:
+    """Hashed and Majority on ``tasks``, stored in ``tmp_path / "r.sqlite"``."""
+    kwargs = {"results": tmp_path / "r.sqlite", "cache_dir": tmp_path / "cache"}
+    return run([Hashed()], tasks, baselines="majority", progress=False, **kwargs)
+
+
 def test_cross_validation_tests_every_item_once(tmp_path, release):
-    frame = run(
-        [Hashed()],
-        release,
-        baselines="majority",
-        results=tmp_path / "r.sqlite",
-        cache_dir=tmp_path / "cache",
-        progress=False,
-    )
+    frame = _probe(tmp_path, release)
     assert set(frame["encoder"]) == {"Majority", "Hashed"}
     hashed = frame[frame["encoder"] == "Hashed"].set_index("task")
     assert set(hashed["probe"]) == {"kim-mlp"}  # the task's own probe, not logreg
@@ -148,14 +148,7 @@ def test_restarts_give_one_unit_per_seed(tmp_path, release):
 
 
 def test_subtype_breakdown(tmp_path, release):
-    frame = run(
-        [Hashed()],
-        release,
-        baselines="majority",
-        results=tmp_path / "r.sqlite",
-        cache_dir=tmp_path / "cache",
-        progress=False,
-    )
+    frame = _probe(tmp_path, release)
     with ResultsStore(tmp_path / "r.sqlite", readonly=True) as store:
         scores = subtype_scores(frame, store.predictions_for(frame["key"]))
     negation = scores[(scores["task"] == "Negation") & (scores["encoder"] == "Majority")]

@@ -239,18 +239,16 @@ class Runner:
                     signature += protocol_signature(task, self.nli_train)
                     key = unit_key(fingerprint, task.content_hash(), signature, seed, task.name)
                     self.keys.append(key)
+                    unit = {
+                        "encoder": baseline.label,
+                        "encoder_fingerprint": fingerprint,
+                        "seed": seed,
+                        "probe": type(est).__name__,
+                    }
                     if task.folds is not None and not self.store.has(key):
+                        extra = {"seeded": uses_seed(est), "seeds": self.seeds}
                         self._fold_unit(
-                            key,
-                            task,
-                            baseline.make,
-                            list,
-                            signature,
-                            encoder=baseline.label,
-                            encoder_fingerprint=fingerprint,
-                            seed=seed,
-                            probe=type(est).__name__,
-                            extra={"seeded": uses_seed(est), "seeds": self.seeds},
+                            key, task, baseline.make, list, signature, extra=extra, **unit
                         )
                     elif not self.store.has(key):
                         # train and test are required (the loaders check), dev is optional
@@ -263,10 +261,7 @@ class Runner:
                             key,
                             task,
                             predictions,
-                            encoder=baseline.label,
-                            encoder_fingerprint=fingerprint,
-                            seed=seed,
-                            probe=type(est).__name__,
+                            **unit,
                             selection=est.selection_,
                             config=est.best_params_,
                             dev_score=est.best_score_,

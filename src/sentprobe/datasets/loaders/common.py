@@ -4,9 +4,11 @@ gzip-compressed) file line by line with line numbers for the errors."""
 from __future__ import annotations
 
 import gzip
+import json
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from sentprobe.datasets.task import PAPER_TASKS, ProbingTask
 from sentprobe.datasets.validation import (
@@ -98,6 +100,23 @@ def task_lines(path: Path, problems: Problems) -> Iterator[tuple[int, str]]:
             line = line[:-1]
         if line.strip():
             yield i, line
+
+
+def json_objects(
+    lines: Iterable[tuple[int, str]], problems: Problems
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of JSONL lines; a line that is not a JSON object is recorded in
+    ``problems`` and skipped."""
+    for i, line in lines:
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            problems.add(i, f"not valid JSON: {e.msg} (column {e.colno})")
+            continue
+        if not isinstance(obj, dict):
+            problems.add(i, f"expected a JSON object, found {type(obj).__name__}")
+            continue
+        yield i, obj
 
 
 def first_line(path: Path) -> str | None:

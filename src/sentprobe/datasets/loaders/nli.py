@@ -11,11 +11,10 @@ as their own training code does. Anything else is an error naming file, line and
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from sentprobe.datasets.loaders.common import _read_bytes, task_lines
+from sentprobe.datasets.loaders.common import _read_bytes, json_objects, task_lines
 from sentprobe.datasets.loaders.dnc import NLI_LABELS
 from sentprobe.datasets.validation import Problems
 from sentprobe.errors import DataError
@@ -60,16 +59,7 @@ def load_nli_pairs(path: str | Path) -> NLIPairs:
     lines = list(task_lines(path, problems))
     rows: list[tuple[int, dict[str, object]]] = []
     if lines and lines[0][1].lstrip().startswith("{"):
-        for i, line in lines:
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                problems.add(i, f"not valid JSON: {e.msg} (column {e.colno})")
-                continue
-            if not isinstance(obj, dict):
-                problems.add(i, f"expected a JSON object, found {type(obj).__name__}")
-                continue
-            rows.append((i, obj))
+        rows = list(json_objects(lines, problems))
     elif lines:
         header = lines[0][1].split("\t")
         for i, line in lines[1:]:

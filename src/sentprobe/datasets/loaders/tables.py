@@ -3,12 +3,12 @@ objects with those keys."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from sentprobe.datasets.loaders.common import (
     column_error,
     first_line,
+    json_objects,
     stem,
     task_lines,
 )
@@ -28,15 +28,7 @@ from sentprobe.errors import DataError
 def _load_jsonl(path: Path, language: str) -> ProbingTask:
     problems = Problems(path)
     builder = TaskBuilder(problems)
-    for i, line in task_lines(path, problems):
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            problems.add(i, f"not valid JSON: {e.msg} (column {e.colno})")
-            continue
-        if not isinstance(obj, dict):
-            problems.add(i, f"expected a JSON object, found {type(obj).__name__}")
-            continue
+    for i, obj in json_objects(task_lines(path, problems), problems):
         missing = [k for k in ("sentence", "label", "split") if k not in obj]
         if missing:
             problems.add(
