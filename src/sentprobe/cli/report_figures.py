@@ -28,6 +28,7 @@ def layer_data(
     """(curves, summary) of the ``--layer all`` rows, or None when there are none: curves
     with model, task, layer, score (points), low, high; summary from analysis.layers."""
     from sentprobe.analysis.layers import layer_scores, layer_summary
+    from sentprobe.datasets.task import PAPER_TASKS
     from sentprobe.reporting.controls import split_controls
 
     tasks, _ = split_controls(frame)
@@ -43,6 +44,8 @@ def layer_data(
     summary["model"] = [
         f"{e} [{p}]" if several[e] > 1 else e for e, p in zip(summary["encoder"], summary["probe"])
     ]
+    order = {t: i for i, t in enumerate(PAPER_TASKS)}
+    summary["_order"] = summary["task"].map(lambda t: order.get(t, len(order)))
     scores["low"] = scores["high"] = math.nan
     if interval is not None:
         keyed = tasks.assign(_enc=tasks["encoder"].astype(str) + "\t" + tasks["probe"].astype(str))

@@ -176,7 +176,8 @@ def results_section(
             cells = {str(t): html.Cell(float(s)) for t, s in zip(group["task"], group["score"])}
             rows.append(html.Row(f"{name} (reference)", "reference", cells))
     notes = [
-        f"Test accuracy (%) of the {metric.replace('_', ' ')}; click a task to sort. "
+        ("Test accuracy (%)" if metric == "test_score" else "Dev (selection) accuracy (%)")
+        + "; click a task to sort. "
         "Shaded rows: the paper's baselines (top) and reference rows not measured by "
         "sentprobe (italic)."
     ]
@@ -213,7 +214,16 @@ def _suite_dirs() -> dict[str, Path]:
 
 
 def _short(value: Any, limit: int = 300) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    """A manifest value as one line: a mapping as ``key: value; ...`` (a single nested
+    mapping unwrapped), anything longer than ``limit`` cut with an ellipsis."""
+    while (
+        isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), dict)
+    ):
+        value = next(iter(value.values()))
+    if isinstance(value, dict):
+        text = "; ".join(f"{k}: {_short(v, limit)}" for k, v in value.items())
+    else:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -269,14 +279,13 @@ def task_section(frame: pd.DataFrame) -> tuple[list[html.TaskInfo], list[html.Su
             "classes": str(rec.n_classes),
             "task data hash": str(rec.task_hash),
         }
-        if meta is not None:
+        description = ""
+        if meta is not None and source not in suites:  # a suite's tasks: see the suite
             fields["license"] = _short(meta.license)
-            if source not in suites:
-                fields["source"] = _short(meta.source)
-            if meta.citation:
-                fields["citation"] = _short(meta.citation)
+            fields["source"] = _short(meta.source)
+            description = meta.description
         name = str(rec.task) + (f" ({rec.language})" if tasks["language"].nunique() > 1 else "")
-        infos.append(html.TaskInfo(name, fields, meta.description if meta is not None else ""))
+        infos.append(html.TaskInfo(name, fields, description))
         if source in suites and source not in used:
             used.append(source)
     return infos, [suite_info(s, suites[s]) for s in used]
@@ -394,7 +403,7 @@ def build_report(
                         f"{r.first_layer_score:.1f}",
                         f"{r.center:.2f}",
                     ]
-                    for r in summary.itertuples(index=False)
+                    for r in summary.sort_values("_order", kind="stable").itertuples(index=False)
                 ],
             )
         )

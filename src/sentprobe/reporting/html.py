@@ -356,11 +356,16 @@ def render_html(report: Report) -> str:
         parts = []
         if report.tasks:
             keys = list(dict.fromkeys(k for task in report.tasks for k in task.fields))
+            described = any(task.description for task in report.tasks)
             table = SimpleTable(
                 "",
-                ["Task", *keys, "Description"],
+                ["Task", *keys, *(["Description"] if described else [])],
                 [
-                    [task.name, *(task.fields.get(k, "") for k in keys), task.description]
+                    [
+                        task.name,
+                        *(task.fields.get(k, "") for k in keys),
+                        *([task.description] if described else []),
+                    ]
                     for task in report.tasks
                 ],
             )
