@@ -26,7 +26,6 @@ Models are loaded and warmed up before timing. Usage (repository root)::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -40,6 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from data import DEFAULT_WORKDIR, load_corpus  # noqa: E402
+from results_io import write_result  # noqa: E402
 
 from sentprobe.encoders import get_encoder  # noqa: E402
 from sentprobe.encoders.cache import EmbeddingCache  # noqa: E402
@@ -231,10 +231,7 @@ def _write(args: argparse.Namespace, sentences: list[str], bs: int, rows: list[d
         "torch": torch.__version__,
         "rows": rows,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2))
-    print(f"wrote {args.out}")
-    return 0
+    return write_result(args.out, result)
 
 
 if __name__ == "__main__":

@@ -153,11 +153,9 @@ def main(argv: list[str] | None = None) -> int:
         runs[name]["cache_gb"] = round(cache / 2**30, 2)
         print(json.dumps({k: v for k, v in runs[name].items() if k != "table"}), flush=True)
         print(runs[name]["table"], flush=True)
-    result = {"date": time.strftime("%Y-%m-%dT%H:%M:%S"), "runs": runs}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2))
-    print(f"wrote {args.out}")
-    return 0
+    from results_io import write_result  # here: the user-code loader imports this file too
+
+    return write_result(args.out, {"date": time.strftime("%Y-%m-%dT%H:%M:%S"), "runs": runs})
 
 
 if __name__ == "__main__":

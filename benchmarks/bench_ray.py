@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from results_io import write_result
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
@@ -124,10 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         "rows": rows,
         "speedup_1_to_2_workers": round(speedup, 2),
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2))
-    print(f"wrote {args.out}")
-    return 0
+    return write_result(args.out, result)
 
 
 if __name__ == "__main__":
