@@ -48,3 +48,35 @@ def ewt_subset(shared_data: Path):
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("SENTPROBE_CACHE", str(tmp_path / "cache"))
+
+
+@pytest.fixture(scope="session")
+def make_record():
+    """A factory of results-store records with plain defaults, so a test names only what it
+    varies: ``make_record("enc", "SentLen", 0.7, language="fr")``."""
+    from sentprobe.evaluation.store import ResultRecord
+
+    def make(encoder: str, task: str, score: float, **fields):
+        values = {
+            "encoder": encoder,
+            "encoder_fingerprint": f"fp:{encoder}",
+            "task": task,
+            "task_source": "synthetic",
+            "task_hash": f"hash-{task.split('~')[0]}",
+            "category": "other",
+            "language": "en",
+            "seed": 0,
+            "probe": "logreg",
+            "selection": "dev",
+            "config": {},
+            "dev_score": score,
+            "test_score": score,
+            "n_train": 100,
+            "n_dev": 20,
+            "n_test": 20,
+            "n_classes": 2,
+            "dim": 8,
+        }
+        return ResultRecord(**{**values, **fields})
+
+    return make

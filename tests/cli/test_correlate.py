@@ -9,42 +9,19 @@ import pytest
 from typer.testing import CliRunner
 
 from sentprobe.cli.main import app
-from sentprobe.evaluation.store import ResultRecord, ResultsStore
+from sentprobe.evaluation.store import ResultsStore
 
 ENCODERS = ["enc-a", "enc-b", "enc-c", "enc-d", "enc-e"]
 WC = [0.50, 0.61, 0.55, 0.80, 0.72]
 
 
-def _record(encoder: str, task: str, score: float) -> ResultRecord:
-    return ResultRecord(
-        encoder=encoder,
-        encoder_fingerprint=f"fp-{encoder}",
-        task=task,
-        task_source="synthetic",
-        task_hash="h-" + task,
-        category="surface",
-        language="en",
-        seed=0,
-        probe="logreg",
-        selection="dev",
-        config={},
-        dev_score=score,
-        test_score=score,
-        n_train=100,
-        n_dev=20,
-        n_test=20,
-        n_classes=2,
-        dim=8,
-    )
-
-
 @pytest.fixture
-def store(tmp_path):
+def store(tmp_path, make_record):
     path = tmp_path / "results.sqlite"
     with ResultsStore(path) as s:
         for i, (encoder, wc) in enumerate(zip(ENCODERS, WC, strict=True)):
-            s.add(_record(encoder, "WC", wc), f"k-wc-{i}")
-            s.add(_record(encoder, "SentLen", 0.9 - 0.1 * i), f"k-sl-{i}")
+            s.add(make_record(encoder, "WC", wc), f"k-wc-{i}")
+            s.add(make_record(encoder, "SentLen", 0.9 - 0.1 * i), f"k-sl-{i}")
     return path
 
 

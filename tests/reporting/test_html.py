@@ -18,36 +18,13 @@ import pytest
 from sentprobe.cli.report import _load_results
 from sentprobe.cli.report_html import build_report
 from sentprobe.evaluation.predictions import Predictions
-from sentprobe.evaluation.store import ResultRecord, ResultsStore
+from sentprobe.evaluation.store import ResultsStore
 from sentprobe.reporting.html import markdown_html, render_html
 
 TASKS = {"SentLen": 0.55, "Tense": 0.80, "WC": 0.30}
 N_TEST = 200
 #: A row name that would run code if it were not escaped.
 EVIL = "<img src=x onerror=alert(1)>"
-
-
-def _record(encoder: str, task: str, score: float, category: str = "surface") -> ResultRecord:
-    return ResultRecord(
-        encoder=encoder,
-        encoder_fingerprint=f"fp:{encoder}",
-        task=task,
-        task_source="synthetic",
-        task_hash=f"hash-{task.split('~')[0]}",
-        category=category,
-        language="en",
-        seed=0,
-        probe="logreg",
-        selection="dev",
-        config={"C": 1.0},
-        dev_score=score,
-        test_score=score,
-        n_train=800,
-        n_dev=N_TEST,
-        n_test=N_TEST,
-        n_classes=2,
-        dim=16,
-    )
 
 
 def _predictions(rng: np.random.Generator, accuracy: float) -> Predictions:
@@ -58,7 +35,7 @@ def _predictions(rng: np.random.Generator, accuracy: float) -> Predictions:
     return Predictions.from_labels(gold, pred, labels=["0", "1"])
 
 
-def make_store(path: Path) -> Path:
+def make_store(path: Path, make_record) -> Path:
     """Majority, a 4-layer encoder (whose accuracy peaks at layer 2), an oddly named row,
     and control tasks for the layers, each with stored predictions."""
     rng = np.random.default_rng(0)
@@ -70,17 +47,19 @@ def make_store(path: Path) -> Path:
         for row, scores in rows.items():
             for task, acc in scores.items():
                 key = f"{row}|{task}"
-                store.add(_record(row, task, acc), key, _predictions(rng, acc))
+                record = make_record(row, task, acc, n_dev=N_TEST, n_test=N_TEST, n_train=800)
+                store.add(record, key, _predictions(rng, acc))
                 if "@layer" in row:
                     ctl = f"{task}~control"
-                    store.add(_record(row, ctl, 0.5), f"{key}~c", _predictions(rng, 0.5))
+                    record = make_record(row, ctl, 0.5, n_dev=N_TEST, n_test=N_TEST, n_train=800)
+                    store.add(record, f"{key}~c", _predictions(rng, 0.5))
     return path
 
 
 @pytest.fixture(scope="module")
-def report_html(tmp_path_factory) -> tuple[str, Path]:
+def report_html(tmp_path_factory, make_record) -> tuple[str, Path]:
     tmp = tmp_path_factory.mktemp("report")
-    store = make_store(tmp / "results.sqlite")
+    store = make_store(tmp / "results.sqlite", make_record)
     down = tmp / "downstream.csv"
     lines = [f"tiny@layer{k},STS,{s}" for k, s in enumerate([0.3, 0.5, 0.7, 0.6])]
     down.write_text("encoder,task,score\n" + "\n".join([*lines, "Majority,STS,0.1"]) + "\n")
@@ -120,11 +99,11 @@ def test_layer_peak_and_controls_in_report(report_html):
     assert "No control-task results" not in page and "No per-layer rows" not in page
 
 
-def test_missing_pieces_are_explained(tmp_path):
+def test_missing_pieces_are_explained(tmp_path, make_record):
     store = tmp_path / "r.sqlite"
     with ResultsStore(store) as s:
         for i, enc in enumerate(["a", "b"]):
-            s.add(_record(enc, "SentLen", 0.5 + 0.1 * i), f"k{i}")
+            s.add(make_record(enc, "SentLen", 0.5 + 0.1 * i), f"k{i}")
     page = render_html(build_report(store, _load_results(store, None)))
     assert "sentprobe run --controls" in page  # how to get controls
     assert "--layer all" in page and "--downstream" in page
@@ -208,12 +187,12 @@ def test_results_table_sorts_on_click(report_html, tmp_path):
     assert values == sorted(values, reverse=True) and len(values) == 5
 
 
-def test_cli_writes_report_and_layer_curves(tmp_path):
+def test_cli_writes_report_and_layer_curves(tmp_path, make_record):
     from typer.testing import CliRunner
 
     from sentprobe.cli.main import app
 
-    store = make_store(tmp_path / "results.sqlite")
+    store = make_store(tmp_path / "results.sqlite", make_record)
     page, curves = tmp_path / "out" / "report.html", tmp_path / "curves.png"
     args = ["report", "--results", str(store), "--html", str(page), "--layer-curves", str(curves)]
     res = CliRunner().invoke(app, args)
@@ -222,6 +201,6 @@ def test_cli_writes_report_and_layer_curves(tmp_path):
     assert curves.stat().st_size > 10_000
     flat = tmp_path / "flat.sqlite"
     with ResultsStore(flat) as s:
-        s.add(_record("a", "SentLen", 0.5), "k")
+        s.add(make_record("a", "SentLen", 0.5), "k")
     res = CliRunner().invoke(app, ["report", "--results", str(flat), "--layer-curves", str(curves)])
     assert res.exit_code == 1 and "--layer all" in res.output
