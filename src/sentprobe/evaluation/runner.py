@@ -163,6 +163,9 @@ class Runner:
         self.nli_train = nli_train
         self.heads = HeadCache(None if cache.root is None else cache.root / "nli-heads")
         self.keys: list[str] = []
+        #: Probe only these views (indices into ``encoder.views``): a Ray job's share of a
+        #: ``--layer all`` row (evaluation/executors.py); None: every view.
+        self.only_views: set[int] | None = None
 
     # -- shared bookkeeping ---------------------------------------------------------------
     def _record(self, key: str, task: ProbingTask, predictions: Predictions, **fields: Any) -> None:
@@ -303,6 +306,8 @@ class Runner:
         pending: list[tuple[ProbingTask, int, str, int, str, Any]] = []
         for task in tasks:
             for v, view in enumerate(views):
+                if self.only_views is not None and v not in self.only_views:
+                    continue
                 fp = encoder.fingerprint if view is None else f"{encoder.fingerprint}#{view}"
                 for seed in seeds:
                     probe = row_probe or task.metadata.probe or "logreg"
