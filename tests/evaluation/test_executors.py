@@ -15,6 +15,7 @@ import pytest
 from test_concurrency import ENCODERS as CONCURRENCY_ENCODERS
 from test_concurrency import _task, _units
 
+from sentprobe.encoders.base import Encoder
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.executors import CollectingStore, check_executor
 from sentprobe.evaluation.runner import run
@@ -33,6 +34,20 @@ def _bag(sentences, salt):
         marker.write_text(str(os.getpid()))
         os._exit(1)
     return _plain_bag(sentences, salt)
+
+
+from sentprobe.encoders.base import Encoder
+
+
+class Layers(Encoder):
+    # two views, as a --layer all model: each view is probed by a Ray job of its own
+
+    name = "layers"
+    views = ["first", "second"]
+    fingerprint = "test-layers-v1"
+
+    def encode(self, sentences):
+        return np.stack([one(sentences), two(sentences)], axis=1)
 """
 )
 
@@ -52,7 +67,7 @@ def ray_cluster(tmp_path_factory):
 
 def _grid(d: Path, results: Path, cache: Path, executor: str) -> None:
     run(
-        [str(d / "enc.py:one"), str(d / "enc.py:two")],
+        [str(d / "enc.py:one"), str(d / "enc.py:two"), str(d / "enc.py:Layers")],
         [str(d / f"t{i}.txt") for i in (1, 2, 3)],
         baselines="majority",
         results=results,
@@ -67,7 +82,7 @@ def test_ray_grid_equals_local_and_survives_a_dead_worker(ray_cluster, tmp_path)
     d = ray_cluster
     _grid(d, tmp_path / "local.sqlite", tmp_path / "cache-local", "local")
     local = _units(tmp_path / "local.sqlite")
-    assert len(local) == 3 * 3  # (majority, one, two) x 3 tasks
+    assert len(local) == 5 * 3  # (majority, one, two, layers@first, layers@second) x 3 tasks
 
     marker = d / "died"
     (d / "arm-die-once").touch()  # the first worker to encode dies
@@ -77,7 +92,7 @@ def test_ray_grid_equals_local_and_survives_a_dead_worker(ray_cluster, tmp_path)
 
     # Resume: half the units removed from the store, the rerun computes exactly those.
     con = sqlite3.connect(tmp_path / "ray.sqlite")
-    con.execute("DELETE FROM results WHERE encoder = 'two' OR task LIKE '%t3%'")
+    con.execute("DELETE FROM results WHERE encoder IN ('two', 'layers@second') OR task = 't3'")
     con.commit()
     kept = dict(con.execute("SELECT key, created FROM results").fetchall())
     con.close()
@@ -103,3 +118,30 @@ def test_collecting_store_sees_driver_records_and_its_own() -> None:
     store.add("record-b", "b", "predictions")  # type: ignore[arg-type]
     assert store.has("b") and store.get("b") == "record-b"
     assert store.calls == [(("record-b", "b", "predictions"), {})]
+
+
+def test_a_runner_limited_to_one_view_probes_only_that_view(tmp_path) -> None:
+    """What a Ray job for one layer of a --layer all row does (``Runner.only_views``)."""
+    import numpy as np
+
+    from sentprobe.datasets.mock import make_mock_task
+    from sentprobe.encoders.cache import EmbeddingCache
+    from sentprobe.evaluation.runner import Runner
+    from sentprobe.evaluation.store import ResultsStore
+
+    class Views(Encoder):
+        name, views, fingerprint = "fake", ["a", "b", "c"], "fake-views-v1"
+
+        def encode(self, sentences):
+            return np.stack([[[len(s), len(s.split()) * k] for k in (1, 2, 3)] for s in sentences])
+
+    encoder = Views()
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        runner = Runner([make_mock_task(n_train=40, n_dev=10, n_test=10)], store=store,
+                        cache=EmbeddingCache(tmp_path / "cache"), progress=False)  # fmt: skip
+        runner.only_views = {1}
+        runner.run_row(encoder)
+        assert list(store.to_frame()["encoder"]) == ["fake@b"]
+        runner.only_views = None
+        runner.run_row(encoder)  # the other views now; view b is found done
+        assert sorted(store.to_frame()["encoder"]) == ["fake@a", "fake@b", "fake@c"]

@@ -39,6 +39,7 @@ class Runner(Protocol):
     cache: EmbeddingCache
     keys: list[str]
     progress: bool
+    only_views: set[int] | None
 
     def run_row(
         self, row: Baseline | Encoder, probe: str | None = None, seeds: int | None = None
@@ -184,10 +185,15 @@ def run_ray(spec: str, runner: Runner, rows: Sequence[Row], store: ResultsStore)
                 after = [
                     encode.options(**opts).remote(enc, sentences_ref, _fresh_cache(runner.cache), 1)
                 ]
+            # With its vectors cached first, a --layer all row is one job per layer and task.
+            n_views = len(row[0].views or []) if after and isinstance(row[0], Encoder) else 0
             for t, task in enumerate(runner.tasks):
-                clone = _worker_runner(runner, t)
-                ref = probe.remote(clone, existing_ref, row, 1, *after)
-                jobs[ref] = f"{getattr(row[0], 'name', row[0])} / {task.name}"
+                for view in range(n_views) if n_views else [None]:
+                    clone = _worker_runner(runner, t)
+                    clone.only_views = None if view is None else {view}
+                    ref = probe.remote(clone, existing_ref, row, 1, *after)
+                    at = "" if view is None else f" @ view {view}"
+                    jobs[ref] = f"{getattr(row[0], 'name', row[0])} / {task.name}{at}"
         with tqdm(total=len(jobs), desc="ray jobs", disable=not runner.progress) as bar:
             pending = list(jobs)
             while pending:
