@@ -100,7 +100,8 @@ class Report:
     tasks: list[TaskInfo] = field(default_factory=list)
     suites: list[SuiteInfo] = field(default_factory=list)
     provenance: list[SimpleTable] = field(default_factory=list)
-    messages: list[str] = field(default_factory=list)  # what is missing and how to get it
+    #: what is missing and how to get it (escaped; `code` shown as code)
+    messages: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------- rendering
@@ -341,7 +342,7 @@ def render_html(report: Report) -> str:
     """The whole page."""
     sections: list[tuple[str, str, str]] = []  # (id, title, body)
     body = [_results_table(report.table)]
-    body += [f'<div class="message">{escape(m)}</div>' for m in report.messages]
+    body += [f'<div class="message">{_inline(m)}</div>' for m in report.messages]
     sections.append(("results", "Results", "\n".join(body)))
     if report.plots or report.tables:
         figures = [
