@@ -33,7 +33,9 @@ from sentprobe.encoders.shards import (
 )
 from sentprobe.errors import SentprobeError
 
-MAX_SHARD_BYTES = 256 * 2**20  # also flush early for wide (e.g. all-layers) vectors
+#: Flush early for wide (e.g. all-layers) vectors: what is encoded but not yet written, and
+#: one shard mapped while reading, stay below one layer of a 100k-sentence, 768-d matrix.
+MAX_SHARD_BYTES = 64 * 2**20
 #: Encoding time after which pending vectors are flushed even if the shard is not full, so a
 #: killed run loses at most this much work (``$SENTPROBE_CACHE_FLUSH_SECONDS`` overrides).
 FLUSH_SECONDS = 30.0
