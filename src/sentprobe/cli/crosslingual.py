@@ -175,11 +175,9 @@ def map_encoder(
         "monitor": monitor or ("task" if valid_task else None), "seed": seed,
     }  # fmt: skip
     known = {f.name for f in fields(StudentConfig)}
-    config = replace(
-        StudentConfig(),
-        **{k: v for k, v in base.items() if k in known},
-        **{k: v for k, v in given.items() if v is not None},
-    )
+    chosen = {k: v for k, v in base.items() if k in known}
+    chosen.update({k: v for k, v in given.items() if v is not None})
+    config = replace(StudentConfig(), **chosen)
     corpus = read_parallel_spec([str(p) for p in parallel])
     note(
         f"{len(corpus)} sentence pairs"
