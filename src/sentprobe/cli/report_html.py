@@ -1,24 +1,20 @@
 """What ``sentprobe report --html`` and ``--layer-curves`` put together from a results store.
 
 The HTML page (:mod:`sentprobe.reporting.html`) and the figures (:mod:`sentprobe.reporting.plots`)
-only lay out data; this module gathers it from the stages that compute it: scores and markers
-from the results table, confidence intervals and paired tests from the stored predictions
-(:mod:`sentprobe.analysis.stats`), controls from :mod:`sentprobe.reporting.controls`, layer
-peaks from :mod:`sentprobe.analysis.layers`, correlations from ``sentprobe correlate``, task
-metadata from the registry and each suite's ``manifest.json`` and ``QUALITY.md``. What a store
-lacks (no controls, no predictions, no ``--layer all`` rows) is left out and the report says
-how to get it.
+only lay out data; this module gathers it from the stages that compute it: the results table's
+scores, confidence intervals and paired tests from the stored predictions
+(:mod:`sentprobe.analysis.stats`), controls from :mod:`sentprobe.reporting.controls`; the
+figures come from :mod:`.report_figures` (layers, relative heatmap, correlation, agreement),
+the task metadata and provenance from :mod:`.report_meta`. What a store lacks (no controls,
+no predictions, no ``--layer all`` rows, no downstream scores) is left out and the report
+says how to get it.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import platform
-import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -32,22 +28,10 @@ from sentprobe.cli.report_figures import (
     layer_figure,
     relative_plot,
 )
+from sentprobe.cli.report_meta import provenance, task_section
 from sentprobe.errors import SentprobeError
 from sentprobe.reporting import html
 from sentprobe.reporting.plots import figure_svg
-
-#: Library versions shown under provenance (those that change scores or encodings).
-LIBRARIES = (
-    "sentprobe",
-    "numpy",
-    "scipy",
-    "scikit-learn",
-    "pandas",
-    "torch",
-    "transformers",
-    "sentence-transformers",
-    "matplotlib",
-)
 
 
 def _rows_and_columns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -199,140 +183,6 @@ def results_section(
     if (count > 1).any().any():
         notes.append("± after a score: standard deviation over seeds.")
     return html.Table(columns, rows, notes)
-
-
-def _suite_dirs() -> dict[str, Path]:
-    from sentprobe.datasets.builtin import SAMPLE_DIRS
-    from sentprobe.datasets.loaders import read_manifest
-
-    out = {}
-    for directory in SAMPLE_DIRS:
-        manifest = read_manifest(directory) if (directory / "manifest.json").is_file() else None
-        if manifest and manifest.get("suite"):
-            out[str(manifest["suite"])] = directory
-    return out
-
-
-def _short(value: Any, limit: int = 300) -> str:
-    """A manifest value as one line: a mapping as ``key: value; ...`` (a single nested
-    mapping unwrapped), anything longer than ``limit`` cut with an ellipsis."""
-    while (
-        isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), dict)
-    ):
-        value = next(iter(value.values()))
-    if isinstance(value, dict):
-        text = "; ".join(f"{k}: {_short(v, limit)}" for k, v in value.items())
-    else:
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def suite_info(name: str, directory: Path) -> html.SuiteInfo:
-    """A suite's manifest summary, its QUALITY.md and the audit findings section of it."""
-    from sentprobe.datasets.loaders import read_manifest
-
-    manifest = read_manifest(directory) or {}
-    generator = manifest.get("generator") or {}
-    fields = {
-        "language": str(manifest.get("language", "")),
-        "layout": str(manifest.get("layout", "")),
-        "description": _short(manifest.get("description", ""), 600),
-        "source": _short(manifest.get("source", ""), 600),
-        "license": _short(manifest.get("license", "")),
-        "corpus sha256": str(manifest.get("corpus_sha256", "")),
-        "annotator": _short(manifest.get("annotator", "")),
-        "generator": _short(generator),
-        "sizes": _short(manifest.get("sizes", "")),
-    }
-    quality = directory / "QUALITY.md"
-    text = quality.read_text(encoding="utf-8") if quality.is_file() else ""
-    findings = ""
-    match = re.search(r"^## Warnings and errors\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-    if match:
-        findings = match.group(1).strip()
-    return html.SuiteInfo(name, str(directory), fields, text, findings)
-
-
-def task_section(frame: pd.DataFrame) -> tuple[list[html.TaskInfo], list[html.SuiteInfo]]:
-    """One entry per task of the results (sizes and classes from the records; description,
-    license and source from the registry), and the suites they come from."""
-    from sentprobe import registry
-    from sentprobe.datasets.builtin import register_builtin
-    from sentprobe.reporting.controls import split_controls
-
-    register_builtin()
-    tasks, _ = split_controls(frame)
-    suites = _suite_dirs()
-    infos, used = [], []
-    last = tasks.sort_values("created", kind="stable") if "created" in tasks.columns else tasks
-    last = last.drop_duplicates(["task", "task_source", "language"], keep="last")
-    for rec in last.itertuples(index=False):
-        source = str(rec.task_source or "")
-        names = [f"{source}/{rec.task}", str(rec.task)]
-        entry = next((registry.tasks.get(n) for n in names if n in registry.tasks), None)
-        meta = getattr(entry, "metadata", None)
-        fields = {
-            "suite": source,
-            "language": str(rec.language or ""),
-            "category": str(rec.category or ""),
-            "train / dev / test": f"{rec.n_train} / {rec.n_dev or '– (5-fold CV)'} / {rec.n_test}",
-            "classes": str(rec.n_classes),
-            "task data hash": str(rec.task_hash),
-        }
-        description = ""
-        if meta is not None and source not in suites:  # a suite's tasks: see the suite
-            fields["license"] = _short(meta.license)
-            fields["source"] = _short(meta.source)
-            description = meta.description
-        name = str(rec.task) + (f" ({rec.language})" if tasks["language"].nunique() > 1 else "")
-        infos.append(html.TaskInfo(name, fields, description))
-        if source in suites and source not in used:
-            used.append(source)
-    return infos, [suite_info(s, suites[s]) for s in used]
-
-
-def provenance(frame: pd.DataFrame, results: Path) -> list[html.SimpleTable]:
-    """Encoders with their fingerprints and when they ran; library versions; the report."""
-    rows = []
-    for (encoder, probe), group in frame.groupby(["encoder", "probe"], sort=False):
-        fps = sorted(set(group["encoder_fingerprint"].astype(str)))
-        created = group["created"].astype(str).str.replace("T", " ").str[:16]
-        rows.append(
-            [
-                str(encoder),
-                str(probe),
-                "; ".join(fps),
-                str(int(group["dim"].max())) if "dim" in group else "",
-                str(len(group)),
-                f"{created.min()} – {created.max()[-5:]}"
-                if created.min()[:10] == created.max()[:10]
-                else f"{created.min()} – {created.max()}",
-            ]
-        )
-    encoders = html.SimpleTable(
-        "Encoders",
-        ["Row", "Probe", "Fingerprint (model, revision, layer, pooling)", "Dim", "Records", "Run"],
-        rows,
-        "A result is reused only while its fingerprint, the task data hash and the probe's "
-        "settings are unchanged.",
-    )
-    versions = []
-    for name in LIBRARIES:
-        try:
-            versions.append([name, metadata.version(name)])
-        except metadata.PackageNotFoundError:
-            continue
-    versions.append(["python", platform.python_version()])
-    libs = html.SimpleTable(
-        "Libraries (when this report was made)", ["Package", "Version"], versions
-    )
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    made = html.SimpleTable(
-        "This report",
-        ["", ""],
-        [["results store", str(results.resolve())], ["records", str(len(frame))], ["created", now]],
-    )
-    return [encoders, libs, made]
 
 
 def build_report(
