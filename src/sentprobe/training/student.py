@@ -89,7 +89,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "arch": "bilstm-max",
         "emb_dim": 128,
         "lr": 2e-3,
-        "epochs": 8,
+        "epochs": 6,
     },
 }
 #: Encodes target-language (tokenised) sentences with the student being trained.
