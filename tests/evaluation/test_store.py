@@ -254,3 +254,12 @@ def test_a_version_1_store_opens_and_is_upgraded(tmp_path):
         assert db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == (
             str(SCHEMA_VERSION),
         )
+
+
+def test_predictions_for_many_keys(tmp_path):
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        for i in range(600):  # more keys than one query takes
+            store.add(record(seed=i), f"k{i}", _predictions() if i % 2 else None)
+        found = store.predictions_for([f"k{i}" for i in range(600)] + ["k1", "missing"])
+    assert sorted(found) == sorted(f"k{i}" for i in range(1, 600, 2))
+    assert found["k599"].accuracy == 0.75

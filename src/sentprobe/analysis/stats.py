@@ -11,11 +11,13 @@ Methods and their caveats: docs/statistics.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import binom
+
+from sentprobe.evaluation.predictions import Predictions
 
 N_RESAMPLES = 1000
 CONFIDENCE = 0.95
@@ -77,6 +79,26 @@ def accuracy_interval(
     if not correct or len({len(c) for c in correct}) != 1 or len(correct[0]) == 0:
         return None
     return bootstrap_ci(np.vstack(correct), n_resamples, confidence, seed)
+
+
+def interval_function(
+    predictions: Mapping[str, Predictions],
+    n_resamples: int = N_RESAMPLES,
+    confidence: float = CONFIDENCE,
+) -> Callable[[Sequence[str]], tuple[float, float] | None]:
+    """A table cell's CI from its record keys (the ``interval`` of ``results_table``): None
+    unless every key has stored predictions on the same test items."""
+
+    def interval(keys: Sequence[str]) -> tuple[float, float] | None:
+        found = [predictions[key] for key in keys if key in predictions]
+        if not found or len(found) != len(keys):
+            return None
+        gold = found[0].gold_labels()
+        if any(not np.array_equal(p.gold_labels(), gold) for p in found[1:]):
+            return None  # seeds on different test items: no shared-item bootstrap
+        return accuracy_interval([p.correct for p in found], n_resamples, confidence)
+
+    return interval
 
 
 @dataclass(frozen=True)

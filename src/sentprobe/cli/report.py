@@ -37,6 +37,16 @@ def _load_results(results: Path, probe: str | None):
     return frame[frame["probe"] == probe] if probe else frame
 
 
+def intervals(results: Path, frame):
+    """The CI function of the results table: bootstrap intervals from the predictions
+    stored for ``frame``'s records (records without any get no interval)."""
+    from sentprobe.analysis.stats import interval_function
+    from sentprobe.evaluation.store import ResultsStore
+
+    with ResultsStore(results, readonly=True) as store:
+        return interval_function(store.predictions_for(frame["key"]))
+
+
 def _by_subtype(results: Path, frame, fmt: str) -> str:
     from sentprobe.analysis.subtypes import subtype_report, subtype_scores
     from sentprobe.evaluation.store import ResultsStore
@@ -84,6 +94,12 @@ def report(
             "instead of the table (docs/function-words.md).",
         ),
     ] = None,
+    ci: Annotated[
+        bool,
+        typer.Option(
+            help="95% bootstrap confidence intervals of test scores (docs/statistics.md)."
+        ),
+    ] = True,
     html: Annotated[
         Path | None,  # noqa: UP007
         typer.Option(
@@ -151,7 +167,9 @@ def report(
 
         write_output(layers_report(frame, fmt.value), output)
         return
-    write_output(report_text(frame, fmt.value, metric.value, rows), output)
+    interval = intervals(results, frame) if ci and not frame.empty else None
+    table = report_text(frame, fmt.value, metric.value, rows, interval=interval)
+    write_output(table, output)
 
 
 def crosslang(

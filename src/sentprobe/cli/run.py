@@ -107,6 +107,7 @@ def run(
     Finished (encoder, task, seed) units are skipped when the same run is started again, and
     cached embeddings are never recomputed.
     """
+    from sentprobe.cli.report import intervals
     from sentprobe.evaluation.runner import run as run_probes
     from sentprobe.reporting.compose import report_text
 
@@ -131,4 +132,5 @@ def run(
         controls=controls,
     )
     _show_warnings(frame)
-    write_output(report_text(frame, fmt.value), output)
+    interval = intervals(results, frame) if not frame.empty else None
+    write_output(report_text(frame, fmt.value, interval=interval), output)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -248,10 +249,23 @@ class ResultsStore:
     def predictions(self, key: str) -> Predictions | None:
         """The unit's per-item test predictions; None when they were not stored (a result
         from before schema version 2, or a store that has no predictions table yet)."""
+        return self.predictions_for([key]).get(key)
+
+    def predictions_for(self, keys: Iterable[str]) -> dict[str, Predictions]:
+        """The stored predictions of those ``keys`` that have any (one query per 500 keys)."""
+        wanted = list(dict.fromkeys(keys))
         if not self._has_predictions:
-            return None
-        rows = self._query(f"SELECT {_PREDICTION_COLUMNS} FROM predictions WHERE key=?", (key,))
-        return decode(*rows[0]) if rows else None
+            return {}
+        found: dict[str, Predictions] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = self._query(
+                f"SELECT key, {_PREDICTION_COLUMNS} FROM predictions "
+                f"WHERE key IN ({', '.join('?' * len(chunk))})",
+                tuple(chunk),
+            )
+            found.update((row[0], decode(*row[1:])) for row in rows)
+        return found
 
     def records(
         self, encoder: str | None = None, task: str | None = None, probe: str | None = None

@@ -4,12 +4,17 @@ Columns follow ``PAPER_TASKS`` under Surface / Syntactic / Semantic headers, oth
 after them under "Other". Rows start with the paper's baselines, then untrained encoders,
 then the rest in the order first seen. Scores are percentages; several seeds give
 "mean ± std". Input is the frame of ``ResultsStore.to_frame()`` (one row per record).
+
+Confidence intervals come from an ``interval`` function given by the caller (the CLI passes
+``sentprobe.analysis.stats.interval_function``): it maps a cell's record keys to (low, high)
+or None, so these tables only format numbers and never need the stored predictions.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -46,6 +51,13 @@ NOTES = {
     FALLBACK: "NLI set probed by 10-fold cross-validation within the set (no --nli-train): "
     "NOT the paper's protocol, which scores these sets zero-shot with an MNLI-trained head.",
 }
+#: A cell's record keys -> its confidence interval (fractions), or None when it has none.
+IntervalFn = Callable[[Sequence[str]], tuple[float, float] | None]
+CI_NOTE = (
+    "±x after a score: half the width of its 95% bootstrap confidence interval (1,000 "
+    "resamples of the test items; with several seeds, in brackets after mean ± sd, seeds are "
+    "resampled too); csv/json give the interval's bounds. No ±: no stored predictions."
+)
 
 
 @dataclass
@@ -59,6 +71,7 @@ class _Summary:
     row_marks: dict[str, str] = field(default_factory=dict)  # row -> markers
     cell_marks: dict[tuple[str, str], str] = field(default_factory=dict)  # (row, column)
     row_notes: dict[str, list[str]] = field(default_factory=dict)  # for csv/json
+    intervals: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
 
     def label(self, row: str) -> str:
         return row + self.row_marks.get(row, "")
@@ -110,8 +123,11 @@ def _row_rank(encoder: str) -> int:
     return len(lowered) + 1
 
 
-def _summarize(frame: pd.DataFrame, metric: str, percent: bool) -> _Summary:
-    missing = [c for c in (*REQUIRED, metric) if c not in frame.columns]
+def labelled(frame: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
+    """The records the table shows (the newest of each encoder x task x probe x seed) with
+    its "row" and "column" labels, so other reports (``sentprobe compare``, prediction
+    agreement) name rows and tasks exactly as the table does."""
+    missing = [c for c in (*REQUIRED, *([metric] if metric else [])) if c not in frame.columns]
     if missing:
         raise SentprobeError(f"results are missing column(s): {', '.join(missing)}")
     df = frame.copy()
@@ -124,8 +140,25 @@ def _summarize(frame: pd.DataFrame, metric: str, percent: bool) -> _Summary:
         df = df.sort_values("created", kind="stable")
     identity = ["encoder", "task", "task_source", "language", "probe", "seed"]
     df = df.drop_duplicates(subset=identity, keep="last").sort_index()
-
     df["column"] = _column_labels(df)
+    probes = df.groupby("encoder", sort=False)["probe"].nunique()
+    df["row"] = [
+        f"{e} [{p}]" if probes[e] > 1 else str(e)
+        for e, p in zip(df["encoder"], df["probe"], strict=True)
+    ]
+    return df
+
+
+def row_order(df: pd.DataFrame) -> list[str]:
+    """The table's order of the rows of a :func:`labelled` frame."""
+    encoders = dict(zip(df["row"], df["encoder"].astype(str), strict=True))
+    return sorted(dict.fromkeys(df["row"]), key=lambda r: _row_rank(encoders[r]))
+
+
+def _summarize(
+    frame: pd.DataFrame, metric: str, percent: bool, interval: IntervalFn | None = None
+) -> _Summary:
+    df = labelled(frame, metric)
     paper_order = {task: i for i, task in enumerate(PAPER_TASKS)}
     df["group"] = [GROUP_TITLES[PAPER_TASKS.get(t, "other")] for t in df["task"]]
     df["_order"] = [paper_order.get(t, len(paper_order)) for t in df["task"]]
@@ -135,13 +168,8 @@ def _summarize(frame: pd.DataFrame, metric: str, percent: bool) -> _Summary:
         .sort_values("_order", kind="stable")[["group", "column"]]
     )
 
-    probes = df.groupby("encoder", sort=False)["probe"].nunique()
-    df["row"] = [
-        f"{e} [{p}]" if probes[e] > 1 else str(e)
-        for e, p in zip(df["encoder"], df["probe"], strict=True)
-    ]
     encoders = dict(zip(df["row"], df["encoder"].astype(str), strict=True))
-    rows = sorted(dict.fromkeys(df["row"]), key=lambda r: _row_rank(encoders[r]))
+    rows = row_order(df)
 
     scale = 100.0 if percent else 1.0
     values = pd.to_numeric(df[metric], errors="coerce") * scale
@@ -151,6 +179,11 @@ def _summarize(frame: pd.DataFrame, metric: str, percent: bool) -> _Summary:
     summary = _Summary(cells, rows, list(columns.itertuples(index=False, name=None)), encoders)
     _mark(summary, df)
     _fold_spread(summary, df, scale)
+    if interval is not None and metric == "test_score" and "key" in df.columns:
+        for (row, column), keys in df.groupby(["row", "column"], sort=False)["key"]:
+            found = interval(list(keys))
+            if found is not None:
+                summary.intervals[(row, column)] = (found[0] * scale, found[1] * scale)
     return summary
 
 
@@ -220,7 +253,11 @@ def pivot(
 
 
 def _format_cell(
-    cell: tuple[float, float, int] | None, decimals: int, pm: str, mark: str = ""
+    cell: tuple[float, float, int] | None,
+    decimals: int,
+    pm: str,
+    mark: str = "",
+    ci: tuple[float, float] | None = None,
 ) -> str:
     if cell is None or math.isnan(cell[0]):
         return MISSING
@@ -228,16 +265,27 @@ def _format_cell(
     text = f"{mean:.{decimals}f}"
     if n > 1 and not math.isnan(std):
         text += f"{pm}{std:.{decimals}f}"
+    if ci is not None:
+        half = f"{pm.strip()}{(ci[1] - ci[0]) / 2:.{decimals}f}"
+        text += f" ({half})" if n > 1 else f" {half}"
     return text + mark
 
 
 def _cells(summary: _Summary, row: str, decimals: int, pm: str, marks=lambda m: m) -> list[str]:
     return [
         _format_cell(
-            summary.cell(row, c), decimals, pm, marks(summary.cell_marks.get((row, c), ""))
+            summary.cell(row, c),
+            decimals,
+            pm,
+            marks(summary.cell_marks.get((row, c), "")),
+            summary.intervals.get((row, c)),
         )
         for _, c in summary.columns
     ]
+
+
+def _ci_notes(summary: _Summary) -> list[str]:
+    return [CI_NOTE] if summary.intervals else []
 
 
 def _markdown(summary: _Summary, decimals: int) -> str:
@@ -250,7 +298,8 @@ def _markdown(summary: _Summary, decimals: int) -> str:
         ["**Encoder**", *(f"**{c}**" for _, c in summary.columns)],
         *([summary.label(row), *_cells(summary, row, decimals, " ± ")] for row in summary.rows),
     ]
-    notes = ["", *summary.notes] if summary.notes else []
+    legend = [*summary.notes, *_ci_notes(summary)]
+    notes = ["", *legend] if legend else []
     return "\n".join([markdown_table(["", *groups], rows).rstrip("\n"), *notes]) + "\n"
 
 
@@ -267,7 +316,8 @@ def _latex(summary: _Summary, decimals: int) -> str:
         ["Encoder", *(latex_escape(c) for _, c in summary.columns)],
         rows,
         groups=[group for group, _ in summary.columns],
-        notes=[f"{_tex_marks(n[0])} {latex_escape(n[2:])}" for n in summary.notes],
+        notes=[f"{_tex_marks(n[0])} {latex_escape(n[2:])}" for n in summary.notes]
+        + [latex_escape(n).replace("±", r"$\pm$") for n in _ci_notes(summary)],
     )
 
 
@@ -292,6 +342,12 @@ def _flat(summary: _Summary, decimals: int) -> pd.DataFrame:
         data[column] = [None if c is None else _round(c[0], decimals) for c in cells]
         if summary.several_seeds:
             data[f"{column} std"] = [None if c is None else _round(c[1], decimals) for c in cells]
+        if summary.intervals:
+            bounds = [summary.intervals.get((row, column)) for row in summary.rows]
+            for side, name in enumerate(("ci_low", "ci_high")):
+                data[f"{column} {name}"] = [
+                    None if b is None else _round(b[side], decimals) for b in bounds
+                ]
     if summary.row_notes:  # what the markers say, per row: no legend needed to read a csv
         data["notes"] = ["; ".join(summary.row_notes.get(row, [])) for row in summary.rows]
     return pd.DataFrame(data)
@@ -307,13 +363,15 @@ def results_table(
     fmt: str = "markdown",
     decimals: int = 1,
     percent: bool = True,
+    interval: IntervalFn | None = None,
 ) -> str:
-    """Render the results as markdown, csv, latex or json (a list of row records)."""
+    """Render the results as markdown, csv, latex or json (a list of row records); with
+    ``interval``, test scores get confidence intervals (see the module docstring)."""
     if fmt not in FORMATS:
         raise SentprobeError(f"unknown table format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if frame.empty:
         raise SentprobeError("no results to report")
-    summary = _summarize(frame, metric, percent)
+    summary = _summarize(frame, metric, percent, interval)
     if fmt == "markdown":
         return _markdown(summary, decimals)
     if fmt == "latex":
@@ -329,14 +387,18 @@ def results_table(
 
 
 def rich_table(
-    frame: pd.DataFrame, metric: str = "test_score", decimals: int = 1, percent: bool = True
+    frame: pd.DataFrame,
+    metric: str = "test_score",
+    decimals: int = 1,
+    percent: bool = True,
+    interval: IntervalFn | None = None,
 ) -> Table:
     """The same table for the terminal; column titles are "Group" over "Task"."""
     table = Table(title=f"{metric} (%)" if percent else metric)
     table.add_column("Encoder", no_wrap=True)
     if frame.empty:
         return table
-    summary = _summarize(frame, metric, percent)
+    summary = _summarize(frame, metric, percent, interval)
     previous = None
     for group, column in summary.columns:
         title = Text(f"{group if group != previous else ''}\n{column}")  # Text: no markup
@@ -353,6 +415,7 @@ def rich_table(
     for i, row in enumerate(summary.rows):
         cells = _cells(summary, row, decimals, " ± ")
         table.add_row(Text(summary.label(row)), *cells, end_section=i == last_baseline)
-    if summary.notes:
-        table.caption = Text("\n".join(summary.notes))
+    legend = [*summary.notes, *_ci_notes(summary)]
+    if legend:
+        table.caption = Text("\n".join(legend))
     return table
