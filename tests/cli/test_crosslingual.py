@@ -87,10 +87,12 @@ def test_map_encoder_trains_a_run_and_rejects_misaligned_data(tmp_path: Path) ->
             "--lang", "fr", "-o", str(run), "--epochs", "1", "--valid-size", "8",
             "--batch-size", "8", "--emb-dim", "8", "--cache-dir", str(tmp_path / "c"),
             "-q"]  # fmt: skip
-    res = _invoke(*args)
+    res = _invoke(*args, "--valid-task", "mock/Mock")
     assert res.exit_code == 0, res.output
     manifest = read_manifest(run)
     assert manifest["name"] == "encode->fr" and len(manifest["epochs"]) == 1
+    assert manifest["mapping"]["settings"]["monitor"] == "task"
+    assert 0.0 <= manifest["epochs"][0]["valid_task"] <= 1.0
     assert "1 epochs, best epoch 1" in res.output
     bad = tmp_path / "bad.tsv"
     bad.write_text("a b\tc d\nno tab here\n", encoding="utf-8")
