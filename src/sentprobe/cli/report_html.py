@@ -111,16 +111,18 @@ def results_section(
     """The sortable results table: scores, seeds' std, CIs, best marks, selectivity."""
     from sentprobe.evaluation.baselines import paper_labels
     from sentprobe.reporting.controls import selectivity_frame, split_controls
-    from sentprobe.reporting.tables import pivot
+    from sentprobe.reporting.tables import _summarize  # the table's own cells and markers
 
     tasks, _ = split_controls(frame)
     if tasks.empty:
         raise SentprobeError("no results to report")
-    mean = pivot(tasks, metric, "mean")
-    std, count = pivot(tasks, metric, "std"), pivot(tasks, metric, "n")
-    columns = [(str(g), str(t)) for g, t in mean.columns]
-    for wide in (mean, std, count):
-        wide.columns = [t for _, t in columns]
+    summary = _summarize(tasks, metric, True)
+    columns = [(str(g), str(c)) for g, c in summary.columns]
+    mean = (
+        summary.cells["mean"]
+        .unstack("column")
+        .reindex(index=summary.rows, columns=[c for _, c in columns])
+    )
     keyed = _rows_and_columns(tasks)
     groups = keyed.groupby(["row", "column"], sort=False)["key"]
     ci = {cell: interval(list(keys)) for cell, keys in groups} if interval else {}
@@ -139,22 +141,22 @@ def results_section(
         else set()
     )
     rows: list[html.Row] = []
-    for row in mean.index:
+    for row in summary.rows:
         kind: html.RowKind = "baseline" if row not in encoder_rows else "encoder"
         cells = {}
-        for task in mean.columns:
-            value = float(mean.loc[row, task])
-            several = int(count.loc[row, task] or 0) > 1
-            low, high = ci.get((row, task)) or (math.nan, math.nan)
-            cells[task] = html.Cell(
+        for _, column in columns:
+            value, std, n = summary.cell(row, column) or (math.nan, math.nan, 0)
+            low, high = ci.get((row, column)) or (math.nan, math.nan)
+            cells[column] = html.Cell(
                 value=value,
-                std=float(std.loc[row, task]) if several else math.nan,
+                std=std if n > 1 else math.nan,
                 low=100.0 * low if math.isfinite(low) else math.nan,
                 high=100.0 * high if math.isfinite(high) else math.nan,
-                best=(row, task) in best,
-                control=control.get((row, task), math.nan),
+                marks=summary.cell_marks.get((row, column), ""),
+                best=(row, column) in best,
+                control=control.get((row, column), math.nan),
             )
-        rows.append(html.Row(str(row), kind, cells))
+        rows.append(html.Row(summary.label(row), kind, cells))
     if reference is not None and not reference.empty:
         for name, group in reference.groupby("row", sort=False):
             cells = {str(t): html.Cell(float(s)) for t, s in zip(group["task"], group["score"])}
@@ -180,8 +182,9 @@ def results_section(
             "sel: selectivity = accuracy − control-task accuracy (Hewitt & Liang 2019): what "
             "the probe scores beyond memorising the first content word's identity."
         )
-    if (count > 1).any().any():
+    if summary.several_seeds:
         notes.append("± after a score: standard deviation over seeds.")
+    notes += summary.notes
     return html.Table(columns, rows, notes)
 
 
