@@ -329,13 +329,13 @@ def write_quality_report(out: str | Path, result: Any, **options: Any) -> Path:
 def write_function_word_quality(out: str | Path, result: Any, **options: Any) -> Path:
     """Write ``QUALITY.md`` into a function-word suite (Kim et al. 2019) that
     ``generation.function_words.build_function_words`` wrote (``result``: its
-    ``KimBuildResult``): the suite is read back with the DNC loader, so the report checks what
-    ``sentprobe run`` and ``sentprobe audit`` will see (folds pooled half/half, pairs joined:
-    ``analysis.checks.views``)."""
+    ``KimBuildResult``, or the manifest it wrote): the suite is read back with the DNC
+    loader, so the report checks what ``sentprobe run`` and ``sentprobe audit`` will see
+    (folds pooled half/half, pairs joined: ``analysis.checks.views``)."""
     from sentprobe.datasets.loaders.dnc import load_dnc, set_stem
 
     tasks = load_dnc(out)
-    manifest = result.manifest
+    manifest = result if isinstance(result, dict) else result.manifest
     stats = {
         t.name: manifest["sets"].get(set_stem(Path(t.metadata.source)), {}).get("stats", {})
         for t in tasks

@@ -28,6 +28,7 @@ from sentprobe.datasets.loaders.dnc import (
     load_dnc_set,
 )
 from sentprobe.datasets.loaders.dnc import CITATION as DNC_CITATION
+from sentprobe.datasets.loaders.dnc import data_files as dnc_data_files
 from sentprobe.datasets.mock import MOCK_TASKS, make_mock_task, mock_metadata
 from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
 from sentprobe.errors import SentprobeError
@@ -37,6 +38,9 @@ SAMPLE_EN_DIR = DATA_DIR / "sample_en"
 #: The shipped sample suites: English (SentEval layout) and the X-Probe-layout samples
 #: (``sample_fr`` ...), each a folder with a manifest naming its suite.
 SAMPLE_DIRS = (SAMPLE_EN_DIR, *(DATA_DIR / f"sample_{lang}" for lang in ("fr", "es", "ru")))
+#: Shipped function-word suites in the DNC format (Kim et al. 2019), each with a manifest
+#: naming its suite: ``sample-kim-en`` (scripts/build_kim_sample.py).
+DNC_SAMPLE_DIRS = (DATA_DIR / "sample_kim_en",)
 
 
 #: Where the suite ``kim2019`` reads Kim et al. (2019)'s DNC release: ``$SENTPROBE_DNC``, else
@@ -82,6 +86,38 @@ def register_dnc() -> None:
 
         registry.tasks.register(meta.name, TaskEntry(meta, load))
     registry.suites.register("kim2019", [f"kim2019/{s.paper_name}" for s in DNC_SETS.values()])
+
+
+def register_dnc_suite(directory: str | Path, *, overwrite: bool = False) -> list[str]:
+    """Register a function-word suite in the DNC format whose ``manifest.json`` names its
+    ``suite`` (a shipped sample): each set as ``<suite>/<paper name>``, read when loaded."""
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    if manifest is None or not manifest.get("suite"):
+        raise SentprobeError(f"{directory}: needs a manifest.json with a 'suite' name")
+    suite = str(manifest["suite"])
+    names = []
+    for file in dnc_data_files(directory):
+        info = DNC_SETS.get(file.name.removesuffix(DATA_SUFFIX))
+        if info is None:
+            continue
+        meta = TaskMetadata(
+            name=f"{suite}/{info.paper_name}",
+            paper_name=info.paper_name,
+            labels=NLI_LABELS if info.format == "nli-pair" else ACCEPTABILITY_LABELS,
+            source=str(manifest.get("description") or directory),
+            citation=DNC_CITATION,
+            description=info.description,
+            format=info.format,
+        )
+
+        def load(file: Path = file) -> ProbingTask:
+            return load_dnc_set(file, suite=suite)
+
+        registry.tasks.register(meta.name, TaskEntry(meta, load), overwrite=overwrite)
+        names.append(meta.name)
+    registry.suites.register(suite, names, overwrite=overwrite)
+    return names
 
 
 class TaskEntry:
@@ -155,11 +191,14 @@ def register_builtin() -> None:
         registry.tasks.register(name, TaskEntry(meta, load))
     registry.suites.register("mock", list(MOCK_TASKS))
     register_dnc()
-    for directory in SAMPLE_DIRS:
+    for directory in (*SAMPLE_DIRS, *DNC_SAMPLE_DIRS):
         if not (directory / "manifest.json").is_file():
             continue
         try:
-            register_manifest_dir(directory)
+            if directory in DNC_SAMPLE_DIRS:
+                register_dnc_suite(directory)
+            else:
+                register_manifest_dir(directory)
         except SentprobeError as e:  # a broken shipped manifest must not break `import`
             warnings.warn(
                 f"built-in sample suite {directory.name} not registered: {e}", stacklevel=2

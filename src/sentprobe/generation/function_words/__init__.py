@@ -21,7 +21,14 @@ from .acceptability import (
 )
 from .articles import indefinite_for, takes_an
 from .nli import NLI_SETS, Comparatives, Negation, Prepositions, Quantification, Spatial
-from .pipeline import ALL_SETS, GENERATOR_VERSION, KimBuildResult, build_function_words
+from .pipeline import (
+    ALL_SETS,
+    GENERATOR_VERSION,
+    KimBuildResult,
+    build_function_words,
+    read_paragraphs,
+    write_function_word_suite,
+)
 from .release import read_release_set, release_sets
 
 for _name, _generator in {**ACCEPTABILITY_SETS, **NLI_SETS}.items():
@@ -47,5 +54,7 @@ __all__ = [
     "indefinite_for",
     "read_release_set",
     "release_sets",
+    "read_paragraphs",
     "takes_an",
+    "write_function_word_suite",
 ]

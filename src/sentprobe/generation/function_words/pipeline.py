@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +28,10 @@ from .acceptability import ACCEPTABILITY_SETS, FunctionWordSet
 from .nli import NLI_SETS, annotate_pairs, read_nli_pairs
 from .release import release_records, write_release_set
 
+CITATION = (
+    "Kim et al. (2019), Probing What Different NLP Tasks Teach Machines about Function Word "
+    "Comprehension, *SEM 2019 (task definitions)"
+)
 #: Bump when a change would change the output for the same input + seed.
 GENERATOR_VERSION = "1"
 ALL_SETS = [*ACCEPTABILITY_SETS, *NLI_SETS]
@@ -160,27 +164,50 @@ def build_function_words(
         _nli_sets(nli_files, nli_names, per_set, seed, lang, annotator, result)
     if (result.failures and not skip_failed) or not result.sets:
         return result
-    out = Path(out)
     manifest = {
-        "suite": suite or out.name,
+        "suite": suite or Path(out).name,
         "format": "dnc-function-words",
         "description": description,
         "language": lang,
-        "citation": "Kim et al. (2019), Probing What Different NLP Tasks Teach Machines about "
-        "Function Word Comprehension, *SEM 2019 (task definitions)",
+        "citation": CITATION,
         "generator": {"version": GENERATOR_VERSION, "seed": seed},
         "corpus": [{"path": str(p), "sha256": file_sha256(p)} for p in paths],
         "layout": layout,
         "corpus_filter": dict(sorted(stats.items())),
-        "sets": {},
     }
+    write_function_word_suite(
+        out, result.sets, manifest,
+        corpus=corpus_name or ", ".join(p.name for p in paths),
+        corpus_license=corpus_license or "see the corpus",
+    )  # fmt: skip
+    result.written, result.manifest = Path(out), manifest
+    return result
+
+
+def write_function_word_suite(
+    out: str | Path,
+    sets: Sequence[FunctionWordSet],
+    manifest: dict[str, Any],
+    *,
+    corpus: str | Mapping[str, str],
+    corpus_license: str | Mapping[str, str],
+) -> Path:
+    """Write the sets in the DNC format (pair-ids numbered across the suite, from 1), then
+    ``manifest.json`` (``manifest`` plus each set's counts, parameters and rule counts).
+    ``corpus``/``corpus_license``: the metadata's source of every item, or one per set."""
+    out = Path(out)
+    manifest["sets"] = {}
     pair_id = 1
-    for fw in result.sets:
+    for fw in sets:
         data, meta = release_records(
-            fw.name, fw.items, first_pair_id=pair_id,
-            corpus=corpus_name or ", ".join(p.name for p in paths),
-            corpus_license=corpus_license or "see the corpus",
-        )  # fmt: skip
+            fw.name,
+            fw.items,
+            first_pair_id=pair_id,
+            corpus=corpus if isinstance(corpus, str) else corpus[fw.name],
+            corpus_license=(
+                corpus_license if isinstance(corpus_license, str) else corpus_license[fw.name]
+            ),
+        )
         pair_id += len(data)
         write_release_set(out, fw.name, data, meta)
         manifest["sets"][fw.name] = {
@@ -188,8 +215,5 @@ def build_function_words(
             "params": fw.params,
             "stats": dict(sorted(fw.stats.items())),
         }
-    atomic_write_text(
-        out / "manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
-    )
-    result.written, result.manifest = out, manifest
-    return result
+    text = json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
+    return atomic_write_text(out / "manifest.json", text)

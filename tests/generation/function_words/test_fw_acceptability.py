@@ -1,0 +1,119 @@
+"""The acceptability sets: balanced within strata, symmetric swaps, folds, every mutation
+recorded, deterministic by seed; and the written suite reads back with the DNC loader."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from sentprobe.datasets.loaders.dnc import load_dnc
+from sentprobe.generation.base import GenerationError
+from sentprobe.generation.corpus import MosesPreprocessor
+from sentprobe.generation.function_words import (
+    Coordination,
+    Definiteness,
+    EndOfSentence,
+    WhWords,
+    build_function_words,
+)
+from sentprobe.generation.function_words.release import chunk_of, fold_splits
+
+
+def _sentences(paragraphs):
+    pre = MosesPreprocessor()
+    return list(pre(s for p in paragraphs for s in p))
+
+
+@pytest.mark.parametrize("generator", [WhWords, Definiteness, Coordination])
+def test_single_sentence_sets_are_balanced_in_every_stratum_and_fold(generator, paragraphs):
+    fw = generator(size=None).generate(_sentences(paragraphs), seed=1)
+    assert fw.counts()["acceptable"] == fw.counts()["unacceptable"] > 20
+    strata = Counter((item.misc["stratum"], item.label) for item in fw.items)
+    for (stratum, _), n in strata.items():
+        assert strata[stratum, "acceptable"] == strata[stratum, "unacceptable"] == n
+    folds = Counter((item.chunk, item.label) for item in fw.items)
+    for k in range(10):
+        assert folds[k, "acceptable"] == folds[k, "unacceptable"]
+    sources = [item.corpus_sent_id for item in fw.items]
+    assert len(sources) == len(set(sources))  # a corpus sentence is used once
+    for item in fw.items:
+        if item.label == "unacceptable":
+            m = item.misc["mutation"]
+            tokens = m["original"].split()
+            assert [tokens[i] for i in m["positions"]] == m["replaced"]
+            changed = item.context.split()
+            assert [changed[i] for i in m["positions"]] == m["replacements"]
+        else:
+            assert "mutation" not in item.misc
+
+
+def test_swaps_are_symmetric_so_context_words_are_no_cue(paragraphs):
+    fw = WhWords(size=None).generate(_sentences(paragraphs), seed=3)
+    swaps = Counter(
+        (i.misc["mutation"]["replaced"][0].lower(), i.misc["mutation"]["replacements"][0].lower())
+        for i in fw.items
+        if i.label == "unacceptable"
+    )
+    # every source word is as frequent among originals as among the mutated sentences' sources
+    sources = Counter(x for (x, _), n in swaps.items() for _ in range(n))
+    targets = Counter(y for (_, y), n in swaps.items() for _ in range(n))
+    kept = Counter(i.misc["subtype"] for i in fw.items if i.label == "acceptable")
+    assert targets == kept
+    assert sum(abs(sources[w] - kept[w]) for w in kept) <= 0.2 * sum(kept.values())
+
+
+def test_eos_pairs_are_adjacent_and_invalid_ones_resegmented(paragraphs):
+    tokenized = [[MosesPreprocessor().tokenize(s) for s in p] for p in paragraphs[:60]]
+    fw = EndOfSentence(size=100, sigma=2.0).generate(tokenized, seed=0)
+    assert fw.counts() == {"acceptable": 50, "unacceptable": 50}
+    for item in fw.items:
+        assert item.context == item.context.lower() and "." not in item.context.split()
+        if item.label == "unacceptable":
+            m = item.misc["mutation"]
+            assert m["positions"][0] != m["true_boundary"]
+            assert len(item.context.split()) == m["positions"][0]
+            assert (item.context + " " + item.hypothesis).split() == " ".join(m["original"]).split()
+
+
+def test_same_seed_same_items_other_seed_other_items(paragraphs):
+    a = Definiteness(size=40).generate(_sentences(paragraphs), seed=5)
+    b = Definiteness(size=40).generate(_sentences(paragraphs), seed=5)
+    c = Definiteness(size=40).generate(_sentences(paragraphs), seed=6)
+    texts = [[(i.context, i.label, i.chunk) for i in x.items] for x in (a, b, c)]
+    assert texts[0] == texts[1] != texts[2]
+
+
+def test_too_small_a_corpus_says_how_many_it_supports(paragraphs):
+    with pytest.raises(GenerationError, match="yields only"):
+        WhWords(size=100_000).generate(_sentences(paragraphs), seed=0)
+
+
+def test_fold_splits_test_each_chunk_once():
+    for chunk in range(10):
+        splits = fold_splits(chunk)
+        assert Counter(splits.values()) == {"train": 8, "dev": 1, "test": 1}
+        assert chunk_of(splits) == chunk
+
+
+def test_written_suite_reads_back_like_the_release(corpus_file, tmp_path):
+    out = tmp_path / "suite"
+    result = build_function_words([corpus_file], out, size=60, seed=2)
+    assert not result.failures
+    data = json.loads((out / "ACCEPTABILITY/acceptability-whwords_data.json").read_text())
+    meta = json.loads((out / "ACCEPTABILITY/acceptability-whwords_metadata.json").read_text())
+    release = {"context", "hypothesis", "label", "label-set", "binary-label", "pair-id", "split",
+               "type-of-inference"}  # fmt: skip
+    assert set(data[0]) == release
+    assert {f"fold{k}" for k in range(1, 11)} <= set(meta[0]["misc"])
+    tasks = {t.name: t for t in load_dnc(out)}
+    assert set(tasks) == {"wh-words", "Def", "Coord", "EOS"}
+    assert all(len(t.folds or []) == 10 for t in tasks.values())
+    assert tasks["EOS"].splits["test"].sentences2 is not None
+    ids = [d["pair-id"] for f in out.glob("*/*_data.json") for d in json.loads(f.read_text())]
+    assert len(ids) == len(set(ids)) == 240
+    again = tmp_path / "again"
+    build_function_words([corpus_file], again, size=60, seed=2)
+    for f in out.glob("*/*.json"):
+        assert f.read_bytes() == (again / f.relative_to(out)).read_bytes()

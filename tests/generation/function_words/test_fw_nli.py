@@ -1,0 +1,95 @@
+"""The NLI sets from a small premise/hypothesis file (spaCy annotation; a few seconds)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from sentprobe.errors import DataError
+from sentprobe.generation.function_words import build_function_words
+from sentprobe.generation.function_words.lexicon import PREPOSITIONS
+from sentprobe.generation.function_words.nli import read_nli_pairs
+from sentprobe.generation.function_words.wordnet import DEFAULT_WORDNET, antonyms
+
+NLI_PAIRS = __import__("pathlib").Path(__file__).parent / "nli_pairs.jsonl"
+needs_wordnet = pytest.mark.skipif(
+    not (DEFAULT_WORDNET / "data.adj").is_file(), reason="WordNet (wordnet-base) not installed"
+)
+
+
+@pytest.fixture(scope="module")
+def nli_suite(tmp_path_factory):
+    out = tmp_path_factory.mktemp("nli") / "suite"
+    result = build_function_words([NLI_PAIRS], out, size=None, seed=0)
+    assert not result.failures, result.failures
+    return out
+
+
+def _items(out, name):
+    data = json.loads((out / f"NLI/{name}_data.json").read_text())
+    meta = json.loads((out / f"NLI/{name}_metadata.json").read_text())
+    return list(zip(data, meta))
+
+
+def test_preposition_swap_stays_within_appendix_d(nli_suite):
+    items = _items(nli_suite, "nli-prepositions")
+    mutated = [(d, m) for d, m in items if not m["misc"]["original"]]
+    assert mutated and len(items) == 2 * len(mutated)  # each with its original pair
+    for _, m in mutated:
+        mutation = m["misc"]["mutation"]
+        old = " ".join(mutation["replaced"]).lower()
+        new = " ".join(mutation["replacements"]).lower()
+        assert old in PREPOSITIONS and new in PREPOSITIONS and old != new
+        assert m["misc"]["task_desc"] == old
+
+
+@pytest.mark.parametrize("name", ["nli-comparatives", "nli-quantification", "nli-spatial"])
+def test_negated_hypothesis_flips_the_expected_label(nli_suite, name):
+    items = _items(nli_suite, name)
+    by_tuple: dict[int, list] = {}
+    for d, m in items:
+        by_tuple.setdefault(m["misc"]["tuple_id"], []).append((d, m))
+    assert by_tuple
+    flip = {"entailment": "contradiction", "contradiction": "entailment", "neutral": "neutral"}
+    for pair in by_tuple.values():
+        (orig, _), (neg, neg_meta) = sorted(pair, key=lambda x: not x[1]["misc"]["original"])
+        assert orig["context"] == neg["context"]
+        assert " not " in f" {neg['hypothesis']} " and " not " not in f" {orig['hypothesis']} "
+        assert neg["label"] == flip[orig["label"]]
+        assert neg_meta["misc"]["expected_label"] == "heuristic"
+
+
+@needs_wordnet
+def test_negation_makes_all_16_patterns_per_pair(nli_suite):
+    items = _items(nli_suite, "nli-negation")
+    by_tuple = Counter(m["misc"]["tuple_id"] for _, m in items)
+    assert by_tuple and set(by_tuple.values()) == {16}
+    patterns = {m["misc"]["task_desc"] for _, m in items}
+    sides = ("unchanged", "neg", "lneg", "lexpneg")
+    assert patterns == {f"{p}-{h}" for p in sides for h in sides}
+    cold = [(d, m) for d, m in items if m["misc"]["antonyms"] == ["cold", "hot"]]
+    rows = {m["misc"]["task_desc"]: (d["context"], d["hypothesis"]) for d, m in cold}
+    assert rows["lexpneg-unchanged"][0] == "The water in the lake is not hot ."
+    assert rows["unchanged-neg"][1] == "The lake is not hot ."
+    assert rows["neg-lneg"] == ("The water in the lake is not cold .", "The lake is cold .")
+
+
+@needs_wordnet
+def test_wordnet_antonyms():
+    lexicon = antonyms()
+    assert "dirty" in lexicon["clean"] and "aunt" in lexicon["uncle"]
+    assert "clean" in lexicon["dirty"]  # symmetric
+
+
+def test_nli_file_errors_name_the_line(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"premise": "A.", "hypothesis": "B.", "label": "entailment"}\n{"premise": 1}\n')
+    with pytest.raises(DataError, match="line 2"):
+        read_nli_pairs(bad)
+    bad.write_text('{"premise": "A.", "hypothesis": "B.", "label": "maybe"}\n')
+    with pytest.raises(DataError, match="unknown label"):
+        read_nli_pairs(bad)
+    pairs = read_nli_pairs(NLI_PAIRS)
+    assert len(pairs) == 19  # the MNLI-style pair without a gold label ("-") is skipped
