@@ -94,6 +94,7 @@ app = typer.Typer(
 from sentprobe.cli.annotate import annotate  # noqa: E402
 from sentprobe.cli.audit import audit  # noqa: E402
 from sentprobe.cli.build import build  # noqa: E402
+from sentprobe.cli.compare import compare  # noqa: E402
 from sentprobe.cli.correlate import correlate  # noqa: E402
 from sentprobe.cli.crosslingual import map_encoder, map_words  # noqa: E402
 from sentprobe.cli.label import label  # noqa: E402
@@ -103,7 +104,9 @@ from sentprobe.cli.run import run  # noqa: E402
 from sentprobe.cli.train import train  # noqa: E402
 
 # In this order in ``sentprobe --help``.
-for _command in (run, report, tasks, encoders, audit, crosslang, correlate, build, label, train):
+for _command in (
+    run, report, compare, tasks, encoders, audit, crosslang, correlate, build, label, train
+):  # fmt: skip
     app.command()(_command)
 for _command in (map_words, map_encoder):  # map-words, map-encoder
     app.command(_command.__name__.replace("_", "-"))(_command)

@@ -37,14 +37,44 @@ def _load_results(results: Path, probe: str | None):
     return frame[frame["probe"] == probe] if probe else frame
 
 
+def stored_predictions(results: Path, frame) -> dict:
+    """The per-item test predictions stored for ``frame``'s records (key -> Predictions)."""
+    from sentprobe.evaluation.store import ResultsStore
+
+    with ResultsStore(results, readonly=True) as store:
+        return store.predictions_for(frame["key"])
+
+
 def intervals(results: Path, frame):
     """The CI function of the results table: bootstrap intervals from the predictions
     stored for ``frame``'s records (records without any get no interval)."""
     from sentprobe.analysis.stats import interval_function
-    from sentprobe.evaluation.store import ResultsStore
 
-    with ResultsStore(results, readonly=True) as store:
-        return interval_function(store.predictions_for(frame["key"]))
+    return interval_function(stored_predictions(results, frame))
+
+
+def compared(
+    results: Path, frame, a: str, b: str, fmt: str, alpha: float = 0.05, seed: int = 0
+) -> str:
+    """``compare``/``report --compare``: paired tests of rows ``a`` and ``b`` on the real
+    tasks (control tasks left out)."""
+    from sentprobe.analysis.paired import compare_rows, comparison_text
+    from sentprobe.reporting.controls import split_controls
+
+    tasks, _ = split_controls(frame)
+    found = stored_predictions(results, tasks)
+    return comparison_text(compare_rows(tasks, found, a, b, alpha, seed), fmt)
+
+
+def _agreement(results: Path, frame, fmt: str, by_task: bool) -> str:
+    from sentprobe.analysis.prediction_agreement import agreement_text, prediction_agreement
+    from sentprobe.reporting.controls import split_controls
+
+    tasks, _ = split_controls(frame)
+    agreement = prediction_agreement(tasks, stored_predictions(results, tasks))
+    if len(agreement.rows) < 2:
+        raise SentprobeError("prediction agreement needs two rows with stored predictions")
+    return agreement_text(agreement, fmt, by_task=by_task)
 
 
 def _by_subtype(results: Path, frame, fmt: str) -> str:
@@ -100,6 +130,25 @@ def report(
             help="95% bootstrap confidence intervals of test scores (docs/statistics.md)."
         ),
     ] = True,
+    compare: Annotated[
+        str | None,  # noqa: UP007
+        typer.Option(
+            metavar="A,B",
+            help="Instead of the table: paired tests of two rows per task, as `sentprobe "
+            "compare A B` (McNemar, Holm-corrected).",
+        ),
+    ] = None,
+    agreement: Annotated[
+        bool,
+        typer.Option(
+            "--agreement",
+            help="Instead of the table: the share of test items each pair of rows predicts "
+            "alike (item-weighted over tasks; Kim et al. 2019 Fig. 2).",
+        ),
+    ] = False,
+    by_task: Annotated[
+        bool, typer.Option("--by-task", help="With --agreement: also one matrix per task.")
+    ] = False,
     html: Annotated[
         Path | None,  # noqa: UP007
         typer.Option(
@@ -145,6 +194,15 @@ def report(
         frame = frame[frame["encoder"].isin(encoder)]
     if by is not None:
         write_output(_by_subtype(results, frame, fmt.value), output)
+        return
+    if compare is not None:
+        names = [n.strip() for n in compare.split(",")]
+        if len(names) != 2 or not all(names):
+            raise SentprobeError(f"--compare takes two rows as A,B (got {compare!r})")
+        write_output(compared(results, frame, names[0], names[1], fmt.value), output)
+        return
+    if agreement:
+        write_output(_agreement(results, frame, fmt.value, by_task), output)
         return
     if html is not None or layer_curves is not None:
         from sentprobe.cli.report_html import write_report_files

@@ -1,0 +1,92 @@
+"""`sentprobe compare`, `report --compare/--agreement` and the CI columns of `report`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from sentprobe.cli.main import app
+from sentprobe.evaluation.predictions import Predictions
+from sentprobe.evaluation.store import ResultsStore
+
+GOLD = ["x", "y"] * 100
+
+
+def _pred(n_wrong: int, start: int = 0) -> Predictions:
+    flip = {"x": "y", "y": "x"}
+    wrong = set(range(start, start + n_wrong))
+    return Predictions.from_labels(
+        GOLD, [flip[g] if i in wrong else g for i, g in enumerate(GOLD)], ["x", "y"]
+    )
+
+
+@pytest.fixture
+def store(tmp_path, make_record):
+    path = tmp_path / "r.sqlite"
+    with ResultsStore(path) as results:
+        for encoder, task, predictions in [
+            ("Good", "SentLen", _pred(10)),
+            ("Good", "WC", _pred(50)),
+            ("Bad", "SentLen", _pred(60)),
+            ("Bad", "WC", _pred(52, start=1)),
+        ]:
+            record = make_record(encoder, task, predictions.accuracy, n_test=len(GOLD))
+            results.add(record, f"{encoder}-{task}", predictions)
+        results.add(make_record("Old", "SentLen", 0.5), "old")  # stored before predictions
+    return path
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_compare_marks_significant_tasks(store):
+    res = invoke("compare", "Good", "Bad", "--results", str(store))
+    assert res.exit_code == 0, res.output
+    sentlen = next(line for line in res.output.splitlines() if line.startswith("| SentLen"))
+    wc = next(line for line in res.output.splitlines() if line.startswith("| WC"))
+    assert "+25.0*" in sentlen and "*" not in wc
+    assert "alpha = 0.05" in res.output and "Holm" in res.output
+    same = invoke("report", "--results", str(store), "--compare", "Good,Bad")
+    assert same.exit_code == 0 and same.output == res.output
+    data = json.loads(
+        invoke("compare", "Good", "Bad", "--results", str(store), "-f", "json").output
+    )
+    assert data["correction"] == "holm" and [t["significant"] for t in data["tasks"]] == [
+        True,
+        False,
+    ]
+
+
+def test_compare_errors_are_one_line(store):
+    res = invoke("compare", "Good", "Nope", "--results", str(store))
+    assert res.exit_code == 1 and "no row 'Nope'" in res.output
+    assert "Traceback" not in res.output
+    res = invoke("compare", "Good", "Old", "--results", str(store))
+    assert res.exit_code == 1 and "Old: no stored predictions" in res.output
+    res = invoke("report", "--results", str(store), "--compare", "Good")
+    assert res.exit_code == 1 and "two rows as A,B" in res.output
+
+
+def test_agreement_matrix(store):
+    res = invoke("report", "--results", str(store), "--agreement", "--by-task")
+    assert res.exit_code == 0, res.output
+    assert "item-weighted" in res.output and "| Good |" in res.output and "Old" not in res.output
+    rows = json.loads(invoke("report", "--results", str(store), "--agreement", "-f", "json").output)
+    overall = next(r for r in rows if r["task"] == "all" and r["row_a"] == "Good")
+    assert overall["n_items"] == 400
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_report_has_ci_columns(store, fmt):
+    res = invoke("report", "--results", str(store), "-f", fmt)
+    assert res.exit_code == 0, res.output
+    assert "SentLen ci_low" in res.output and "SentLen ci_high" in res.output
+    if fmt == "json":
+        by = {r["encoder"]: r for r in json.loads(res.output)}
+        assert by["Good"]["SentLen ci_low"] < 95.0 < by["Good"]["SentLen ci_high"]
+        assert by["Old"]["SentLen ci_low"] is None  # no predictions: no interval
+    plain = invoke("report", "--results", str(store), "-f", fmt, "--no-ci")
+    assert "ci_low" not in plain.output
