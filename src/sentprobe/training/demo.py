@@ -47,7 +47,42 @@ def demo_configs(
 
 
 def train_demo(
-    out: str | Path = "runs", *, epochs: int = EPOCHS, device: str = "cpu", progress: bool = True
+    out: str | Path = "runs",
+    *,
+    epochs: int = EPOCHS,
+    device: str = "cpu",
+    progress: bool = True,
+    jobs: int | None = None,
 ) -> list[Path]:
-    """Train (or resume) the six demo runs; returns their directories."""
-    return [train(c, progress=progress) for c in demo_configs(out, epochs=epochs, device=device)]
+    """Train (or resume) the six demo runs; returns their directories.
+
+    On CPU the runs go to ``jobs`` worker processes (default: one per core) of one torch
+    thread each: these small models keep one core busy each, while two threads on one model
+    spend much of their time synchronising (measured in docs/training.md).
+    """
+    configs = demo_configs(out, epochs=epochs, device=device)
+    jobs = jobs or (1 if device != "cpu" else min(len(configs), _cores()))
+    if jobs == 1:
+        return [train(c, progress=progress) for c in configs]
+    for c in configs:
+        c.threads = 1
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")  # no fork of a process holding torch
+    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        slots = [k % jobs for k in range(len(configs))]  # one progress line per worker
+        return list(pool.map(_train_at, configs, [progress] * len(configs), slots))
+
+
+def _train_at(config: TrainConfig, progress: bool, position: int) -> Path:
+    return train(config, progress=progress, position=position)
+
+
+def _cores() -> int:
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1

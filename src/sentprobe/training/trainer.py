@@ -16,6 +16,7 @@ uninterrupted run would.
 from __future__ import annotations
 
 import dataclasses
+import json
 import platform
 import time
 from collections.abc import Iterator
@@ -73,6 +74,7 @@ class TrainConfig:
     valid_fraction: float = 0.05
     annotator: str = "spacy"
     max_examples: int | None = None
+    threads: int | None = None  # torch CPU threads; None: every core this process may use
     overrides: dict[str, Any] = field(default_factory=dict)
 
     def sizes(self) -> dict[str, Any]:
@@ -191,13 +193,10 @@ def _versions() -> dict[str, str]:
 def _settings(config: TrainConfig, sizes: dict[str, Any], files: list[dict[str, Any]]) -> dict:
     """What a resumed run must share with the run it continues."""
     keep = dataclasses.asdict(config)
-    for key in ("out", "epochs", "device", "data"):
+    for key in ("out", "epochs", "device", "data", "threads"):
         keep.pop(key)
-    return {
-        "config": keep,
-        "sizes": sizes,
-        "data": [(f["path"], f["sha256"]) for f in files],
-    }
+    settings = {"config": keep, "sizes": sizes, "data": [[f["path"], f["sha256"]] for f in files]}
+    return json.loads(json.dumps(settings))  # as the manifest stores it (lists, not tuples)
 
 
 def _evaluate(model: nn.Module, data: _Encoded, batches: list[np.ndarray], objective: str):
@@ -211,10 +210,10 @@ def _evaluate(model: nn.Module, data: _Encoded, batches: list[np.ndarray], objec
     return metrics(objective, total)
 
 
-def train(config: TrainConfig, *, progress: bool = True) -> Path:
+def train(config: TrainConfig, *, progress: bool = True, position: int | None = None) -> Path:
     """Train (or resume) ``config``; returns the run directory. See the module docstring."""
     _check(config)
-    set_torch_threads()
+    set_torch_threads(config.threads)
     run_dir = Path(config.out)
     sizes = config.sizes()
     previous = read_manifest(run_dir) if (run_dir / MANIFEST).is_file() else None
@@ -295,7 +294,9 @@ def train(config: TrainConfig, *, progress: bool = True) -> Path:
         batches = encoded.batches(train_idx, sizes["batch_size"], rng)
         t0, tokens, loss_sum = time.perf_counter(), 0, 0.0
         desc = f"{run_dir.name} {epoch}/{config.epochs}"
-        steps = _steps(model, optimiser, encoded, batches, progress, desc, metric_name, last_metric)
+        steps = _steps(
+            model, optimiser, encoded, batches, (progress, position), desc, metric_name, last_metric
+        )
         for idx, loss in steps:
             tokens += encoded.tokens(idx)
             loss_sum += loss
@@ -328,7 +329,7 @@ def _steps(
     optimiser: torch.optim.Optimizer,
     data: _Encoded,
     batches: list[np.ndarray],
-    progress: bool,
+    bar_at: tuple[bool, int | None],
     desc: str,
     metric_name: str,
     last_metric: float | None,
@@ -336,7 +337,10 @@ def _steps(
     from tqdm.auto import tqdm
 
     model.train()
-    bar = tqdm(batches, desc=desc, unit="batch", disable=not progress, leave=False)
+    progress, position = bar_at
+    bar = tqdm(
+        batches, desc=desc, unit="batch", disable=not progress, leave=False, position=position
+    )
     smooth = None
     for k, idx in enumerate(bar):
         loss, _ = model.loss(data.batch(idx))  # type: ignore[operator]
@@ -367,8 +371,6 @@ def _vocabularies(
 
 
 def _write_vocab(path: Path, vocab: Vocabulary) -> None:
-    import json
-
     atomic_write_text(path, json.dumps(vocab.to_json(), ensure_ascii=False) + "\n")
 
 

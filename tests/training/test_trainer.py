@@ -1,0 +1,282 @@
+"""Training: every architecture x objective trains, losses fall, checkpoints reload exactly,
+runs resume after the last finished epoch (also after SIGKILL), bad data fails early."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from itertools import product
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from sentprobe.errors import DataError, SentprobeError
+from sentprobe.training.architectures import ARCHITECTURES, build_from_spec
+from sentprobe.training.checkpoint import (
+    TrainedRunEncoder,
+    completed_epochs,
+    load_encoder,
+    read_manifest,
+)
+from sentprobe.training.data import OBJECTIVES
+from sentprobe.training.objectives import build_head
+from sentprobe.training.trainer import TrainConfig, _Encoded, _vocabularies, train
+
+SUBJECTS = ["the cat", "a dog", "my friend", "the old man", "she", "they"]
+VERBS = ["sees", "likes", "found", "will call", "helped"]
+OBJECTS = ["the ball", "a house", "him", "the small bird", "two books"]
+#: Tiny sizes: every run here takes a fraction of a second.
+TINY = {
+    "dim": 8,
+    "dec_dim": 8,
+    "dec_emb": 8,
+    "mlp_dim": 8,
+    "batch_size": 8,
+    "conv_layers": 2,
+    "layers": 1,
+}
+
+
+def sentences(n: int = 40) -> list[str]:
+    combos = list(product(SUBJECTS, VERBS, OBJECTS))
+    return [f"{s} {v} {o} ." for s, v, o in combos[:n]]
+
+
+def conllu_block(i: int, words: list[tuple[str, str, str, int, str]]) -> str:
+    lines = [f"# sent_id = s{i}", f"# text = {' '.join(w[0] for w in words)}"]
+    for k, (form, upos, xpos, head, rel) in enumerate(words, 1):
+        lines.append(f"{k}\t{form}\t{form.lower()}\t{upos}\t{xpos}\t_\t{head}\t{rel}\t_\t_")
+    return "\n".join(lines) + "\n\n"
+
+
+def clause_pairs(n: int) -> str:
+    """Parsed 'X left because/and Y rained .' sentences: DisSent finds a pair in each."""
+    out = []
+    for i in range(n):
+        marker, rel, head_rel = [("because", "mark", "advcl"), ("and", "cc", "conj")][i % 2]
+        subj1, subj2 = SUBJECTS[i % 6].split()[-1], SUBJECTS[(i + 1) % 6].split()[-1]
+        words = [
+            (subj1, "PRON", "PRP", 2, "nsubj"),
+            ("left", "VERB", "VBD", 0, "root"),
+            (marker, "SCONJ" if rel == "mark" else "CCONJ", "IN", 5, rel),
+            (subj2, "PRON", "PRP", 5, "nsubj"),
+            ("rained", "VERB", "VBD", 2, head_rel),
+            ("today", "NOUN", "NN", 5, "obl:tmod"),
+            (".", "PUNCT", ".", 2, "punct"),
+        ]
+        out.append(conllu_block(i, words))
+    return "".join(out)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("train-data")
+    sents = sentences()
+    files = {
+        "text": "\n".join(sents) + "\n",
+        "running": "\n".join(sents[:20]) + "\n\n" + "\n".join(sents[20:]) + "\n",
+        "parallel": "".join(f"{s}\t{' '.join(reversed(s.split()))}\n" for s in sents),
+        "nli": "".join(
+            f"{s}\t{t}\t{['entailment', 'neutral', 'contradiction'][i % 3]}\n"
+            for i, (s, t) in enumerate(zip(sents, reversed(sents)))
+        ),
+    }
+    paths = {}
+    for name, text in files.items():
+        paths[name] = root / f"{name}.txt"
+        paths[name].write_text(text, encoding="utf-8")
+    paths["conllu"] = root / "parsed.conllu"
+    paths["conllu"].write_text(clause_pairs(24), encoding="utf-8")
+    vec = root / "tiny.vec"
+    words = sorted({w for s in sents for w in s.split()})
+    rng = np.random.default_rng(0)
+    vec.write_text(
+        f"{len(words)} 6\n"
+        + "".join(f"{w} {' '.join(f'{x:.3f}' for x in rng.normal(size=6))}\n" for w in words),
+        encoding="utf-8",
+    )
+    paths["vec"] = vec
+    return paths
+
+
+DATA_FOR = {
+    "autoencoder": "text",
+    "lm": "text",
+    "skipthought": "running",
+    "translation": "parallel",
+    "nli": "nli",
+    "seq2tree": "conllu",
+    "dissent": "conllu",
+}
+
+
+def config(data, arch: str, objective: str, out: Path, **kw) -> TrainConfig:
+    kw.setdefault("vectors", str(data["vec"]))
+    return TrainConfig(
+        arch,
+        objective,
+        [str(data[DATA_FOR[objective]])],
+        str(out),
+        epochs=kw.pop("epochs", 1),
+        preset="demo",
+        overrides={**TINY, **kw.pop("overrides", {})},
+        **kw,
+    )
+
+
+@pytest.mark.parametrize("objective", OBJECTIVES)
+def test_every_architecture_trains_one_epoch(data, tmp_path, objective):
+    for arch in ARCHITECTURES:
+        run = train(config(data, arch, objective, tmp_path / arch), progress=False)
+        manifest = read_manifest(run)
+        assert completed_epochs(manifest) == [1]
+        assert np.isfinite(manifest["epochs"][0]["train_loss"])
+        assert manifest["epochs"][0]["tokens_per_second"] > 0
+        encoder = TrainedRunEncoder(str(run))
+        vecs = encoder.encode(["the cat sees a dog .", "unseenword"])
+        assert vecs.shape == (2, build_from_spec(manifest["encoder"]).out_dim)
+        assert np.isfinite(vecs).all()
+
+
+def _losses(data, arch: str, objective: str, steps: int = 15) -> list[float]:
+    """Training losses on one fixed batch: the head and encoder can fit it."""
+    from sentprobe.training.data import load_training_data
+    from sentprobe.training.presets import preset
+
+    torch.manual_seed(0)
+    sizes = {**preset("demo", arch), **TINY}
+    td = load_training_data(objective, [data[DATA_FOR[objective]]], batch_size=8)
+    vocab, target = _vocabularies(objective, td.examples, sizes)
+    spec = {
+        "arch": arch,
+        "vocab_size": len(vocab),
+        "emb_dim": 8,
+        "dim": 8,
+        "freeze_embeddings": False,
+        "bidirectional_lm": objective == "lm",
+        "options": sizes["arch_options"],
+    }
+    head = {**sizes, "n_labels": len(td.labels), "target_size": len(target) if target else 0}
+    model = build_head(objective, build_from_spec(spec), head)
+    encoded = _Encoded(objective, td.examples, vocab, target, td.labels, "cpu")
+    batch = encoded.batch(np.arange(8))
+    opt = torch.optim.Adam(model.parameters(), 1e-2)
+    out = []
+    for _ in range(steps):
+        loss, _ = model.loss(batch)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        out.append(float(loss.detach()))
+    return out
+
+
+@pytest.mark.parametrize("objective", OBJECTIVES)
+def test_loss_decreases_per_objective(data, objective):
+    losses = _losses(data, "bilstm-max", objective)
+    assert losses[-1] < 0.9 * losses[0], losses
+
+
+@pytest.mark.parametrize("arch", list(ARCHITECTURES))
+def test_loss_decreases_per_architecture(data, arch):
+    losses = _losses(data, arch, "autoencoder")
+    assert losses[-1] < 0.9 * losses[0], losses
+
+
+def test_checkpoint_reloads_bit_identically(data, tmp_path):
+    run = train(config(data, "gatedconv", "autoencoder", tmp_path / "r"), progress=False)
+    state = torch.load(run / "epoch-1" / "state.pt", weights_only=False)["model"]
+    encoder, _, _ = load_encoder(run)
+    for name, tensor in encoder.state_dict().items():
+        assert torch.equal(tensor, state[f"encoder.{name}"]), name
+    a = TrainedRunEncoder(str(run)).encode(sentences(10))
+    b = TrainedRunEncoder(f"{run}@epoch-1").encode(sentences(10))
+    assert np.array_equal(a, b)
+
+
+def test_resume_continues_after_last_epoch(data, tmp_path):
+    resumed = tmp_path / "resumed"
+    train(config(data, "bilstm-last", "skipthought", resumed, epochs=1), progress=False)
+    first = resumed / "epoch-1" / "encoder.safetensors"
+    stamp = first.stat().st_mtime_ns
+    train(config(data, "bilstm-last", "skipthought", resumed, epochs=2), progress=False)
+    assert first.stat().st_mtime_ns == stamp  # epoch 1 not recomputed
+    assert completed_epochs(read_manifest(resumed)) == [1, 2]
+    straight = tmp_path / "straight"
+    train(config(data, "bilstm-last", "skipthought", straight, epochs=2), progress=False)
+    a = load_file(str(resumed / "epoch-2" / "encoder.safetensors"))
+    b = load_file(str(straight / "epoch-2" / "encoder.safetensors"))
+    assert all(torch.equal(a[k], b[k]) for k in a)  # same as an uninterrupted run
+
+
+def test_rerun_with_other_settings_is_refused(data, tmp_path):
+    train(config(data, "cnn-max", "autoencoder", tmp_path / "r"), progress=False)
+    with pytest.raises(SentprobeError, match="other settings"):
+        train(config(data, "cnn-avg", "autoencoder", tmp_path / "r"), progress=False)
+
+
+def test_sigkill_then_rerun_resumes(data, tmp_path):
+    out = tmp_path / "killed"
+    code = (
+        "import sys, time; sys.path.insert(0, sys.argv[1]);"
+        "from test_trainer import config; from sentprobe.training import trainer;"
+        "import json; from pathlib import Path;"
+        "d = {k: Path(v) for k, v in json.loads(sys.argv[2]).items()};"
+        "trainer.train(config(d, 'bilstm-max', 'autoencoder', Path(sys.argv[3]), epochs=500),"
+        " progress=False)"
+    )
+    paths = json.dumps({k: str(v) for k, v in data.items()})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(Path(__file__).parent), paths, str(out)],
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and not (out / "epoch-2").exists():
+            time.sleep(0.05)
+        assert (out / "epoch-2").exists(), "the child never finished two epochs"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    done = completed_epochs(read_manifest(out))
+    assert done and done == list(range(1, len(done) + 1))
+    stamp = (out / "epoch-1" / "encoder.safetensors").stat().st_mtime_ns
+    train(config(data, "bilstm-max", "autoencoder", out, epochs=done[-1] + 1), progress=False)
+    assert completed_epochs(read_manifest(out)) == [*done, done[-1] + 1]
+    assert (out / "epoch-1" / "encoder.safetensors").stat().st_mtime_ns == stamp
+    assert not list(out.glob(".epoch-*"))  # no partial epoch left behind after the rerun
+
+
+@pytest.mark.parametrize(
+    ("objective", "text", "message"),
+    [
+        ("autoencoder", "", "line|empty file"),
+        ("translation", "a b\tc d\nno tab here\n", "line 2: expected source and target"),
+        ("nli", "a b\tc d\tentailment\na\tb\tmaybe\n", "line 2: label 'maybe' is not one of"),
+        ("autoencoder", "one sentence .\ntwo .\n", "fewer than one batch"),
+    ],
+)
+def test_bad_data_fails_before_training(data, tmp_path, objective, text, message):
+    bad = tmp_path / "bad.txt"
+    bad.write_text(text, encoding="utf-8")
+    cfg = config(data, "bilstm-max", objective, tmp_path / "run")
+    cfg.data = [str(bad)]
+    with pytest.raises(DataError, match=message) as info:
+        train(cfg, progress=False)
+    assert str(bad) in str(info.value)
+    assert not (tmp_path / "run" / "run.json").exists()
+
+
+def test_data_errors_name_the_file_and_line():
+    from sentprobe.training.data import read_file
+
+    with pytest.raises(SentprobeError, match="no such file"):
+        read_file("autoencoder", Path("/nonexistent/file.txt"))
+
