@@ -1,49 +1,14 @@
-"""A small synthetic English corpus for the function-word generators: sentences with one
-wh-word, repeated articles, one coordinating conjunction, in paragraphs of running text."""
+"""Fixtures of the function-word generator tests: the synthetic corpus of
+tests/gen_function_words.py as paragraphs and as a file (nli_pairs.jsonl beside them is a
+small hand-written premise/hypothesis file)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-HERE = Path(__file__).parent
-NLI_PAIRS = HERE / "nli_pairs.jsonl"
-
-_NAMES = ["Anna", "Ben", "Clara", "David", "Emma", "Felix", "Grace", "Henry", "Iris", "Jack"]
-_NOUNS = ["cat", "dog", "letter", "house", "garden", "river", "car", "book", "apple", "hour",
-          "window", "road", "idea", "umbrella", "owner", "engine", "island", "table"]  # fmt: skip
-_VERBS = ["found", "saw", "painted", "opened", "moved", "cleaned", "closed", "sold", "kept"]
-_WH = ["who", "what", "where", "when", "why", "how"]
-_CONJ = ["and", "but", "or"]
-
-
-def synthetic_corpus(n: int, seed: int = 0) -> list[list[str]]:
-    """``n`` paragraphs of six sentences each (one per line; blank line between)."""
-    rng = np.random.default_rng(seed)
-
-    def pick(words: list[str]) -> str:
-        return words[int(rng.integers(len(words)))]
-
-    def a(noun: str) -> str:
-        return f"{'an' if noun[0] in 'aeiou' or noun == 'hour' else 'a'} {noun}"
-
-    paragraphs = []
-    for i in range(n):
-        para = [
-            f"{pick(_NAMES)} asked {pick(_WH)} {pick(_NAMES)} {pick(_VERBS)} the {pick(_NOUNS)} "
-            f"number {i} .",
-            f"{pick(_NAMES)} {pick(_VERBS)} the {pick(_NOUNS)} near the {pick(_NOUNS)} in "
-            f"{1900 + i} .",
-            f"{pick(_NAMES)} {pick(_VERBS)} {a(pick(_NOUNS))} and {a(pick(_NOUNS))} on day {i} .",
-            f"{pick(_NAMES)} {pick(_VERBS)} the {pick(_NOUNS)} {pick(_CONJ)} {pick(_NAMES)} "
-            f"{pick(_VERBS)} it at {i} o'clock .",
-            f"Nobody knew {pick(_WH)} the {pick(_NOUNS)} stood there in week {i} .",
-            f"{pick(_NAMES)} liked {pick(_NAMES)} {pick(_CONJ)} {pick(_NAMES)} in year {i} .",
-        ]
-        paragraphs.append(para)
-    return paragraphs
+from gen_function_words import synthetic_corpus, write_corpus
 
 
 @pytest.fixture
@@ -54,7 +19,4 @@ def paragraphs() -> list[list[str]]:
 
 @pytest.fixture
 def corpus_file(tmp_path: Path) -> Path:
-    path = tmp_path / "corpus.txt"
-    text = "\n\n".join("\n".join(p) for p in synthetic_corpus(160))
-    path.write_text(text + "\n", encoding="utf-8")
-    return path
+    return write_corpus(tmp_path / "corpus.txt")
