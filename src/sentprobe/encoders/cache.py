@@ -335,6 +335,7 @@ class EmbeddingCache:
             codes = store.codes(keys)
             missing = np.flatnonzero(codes < 0).tolist()
             if missing:
+                self.last_encoded = 0
                 self._encode_missing(
                     encoder, store, unique, keys, missing, None, progress, keep=False
                 )
