@@ -1,0 +1,150 @@
+"""Probing accuracy as encoders train: against epoch (Conneau et al. 2018, Fig. 1) and
+against embedding size (their Fig. 3), with the training objective's validation metric.
+
+Inputs: the results store's rows of trained runs (encoder labels ``NAME@epoch-K``, written
+by ``sentprobe run -e runs/NAME@all``) and the runs' manifests (``training.checkpoint``),
+which give each epoch's validation metric and the run's ``dim``. One panel per run: one line
+per probing task, the validation metric dashed on a second axis. Runs that differ only in
+``dim`` (a ``--dim`` sweep: same architecture, objective and data) get a panel per group
+with the size on the x axis, each run at its last probed epoch.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sentprobe.errors import SentprobeError
+from sentprobe.reporting.plots import LINE_COLOURS, new_figure, save_figure
+
+_EPOCH = re.compile(r"^(?P<run>.+)@epoch-(?P<epoch>\d+)$")
+METRIC_LABEL = {"ppl": "validation perplexity", "acc": "validation accuracy (%)",
+                "token_acc": "validation token accuracy (%)"}  # fmt: skip
+
+
+def epoch_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
+    """Rows of trained-run epochs: run, epoch, task, score (mean over seeds, in %)."""
+    parsed = frame["encoder"].str.extract(_EPOCH)
+    rows = frame.assign(run=parsed["run"], epoch=pd.to_numeric(parsed["epoch"]))
+    rows = rows.dropna(subset=["run"])
+    if rows.empty:
+        return pd.DataFrame(columns=["run", "epoch", "task", "score"])
+    out = rows.groupby(["run", "epoch", "task"], as_index=False)[metric].mean()
+    return out.rename(columns={metric: "score"}).assign(score=lambda d: 100 * d["score"])
+
+
+def _validation(manifest: Mapping[str, Any]) -> tuple[str, dict[int, float]]:
+    name = manifest.get("metric", {}).get("name", "loss")
+    return name, {int(e["epoch"]): float(e["valid"][name]) for e in manifest.get("epochs", [])}
+
+
+def _sweeps(manifests: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Runs grouped by everything but ``dim``; groups of two sizes or more."""
+    groups: dict[str, list[str]] = {}
+    for run, m in manifests.items():
+        settings = m.get("settings", {})
+        sizes = {k: v for k, v in settings.get("sizes", {}).items() if k != "dim"}
+        config = {k: v for k, v in settings.get("config", {}).items() if k != "dim"}
+        key = repr((m.get("arch"), m.get("objective"), settings.get("data"), sizes, config))
+        groups.setdefault(key, []).append(run)
+    out = {}
+    for runs in groups.values():
+        dims = {manifests[r]["encoder"]["dim"] for r in runs}
+        if len(dims) > 1:
+            first = manifests[runs[0]]
+            out[f"{first['arch']} / {first['objective']}"] = runs
+    return out
+
+
+def _panel(ax: Any, x: list, lines: dict[str, list[float]], xlabel: str) -> None:
+    for k, (task, ys) in enumerate(sorted(lines.items())):
+        ax.plot(x, ys, marker="o", ms=3, color=LINE_COLOURS[k % len(LINE_COLOURS)],
+                linestyle="-" if k < len(LINE_COLOURS) else ":", label=task)  # fmt: skip
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("probing accuracy (%)")
+    ax.grid(alpha=0.3)
+
+
+def _twin(ax: Any, x: list, values: list[float], metric: str) -> None:
+    if not values:
+        return
+    twin = ax.twinx()
+    twin.plot(x, values, color="#7f7fbf", linestyle="--", marker="s", ms=3)
+    twin.set_ylabel(METRIC_LABEL.get(metric, f"validation {metric}"), color="#5f5f9f")
+    if metric == "ppl" and max(values) / max(min(values), 1e-9) > 10:
+        twin.set_yscale("log")
+
+
+def learning_curves(
+    frame: pd.DataFrame,
+    manifests: Mapping[str, Mapping[str, Any]],
+    path: str | Path,
+    metric: str = "test_score",
+) -> Path:
+    """Write the curves (PNG/PDF/SVG by extension); see the module docstring."""
+    scores = epoch_scores(frame, metric)
+    if scores.empty:
+        raise SentprobeError(
+            "no trained-run results to draw (probe runs first: sentprobe run -e 'runs/NAME@all')"
+        )
+    runs = sorted(scores["run"].unique())
+    sweeps = _sweeps({r: manifests[r] for r in runs if r in manifests})
+    n = len(runs) + len(sweeps)
+    cols = min(3, n)
+    rows = math.ceil(n / cols)
+    fig = new_figure(5.2 * cols, 3.6 * rows + 0.6)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax, run in zip(axes, runs):
+        part = scores[scores["run"] == run]
+        epochs = sorted(part["epoch"].unique())
+        wide = part.pivot(index="epoch", columns="task", values="score").reindex(epochs)
+        _panel(ax, epochs, {t: wide[t].tolist() for t in wide.columns}, "epoch")
+        ax.set_title(run, fontsize=9)
+        if run in manifests:
+            name, valid = _validation(manifests[run])
+            shown = [e for e in epochs if e in valid]
+            _twin(ax, shown, [valid[e] for e in shown], name)
+    for ax, (title, group) in zip(axes[len(runs) :], sweeps.items()):
+        dims, lines, valid = [], {}, []
+        for run in sorted(group, key=lambda r: manifests[r]["encoder"]["dim"]):
+            part = scores[scores["run"] == run]
+            last = part[part["epoch"] == part["epoch"].max()]
+            dims.append(manifests[run]["encoder"]["dim"])
+            for task, score in zip(last["task"], last["score"]):
+                lines.setdefault(task, []).append(score)
+            name, by_epoch = _validation(manifests[run])
+            valid.append(by_epoch.get(int(part["epoch"].max()), math.nan))
+        _panel(ax, dims, {t: v for t, v in lines.items() if len(v) == len(dims)}, "encoder size")
+        ax.set_title(f"{title}: size sweep", fontsize=9)
+        _twin(ax, dims, valid, name)
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 10),
+               fontsize=8)  # fmt: skip
+    return save_figure(fig, path)
+
+
+def curves_from_runs(
+    frame: pd.DataFrame, runs: str | Path, path: str | Path, metric: str = "test_score"
+) -> Path:
+    """:func:`learning_curves` with the manifests of the run directories ``runs`` matches
+    (a glob such as ``runs/*``), keyed by run name."""
+    import glob
+
+    from sentprobe.training.checkpoint import MANIFEST, read_manifest
+
+    manifests = {}
+    for d in sorted(glob.glob(str(Path(runs).expanduser()))):
+        if (Path(d) / MANIFEST).is_file():
+            m = read_manifest(d)
+            manifests[m.get("name") or Path(d).name] = m
+    return learning_curves(frame, manifests, path, metric)
