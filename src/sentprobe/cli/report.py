@@ -180,6 +180,16 @@ def report(
         str | None,  # noqa: UP007
         typer.Option(help="With --html on several languages: the heatmap's reference language."),
     ] = None,
+    curves: Annotated[
+        Path | None,  # noqa: UP007
+        typer.Option(
+            help="Draw probing accuracy against epoch (and against size for a --dim sweep) of "
+            "trained runs here (.png/.pdf/.svg), with their validation metric (docs/training.md)."
+        ),
+    ] = None,
+    runs: Annotated[
+        str, typer.Option(help="With --curves: the training run directories (a glob).")
+    ] = "runs/*",
     output: TableOutput = None,
 ) -> None:
     """Print the paper-style table of everything stored in a results store, then control
@@ -200,6 +210,11 @@ def report(
         if len(names) != 2 or not all(names):
             raise SentprobeError(f"--compare takes two rows as A,B (got {compare!r})")
         write_output(compared(results, frame, names[0], names[1], fmt.value), output)
+        return
+    if curves is not None:
+        from sentprobe.reporting.curves import curves_from_runs
+
+        note(f"wrote {curves_from_runs(frame, runs, curves, metric.value)}")
         return
     if agreement:
         write_output(_agreement(results, frame, fmt.value, by_task), output)
