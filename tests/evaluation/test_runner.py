@@ -94,15 +94,19 @@ def test_tasks_with_the_same_data_but_other_names_are_separate_units(tmp_path):
     assert frame["key"].nunique() == 4
 
 
-def test_results_are_sensible(tmp_path, tasks):
-    frame = run(
+def _counting_run(tmp_path, tasks, baselines: str):
+    return run(
         [CountingEncoder()],
         tasks,
         results=tmp_path / "r.sqlite",
         cache_dir=tmp_path / "c",
         progress=False,
-        baselines="majority,length",
+        baselines=baselines,
     )
+
+
+def test_results_are_sensible(tmp_path, tasks):
+    frame = _counting_run(tmp_path, tasks, "majority,length")
     by = {(r.encoder, r.task): r for r in frame.itertuples()}
     assert by[("Majority", "A")].test_score == pytest.approx(0.5)
     train_b, test_b = tasks[1].splits["train"].labels, tasks[1].splits["test"].labels
@@ -116,14 +120,7 @@ def test_results_are_sensible(tmp_path, tasks):
 
 def test_every_unit_stores_its_test_predictions(tmp_path, tasks):
     """Encoders and text baselines alike: gold labels in test order, the score their mean."""
-    frame = run(
-        [CountingEncoder()],
-        tasks,
-        results=tmp_path / "r.sqlite",
-        cache_dir=tmp_path / "c",
-        progress=False,
-        baselines="majority,nb-uni",
-    )
+    frame = _counting_run(tmp_path, tasks, "majority,nb-uni")
     with ResultsStore(tmp_path / "r.sqlite", readonly=True) as store:
         for row in frame.itertuples():
             predictions = store.predictions(row.key)
