@@ -279,4 +279,3 @@ def test_data_errors_name_the_file_and_line():
 
     with pytest.raises(SentprobeError, match="no such file"):
         read_file("autoencoder", Path("/nonexistent/file.txt"))
-
