@@ -74,10 +74,11 @@ def report_html(tmp_path_factory, make_record) -> tuple[str, Path]:
 
 def test_report_has_every_section_and_nothing_external(report_html):
     page, _ = report_html
-    for anchor in ('id="results-table"', 'id="layer-curves"', 'id="relative-heatmap"'):
+    plots = ("layer-curves", "relative-heatmap", "correlation", "agreement")
+    for anchor in ('id="results-table"', *(f'id="{p}"' for p in plots)):
         assert anchor in page
-    assert 'id="correlation"' in page and "n = 5" in page
-    assert page.count("<svg") >= 3
+    assert "n = 5" in page  # the correlation's number of encoders
+    assert page.count("<svg") == len(plots)
     assert "[" in page and "sel +" in page  # CIs and selectivity in the cells
     assert 'class="reference"' in page and "Human (reference)" in page
     assert 'class="baseline"' in page
@@ -159,7 +160,7 @@ def test_report_renders_in_chromium(report_html, tmp_path):
     assert console == [], console
     dom = res.stdout
     assert 'id="results-table"' in dom and "<tbody" in dom
-    for plot in ("layer-curves", "relative-heatmap", "correlation"):
+    for plot in ("layer-curves", "relative-heatmap", "correlation", "agreement"):
         start = dom.index(f'id="{plot}"')
         assert "<svg" in dom[start : dom.index("</figure>", start)], plot
     image = matplotlib.image.imread(shot)

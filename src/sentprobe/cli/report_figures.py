@@ -7,7 +7,6 @@ no data for comes back as None, and the report leaves it out.
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -116,31 +115,24 @@ def relative_plot(
 
 
 def agreement_plot(frame: pd.DataFrame, preds: dict[str, Any]) -> html.Plot | None:
-    """How often two rows make the same test prediction (analysis.prediction_agreement),
-    averaged over the tasks they share; None without predictions or that module."""
-    try:  # analysis.prediction_agreement is optional here: no module, no plot
-        module = importlib.import_module("sentprobe.analysis.prediction_agreement")
-    except ImportError:
-        return None
-    matrix_of = getattr(module, "agreement_matrix", None)
-    if matrix_of is None or not preds:
-        return None
+    """How often two rows make the same test prediction (Kim et al. 2019, Fig. 2), over all
+    the test items they share; None with fewer than two rows with stored predictions."""
+    from sentprobe.analysis.prediction_agreement import prediction_agreement
     from sentprobe.reporting.controls import split_controls
     from sentprobe.reporting.plots import agreement_figure
 
     tasks, _ = split_controls(frame)
-    try:
-        matrix = matrix_of(tasks, preds)
-    except (SentprobeError, ValueError):
+    if not preds:
         return None
-    if matrix is None or len(matrix) < 2:
+    agreement = prediction_agreement(tasks, preds)
+    if len(agreement.rows) < 2:
         return None
-    fig = agreement_figure(matrix)
     return html.Plot(
         "agreement",
         "Prediction agreement",
-        figure_svg(fig, "agree"),
-        "Share of test items two rows predict alike (%), averaged over the tasks they share.",
+        figure_svg(agreement_figure(agreement.matrix()), "agree"),
+        "Share of test items two rows predict alike (%), over all the test items they share "
+        "(tasks weighted by their number of test items; first seed).",
     )
 
 

@@ -34,24 +34,6 @@ from sentprobe.reporting import html
 from sentprobe.reporting.plots import figure_svg
 
 
-def _rows_and_columns(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with the results table's row and column label of each record."""
-    from sentprobe.reporting.tables import _column_labels  # the table's own labelling
-
-    df = frame.copy()
-    for name in ("task_source", "language"):
-        df[name] = df[name].fillna("").astype(str) if name in df.columns else ""
-    probes = df.groupby("encoder", sort=False)["probe"].nunique()
-    df["row"] = [
-        f"{e} [{p}]" if probes[e] > 1 else str(e) for e, p in zip(df["encoder"], df["probe"])
-    ]
-    df["column"] = _column_labels(df)
-    if "created" in df.columns:
-        df = df.sort_values("created", kind="stable")
-    identity = ["row", "column", "seed"]
-    return df.drop_duplicates(identity, keep="last")
-
-
 def _intervals(results: Path, frame: pd.DataFrame) -> tuple[Intervals | None, dict[str, Any]]:
     """The CI function and the predictions of ``frame``'s records (empty when the store
     holds none)."""
@@ -111,7 +93,10 @@ def results_section(
     """The sortable results table: scores, seeds' std, CIs, best marks, selectivity."""
     from sentprobe.evaluation.baselines import paper_labels
     from sentprobe.reporting.controls import selectivity_frame, split_controls
-    from sentprobe.reporting.tables import _summarize  # the table's own cells and markers
+    from sentprobe.reporting.tables import (
+        _summarize,  # the table's own cells and markers
+        labelled,
+    )
 
     tasks, _ = split_controls(frame)
     if tasks.empty:
@@ -123,14 +108,14 @@ def results_section(
         .unstack("column")
         .reindex(index=summary.rows, columns=[c for _, c in columns])
     )
-    keyed = _rows_and_columns(tasks)
+    keyed = labelled(tasks)
     groups = keyed.groupby(["row", "column"], sort=False)["key"]
     ci = {cell: interval(list(keys)) for cell, keys in groups} if interval else {}
     control: dict[tuple[str, str], float] = {}
     if metric == "test_score":
         sel = selectivity_frame(frame)
         if not sel.empty:
-            sel = _rows_and_columns(sel)
+            sel = labelled(sel)
             for cell, scores in sel.groupby(["row", "column"], sort=False)["control_score"]:
                 control[cell] = 100.0 * float(scores.mean())
     baselines = {b.lower() for b in paper_labels()}
