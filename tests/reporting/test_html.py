@@ -27,8 +27,10 @@ N_TEST = 200
 EVIL = "<img src=x onerror=alert(1)>"
 
 
-def _predictions(rng: np.random.Generator, accuracy: float) -> Predictions:
-    gold = rng.integers(0, 2, N_TEST)
+def _predictions(rng: np.random.Generator, accuracy: float, task: str) -> Predictions:
+    """Predictions with the given accuracy on the task's test items (the same gold labels
+    for every row of a task, as a real store has them)."""
+    gold = np.random.default_rng(sum(map(ord, task))).integers(0, 2, N_TEST)
     right = np.zeros(N_TEST, dtype=bool)
     right[rng.choice(N_TEST, int(round(accuracy * N_TEST)), replace=False)] = True
     pred = np.where(right, gold, 1 - gold)
@@ -48,11 +50,11 @@ def make_store(path: Path, make_record) -> Path:
             for task, acc in scores.items():
                 key = f"{row}|{task}"
                 record = make_record(row, task, acc, n_dev=N_TEST, n_test=N_TEST, n_train=800)
-                store.add(record, key, _predictions(rng, acc))
+                store.add(record, key, _predictions(rng, acc, task))
                 if "@layer" in row:
                     ctl = f"{task}~control"
                     record = make_record(row, ctl, 0.5, n_dev=N_TEST, n_test=N_TEST, n_train=800)
-                    store.add(record, f"{key}~c", _predictions(rng, 0.5))
+                    store.add(record, f"{key}~c", _predictions(rng, 0.5, ctl))
     return path
 
 
@@ -78,6 +80,10 @@ def test_report_has_every_section_and_nothing_external(report_html):
     for anchor in ('id="results-table"', *(f'id="{p}"' for p in plots)):
         assert anchor in page
     assert "n = 5" in page  # the correlation's number of encoders
+    # agreement: the rows share their test items, so off-diagonal cells have values
+    start = page.index('id="agreement"')
+    agreement = page[start : page.index("</figure>", start)]
+    assert agreement.count(">100<") < 20 and re.search(r">[5-9]\d<", agreement)
     assert page.count("<svg") == len(plots)
     assert "[" in page and "sel +" in page  # CIs and selectivity in the cells
     assert 'class="reference"' in page and "Human (reference)" in page
