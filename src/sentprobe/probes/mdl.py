@@ -100,10 +100,10 @@ class MDLProbe(ClassifierMixin, BaseEstimator):
         self.best_score_, self.grid_scores_ = final.best_score_, final.grid_scores_
         self.n_iter_ = final.n_iter_
 
-        Xt, y_arr = check_xy(X, y)
+        Xt, _ = check_xy(X, y)
         order = torch.from_numpy(np.random.default_rng(seed).permutation(len(Xt)))
         Xs = final.scaler_(Xt)[order]  # vectors are known to the receiver: train's scaling
-        ys = encode_labels(np.asarray(y_arr), self.classes_)[order]
+        ys = encode_labels(list(y), self.classes_)[order]
         K = len(self.classes_)
         configs = final._configs()
         ends = block_ends(len(Xs), self.portions)
