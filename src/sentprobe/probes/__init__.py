@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from sentprobe.datasets.controls import controlled_name
 from sentprobe.probes.baselines import MajorityProbe, NBTfidfProbe
 from sentprobe.probes.linear import LogisticProbe
 from sentprobe.probes.mdl import MDLProbe
@@ -23,7 +24,8 @@ from sentprobe.registry import probes
 
 
 def _is_wc(task: str) -> bool:
-    return task.split("/")[-1] == "WC"
+    """WC, or its control task (which is probed with the task's probe)."""
+    return controlled_name(task).split("/")[-1] == "WC"
 
 
 probes.register("logreg", lambda task, seed=0: LogisticProbe(random_state=seed))
