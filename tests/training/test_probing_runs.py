@@ -39,6 +39,7 @@ def runs(tmp_path_factory) -> Path:
                 preset="demo",
                 vectors=None,
                 dim=dim,
+                threads=1,
                 overrides=TINY | {"dim": dim},
             ),
             progress=False,

@@ -119,6 +119,7 @@ DATA_FOR = {
 
 def config(data, arch: str, objective: str, out: Path, **kw) -> TrainConfig:
     kw.setdefault("vectors", str(data["vec"]))
+    kw.setdefault("threads", 1)  # tiny models: one thread is faster than two
     return TrainConfig(
         arch,
         objective,
@@ -139,7 +140,7 @@ def test_every_architecture_trains_one_epoch(data, tmp_path, objective):
         assert completed_epochs(manifest) == [1]
         assert np.isfinite(manifest["epochs"][0]["train_loss"])
         assert manifest["epochs"][0]["tokens_per_second"] > 0
-        encoder = TrainedRunEncoder(str(run))
+        encoder = TrainedRunEncoder(str(run), num_threads=1)
         vecs = encoder.encode(["the cat sees a dog .", "unseenword"])
         assert vecs.shape == (2, build_from_spec(manifest["encoder"]).out_dim)
         assert np.isfinite(vecs).all()
@@ -151,6 +152,7 @@ def _losses(data, arch: str, objective: str, steps: int = 15) -> list[float]:
     from sentprobe.training.presets import preset
 
     torch.manual_seed(0)
+    torch.set_num_threads(1)
     sizes = {**preset("demo", arch), **TINY}
     td = load_training_data(objective, [data[DATA_FOR[objective]]], batch_size=8)
     vocab, target = _vocabularies(objective, td.examples, sizes)
@@ -222,6 +224,7 @@ def test_rerun_with_other_settings_is_refused(data, tmp_path):
         train(config(data, "cnn-avg", "autoencoder", tmp_path / "r"), progress=False)
 
 
+@pytest.mark.slow  # a child process importing torch: ~10 s on an idle 2-core machine
 def test_sigkill_then_rerun_resumes(data, tmp_path):
     out = tmp_path / "killed"
     code = (

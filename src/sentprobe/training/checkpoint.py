@@ -147,7 +147,13 @@ class TrainedRunEncoder(Encoder):
 
     batch_size = 256
 
-    def __init__(self, spec: str, batch_size: int = 256, device: str | None = None) -> None:
+    def __init__(
+        self,
+        spec: str,
+        batch_size: int = 256,
+        device: str | None = None,
+        num_threads: int | None = None,
+    ) -> None:
         self.run_dir, selector = parse_run_spec(spec)
         manifest = read_manifest(self.run_dir)
         done = completed_epochs(manifest)
@@ -168,7 +174,7 @@ class TrainedRunEncoder(Encoder):
                 f"{spec}: expected RUN, RUN@epoch-K, RUN@all or RUN@last after the run directory"
             )
         self.manifest = manifest
-        self.batch_size = batch_size
+        self.batch_size, self.num_threads = batch_size, num_threads
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         run = manifest.get("name") or self.run_dir.name
         self.all_epochs = selector == "all"
@@ -213,7 +219,7 @@ class TrainedRunEncoder(Encoder):
         return out, (np.stack(rows) if rows else None)
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
-        set_torch_threads()
+        set_torch_threads(self.num_threads)
         outs = []
         for k in self.epochs:
             encoder, vocab, _ = load_encoder(self.run_dir, k, self.device)
