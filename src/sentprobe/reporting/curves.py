@@ -113,7 +113,9 @@ def learning_curves(
             shown = [e for e in epochs if e in valid]
             _twin(ax, shown, [valid[e] for e in shown], name)
     for ax, (title, group) in zip(axes[len(runs) :], sweeps.items()):
-        dims, lines, valid = [], {}, []
+        dims: list[int] = []
+        lines: dict[str, list[float]] = {}
+        last_valid: list[float] = []
         for run in sorted(group, key=lambda r: manifests[r]["encoder"]["dim"]):
             part = scores[scores["run"] == run]
             last = part[part["epoch"] == part["epoch"].max()]
@@ -121,10 +123,10 @@ def learning_curves(
             for task, score in zip(last["task"], last["score"]):
                 lines.setdefault(task, []).append(score)
             name, by_epoch = _validation(manifests[run])
-            valid.append(by_epoch.get(int(part["epoch"].max()), math.nan))
+            last_valid.append(by_epoch.get(int(part["epoch"].max()), math.nan))
         _panel(ax, dims, {t: v for t, v in lines.items() if len(v) == len(dims)}, "encoder size")
         ax.set_title(f"{title}: size sweep", fontsize=9)
-        _twin(ax, dims, valid, name)
+        _twin(ax, dims, last_valid, name)
     for ax in axes[n:]:
         ax.set_visible(False)
     handles, labels = axes[0].get_legend_handles_labels()

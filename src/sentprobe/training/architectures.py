@@ -47,7 +47,7 @@ table is trained from scratch.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -324,9 +324,10 @@ def build_encoder(
     ``kernel``, ``kernels``, ``channels``, ``att_dim``, ``dropout``)."""
     if arch not in ARCHITECTURES:
         raise SentprobeError(f"unknown architecture {arch!r}; known: {', '.join(ARCHITECTURES)}")
-    factory, fixed, _ = ARCHITECTURES[arch]
+    cls, fixed, _ = ARCHITECTURES[arch]
+    factory: Callable[..., SentenceEncoder] = cls
     # A preset may give every architecture ``layers``/``dropout``; the CNN has no layers.
-    kw = {k: v for k, v in kw.items() if k not in SHARED_OPTIONS or k in factory.OPTIONS}
+    kw = {k: v for k, v in kw.items() if k not in SHARED_OPTIONS or k in cls.OPTIONS}
     try:
         return factory(
             vocab_size,

@@ -162,7 +162,7 @@ class _Encoded:
         if rng is not None:
             idx = idx[rng.permutation(len(idx))]
         lengths = np.array([len(self.src[i]) for i in idx])
-        out = []
+        out: list[np.ndarray] = []
         chunk = batch_size * BUCKET
         for start in range(0, len(idx), chunk):
             part = idx[start : start + chunk]

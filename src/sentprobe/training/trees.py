@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from ..annotation.constituency import dep_to_constituency, parse_tree
+from ..annotation.constituency import Tree, dep_to_constituency, parse_tree
 from ..annotation.record import AnnotatedSentence
 from ..errors import DataError
 from ..io import iter_lines
@@ -51,14 +51,14 @@ def linearise(record: AnnotatedSentence) -> str:
     if tree[0] in ("ROOT", "TOP", "") and len(tree[1]) == 1 and not isinstance(tree[1][0], str):
         tree = tree[1][0]
     out: list[str] = []
-    stack: list[object] = [tree]
+    stack: list[Tree | str] = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, str):
             if node.startswith(")"):
                 out.append(node)
             continue
-        label, children = node  # type: ignore[misc]
+        label, children = node
         if len(children) == 1 and isinstance(children[0], str):
             out.append(label)  # a preterminal: its tag
             continue
