@@ -140,6 +140,8 @@ def test_every_architecture_trains_one_epoch(data, tmp_path, objective):
         assert completed_epochs(manifest) == [1]
         assert np.isfinite(manifest["epochs"][0]["train_loss"])
         assert manifest["epochs"][0]["tokens_per_second"] > 0
+        if objective == "dissent":
+            assert manifest["label_counts"] == {"and": 12, "because": 12}
         encoder = TrainedRunEncoder(str(run), num_threads=1)
         vecs = encoder.encode(["the cat sees a dog .", "unseenword"])
         assert vecs.shape == (2, build_from_spec(manifest["encoder"]).out_dim)

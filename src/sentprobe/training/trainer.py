@@ -19,6 +19,7 @@ import dataclasses
 import json
 import platform
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -397,6 +398,7 @@ def _new_manifest(
         "data": data.files,
         "examples": n_examples,
         "labels": data.labels,
+        "label_counts": dict(sorted(Counter(e.label for e in data.examples if e.label).items())),
         "vocab": {"file": "vocab.json", "size": len(vocab)},
         "target_vocab": {"file": "target-vocab.json", "size": len(target)} if target else None,
         "vectors": vectors,
