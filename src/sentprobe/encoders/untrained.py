@@ -111,7 +111,10 @@ class _UntrainedEncoder(Encoder):
 
 
 class BiLSTMEncoder(_UntrainedEncoder):
-    """Random 2-layer BiLSTM; ``last`` = final forward + backward states, ``max`` = max-pool."""
+    """Random 2-layer BiLSTM; ``last`` = final forward + backward states, ``max`` = max-pool.
+
+    ``hidden``: units per direction (the paper's 512 by default; smaller ones are cheaper to
+    probe, e.g. Kim et al.'s five random restarts in ``kim2019``)."""
 
     dim = 2 * HIDDEN
 
@@ -122,24 +125,32 @@ class BiLSTMEncoder(_UntrainedEncoder):
         seed: int = 1111,
         batch_size: int = 128,
         num_threads: int | None = None,
+        hidden: int = HIDDEN,
     ) -> None:
         if pooling not in ("last", "max"):
             raise SentprobeError(f"BiLSTM pooling must be 'last' or 'max', not {pooling!r}")
         self.pooling = pooling
-        self.name = f"BiLSTM-{pooling} (untrained)"
+        self.hidden = int(hidden)
+        self.dim = 2 * self.hidden
+        size = "" if self.hidden == HIDDEN else f" {LSTM_LAYERS}x{self.hidden}"
+        self.name = f"BiLSTM-{pooling}{size} (untrained)"
         super().__init__(vectors, seed, batch_size, num_threads)
 
     def _build(self) -> nn.Module:
         lstm = nn.LSTM(
-            self.vectors.dim, HIDDEN, num_layers=LSTM_LAYERS, bidirectional=True, batch_first=True
+            self.vectors.dim,
+            self.hidden,
+            num_layers=LSTM_LAYERS,
+            bidirectional=True,
+            batch_first=True,
         )
-        _init_uniform(lstm, self.seed, bound=1.0 / math.sqrt(HIDDEN))
+        _init_uniform(lstm, self.seed, bound=1.0 / math.sqrt(self.hidden))
         return lstm
 
     @property
     def fingerprint(self) -> str:
         return (
-            f"untrained-bilstm-v{VERSION}|{self.pooling}|{LSTM_LAYERS}x{HIDDEN}"
+            f"untrained-bilstm-v{VERSION}|{self.pooling}|{LSTM_LAYERS}x{self.hidden}"
             f"|{self.vectors.id}|seed={self.seed}"
         )
 
