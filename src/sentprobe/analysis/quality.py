@@ -344,7 +344,7 @@ def write_function_word_quality(out: str | Path, result: Any, **options: Any) ->
         "title": f"Quality report: {manifest.get('suite', Path(out).name)}",
         "description": manifest.get("description", ""),
         "stats": stats,
-        "corpus": ", ".join(c["path"] for c in manifest.get("corpus", [])),
+        "corpus": ", ".join(c.get("path") or c.get("name", "") for c in manifest.get("corpus", [])),
         "seed": manifest["generator"]["seed"],
         **options.pop("extra", {}),
     }

@@ -102,6 +102,28 @@ def swap_counts(available: dict[str, int], rng: np.random.Generator) -> dict[tup
             return dict(k)
 
 
+def source_balanced(
+    pairs: Sequence[tuple[Item, Item]], rng: np.random.Generator, slack: int = 1
+) -> list[tuple[Item, Item]]:
+    """Pairs (in a random order) such that every word is the word of as many originals as
+    the source of mutated sentences, within ``slack``, at every prefix of the list.
+
+    Pairing within strata drops sentences unevenly (a stratum of "the" x 3 has many
+    originals, few mutated partners), which would leave originals and mutated sentences from
+    different mixes of source sentences, and whatever else differs between those (genre,
+    punctuation) would tell the classes apart."""
+    balance: Counter[str] = Counter()
+    out = []
+    for p in rng.permutation(len(pairs)):
+        original, mutated = pairs[p]
+        x, s = original.misc["source_word"], mutated.misc["source_word"]
+        if abs(balance[x] + 1) <= slack and abs(balance[s] - 1) <= slack:
+            balance[x] += 1
+            balance[s] -= 1
+            out.append(pairs[p])
+    return out
+
+
 @dataclass
 class SingleSentenceSet:
     """A single-sentence acceptability set: which sentences qualify (``word``: the function
@@ -148,6 +170,7 @@ class SingleSentenceSet:
             for sent_id in ids[: len(targets)]:
                 tokens = sentences[sent_id]
                 item = Item(" ".join(tokens), "", "acceptable", corpus_sent_id=sent_id)
+                item.misc["source_word"] = w
                 keep[self.key(tokens)].append(item)
             for sent_id, target in zip(ids[len(targets) :], targets):
                 tokens = sentences[sent_id]
@@ -156,7 +179,10 @@ class SingleSentenceSet:
                 if " ".join(new) in corpus:
                     stats["rejected: mutated sentence is a corpus sentence"] += 1
                     continue
-                misc = {"mutation": {**mutation.to_json(), "original": " ".join(tokens)}}
+                misc = {
+                    "mutation": {**mutation.to_json(), "original": " ".join(tokens)},
+                    "source_word": w,
+                }
                 item = Item(" ".join(new), "", "unacceptable", corpus_sent_id=sent_id, misc=misc)
                 mutated[self.key(new)].append(item)
                 stats[f"drawn: {w} -> {target}"] += 1
@@ -165,9 +191,12 @@ class SingleSentenceSet:
             pairs += zip(keep[key], mutated[key])
         unpaired = sum(map(len, keep.values())) + sum(map(len, mutated.values())) - 2 * len(pairs)
         stats["dropped: no partner of the other class in its stratum"] = unpaired
-        n = _check_size(self.name, self.size, 2 * len(pairs), "balanced within strata")
-        chosen = [pairs[i] for i in sorted(rng.choice(len(pairs), n // 2, replace=False))]
-        items = _deal(chosen, rng)
+        balanced = source_balanced(pairs, rng)
+        stats["dropped: would unbalance the source words"] = 2 * (len(pairs) - len(balanced))
+        n = _check_size(
+            self.name, self.size, 2 * len(balanced), "balanced within strata and by source word"
+        )
+        items = _deal(balanced[: n // 2], rng)
         for item in items:
             if "mutation" in item.misc:
                 m = item.misc["mutation"]

@@ -123,7 +123,9 @@ def release_records(
 
 
 def _dump(records: list[dict]) -> str:
-    return json.dumps(records, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    """A JSON list, one item per line (compact, yet diffable line by line)."""
+    lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in records]
+    return "[\n" + ",\n".join(lines) + "\n]\n"
 
 
 def write_release_set(root: Path, set_name: str, data: list[dict], meta: list[dict]) -> None:
