@@ -154,7 +154,7 @@ def decide(answers: Sequence[str], nli: bool, expected: str) -> tuple[str | None
 def krippendorff_alpha(units: Sequence[Sequence[str]]) -> float | None:
     """Krippendorff's alpha, nominal, from the values of each unit (any number per unit;
     units with fewer than two values are not pairable and left out)."""
-    coincidences: Counter[tuple[str, str]] = Counter()
+    coincidences: dict[tuple[str, str], float] = defaultdict(float)
     for values in units:
         m = len(values)
         if m < 2:
@@ -163,7 +163,7 @@ def krippendorff_alpha(units: Sequence[Sequence[str]]) -> float | None:
         for a, ca in counts.items():
             for b, cb in counts.items():
                 coincidences[a, b] += ca * (cb - (a == b)) / (m - 1)
-    totals: Counter[str] = Counter()
+    totals: dict[str, float] = defaultdict(float)
     for (a, _), v in coincidences.items():
         totals[a] += v
     n = sum(totals.values())

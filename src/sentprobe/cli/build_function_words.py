@@ -4,7 +4,7 @@ corpus (acceptability) and/or a premise/hypothesis file (NLI), in the DNC releas
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from rich.table import Table
 
@@ -53,14 +53,30 @@ def set_names(text: str | None) -> list[str] | None:
     return out
 
 
+def _cast(value: str, default: object, item: str) -> object:
+    """``value`` as the type of the parameter's default (int, float, bool, str; None-defaults
+    take an int if it parses, else the string)."""
+    try:
+        if isinstance(default, bool):
+            if value.lower() not in ("true", "false"):
+                raise ValueError(value)
+            return value.lower() == "true"
+        if isinstance(default, (int, float)):
+            return type(default)(value)
+        if default is None:
+            return int(value) if value.lstrip("-").isdigit() else value
+        return value
+    except ValueError:
+        raise SentprobeError(f"--set {item!r}: expected a value like {default!r}") from None
+
+
 def set_params(items: list[str] | None) -> dict[str, dict]:
     """``--set acceptability-eos.sigma=2`` -> generator fields per set."""
     import dataclasses
 
-    from sentprobe.cli.build import _typed, _value
     from sentprobe.generation.function_words import ACCEPTABILITY_SETS, NLI_SETS
 
-    generators = {**ACCEPTABILITY_SETS, **NLI_SETS}
+    generators: dict[str, Any] = {**ACCEPTABILITY_SETS, **NLI_SETS}
     out: dict[str, dict] = {}
     for item in items or []:
         key, sep, value = item.partition("=")
@@ -73,8 +89,7 @@ def set_params(items: list[str] | None) -> dict[str, dict]:
         fields = {f.name: f for f in dataclasses.fields(generators[name])}
         if param not in fields:
             raise SentprobeError(f"--set {item!r}: {name} has no parameter {param!r}")
-        default = fields[param].default
-        out.setdefault(name, {})[param] = _typed(_value(value.strip()), default, item)
+        out.setdefault(name, {})[param] = _cast(value.strip(), fields[param].default, item)
     return out
 
 
