@@ -14,7 +14,8 @@ Ray's start-up (``ray.init``) is timed separately and not in the run times. Ever
 scores are checked equal to the local run's. Usage::
 
     flock /tmp/sentprobe-heavy.lock python benchmarks/bench_ray.py
-        [--encoders bov-glove,minilm] [--tasks sample-en] [--out benchmarks/results/ray.json]
+        [--encoders bov-glove,minilm] [--tasks sample-en] [--cache-dir DIR]
+        [--out benchmarks/results/ray.json]
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ from results_io import write_result
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-def _timed_run(encoders: list[str], tasks: str, work: Path, name: str, executor: str) -> dict:
+def _timed_run(
+    encoders: list[str], tasks: str, work: Path, cache: Path, name: str, executor: str
+) -> dict:
     from sentprobe.evaluation.runner import run
 
     start = time.perf_counter()
@@ -43,7 +46,7 @@ def _timed_run(encoders: list[str], tasks: str, work: Path, name: str, executor:
         tasks,
         baselines="majority",
         results=work / f"{name}.sqlite",
-        cache_dir=work / "cache",
+        cache_dir=cache,
         executor=executor,
         progress=False,
     )
@@ -63,7 +66,9 @@ def child(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
         ray_seconds = time.perf_counter() - start
-    result = _timed_run(encoders, args.tasks, work, args.name, "ray" if args.cpus else "local")
+    cache = Path(args.cache_dir) if args.cache_dir else work / "cache"
+    executor = "ray" if args.cpus else "local"
+    result = _timed_run(encoders, args.tasks, work, cache, args.name, executor)
     result["ray_init_seconds"] = round(ray_seconds, 2)
     if args.cpus:
         ray.shutdown()
@@ -74,7 +79,8 @@ def child(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--encoders", default="bov-glove,minilm")
-    ap.add_argument("--tasks", default="sample-en")
+    ap.add_argument("--tasks", default="sample-en", help="suite, or task files, comma-separated")
+    ap.add_argument("--cache-dir", help="embedding cache to use (default: a fresh one)")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "ray.json")
     ap.add_argument("--workdir", help=argparse.SUPPRESS)
     ap.add_argument("--name", help=argparse.SUPPRESS)
@@ -102,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
             cmd = [sys.executable, __file__, "--encoders", args.encoders, "--tasks", args.tasks,
                    "--workdir", str(work), "--name", f"run{i}", "--cpus", str(cpus),
                    "--child-out", str(out)]  # fmt: skip
+            if args.cache_dir:
+                cmd += ["--cache-dir", args.cache_dir]
             load = os.getloadavg()[0]
             subprocess.run(cmd, check=True, env=env)
             result = json.loads(out.read_text())
