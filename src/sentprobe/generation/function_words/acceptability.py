@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..base import GenerationError, is_punctuation, make_rng
+from .lexicon import CONJUNCTIONS, WH_WORDS
 from .release import N_FOLDS, Item
 from .rules import (
     Mutation,
@@ -28,14 +29,11 @@ from .rules import (
     apply,
     article_key,
     article_kind,
-    conjunction_key,
-    conjunction_position,
+    only_key,
+    only_position,
     resegment_index,
     swap_articles,
-    swap_conjunction,
-    swap_wh,
-    wh_key,
-    wh_position,
+    swap_only,
 )
 
 
@@ -209,21 +207,42 @@ class SingleSentenceSet:
 
 
 @dataclass
-class WhWords(SingleSentenceSet):
-    """Sentences with exactly one wh-word (who, what, where, when, why, how); the mutated half
-    has it replaced by one of the other five at random."""
+class OneWordSwap(SingleSentenceSet):
+    """Sentences with exactly one of ``words``; the mutated half has it replaced by one of
+    the others (``rule``)."""
 
-    name: ClassVar[str] = "acceptability-whwords"
+    words: ClassVar[tuple[str, ...]] = ()
+    rule: ClassVar[str] = ""
 
     def word(self, tokens: Tokens) -> str | None:
-        i = wh_position(tokens)
+        i = only_position(tokens, self.words)
         return None if i is None else tokens[i].lower()
 
     def key(self, tokens: Tokens) -> Hashable:
-        return wh_key(tokens)
+        return only_key(tokens, self.words)
 
     def mutate(self, tokens: Tokens, rng: np.random.Generator, target: str) -> Mutation:
-        return swap_wh(tokens, rng, target)
+        return swap_only(tokens, self.words, self.rule, rng, target)
+
+
+@dataclass
+class WhWords(OneWordSwap):
+    """Sentences with exactly one wh-word (who, what, where, when, why, how); the mutated half
+    has it replaced by one of the other five."""
+
+    name: ClassVar[str] = "acceptability-whwords"
+    words: ClassVar[tuple[str, ...]] = WH_WORDS
+    rule: ClassVar[str] = "wh-swap"
+
+
+@dataclass
+class Coordination(OneWordSwap):
+    """Sentences with exactly one of and/but/or; the mutated half has it replaced by one of
+    the other two."""
+
+    name: ClassVar[str] = "acceptability-coordinating-conjunctions"
+    words: ClassVar[tuple[str, ...]] = CONJUNCTIONS
+    rule: ClassVar[str] = "conjunction-swap"
 
 
 @dataclass
@@ -241,24 +260,6 @@ class Definiteness(SingleSentenceSet):
 
     def mutate(self, tokens: Tokens, rng: np.random.Generator, target: str) -> Mutation:
         return swap_articles(tokens)
-
-
-@dataclass
-class Coordination(SingleSentenceSet):
-    """Sentences with exactly one of and/but/or; the mutated half has it replaced by one of
-    the other two at random."""
-
-    name: ClassVar[str] = "acceptability-coordinating-conjunctions"
-
-    def word(self, tokens: Tokens) -> str | None:
-        i = conjunction_position(tokens)
-        return None if i is None else tokens[i].lower()
-
-    def key(self, tokens: Tokens) -> Hashable:
-        return conjunction_key(tokens)
-
-    def mutate(self, tokens: Tokens, rng: np.random.Generator, target: str) -> Mutation:
-        return swap_conjunction(tokens, rng, target)
 
 
 def eos_tokens(tokens: Sequence[str]) -> Tokens:

@@ -63,26 +63,46 @@ def positions_of(tokens: Sequence[str], words: Sequence[str]) -> list[int]:
     return [i for i, t in enumerate(tokens) if t.lower() in wanted]
 
 
-# -- wh-words -----------------------------------------------------------------------------------
-def wh_position(tokens: Sequence[str]) -> int | None:
-    """The position of the sentence's only wh-word (None: none, or several)."""
-    found = positions_of(tokens, WH_WORDS)
+# -- one word among several (wh-words, conjunctions) -------------------------------------------
+def only_position(tokens: Sequence[str], words: Sequence[str]) -> int | None:
+    """The position of the sentence's only word of ``words`` (None: none, or several)."""
+    found = positions_of(tokens, words)
     return found[0] if len(found) == 1 else None
 
 
-def swap_wh(tokens: Sequence[str], rng: np.random.Generator, target: str | None = None) -> Mutation:
-    """Replace the wh-word by ``target``, or one of the other five uniformly at random."""
-    i = wh_position(tokens)
-    if i is None:
-        raise ValueError(f"not exactly one wh-word in {' '.join(tokens)!r}")
-    others = [w for w in WH_WORDS if w != tokens[i].lower()]
-    new = target or others[int(rng.integers(len(others)))]
-    return Mutation("wh-swap", (i,), (tokens[i],), (match_case(tokens[i], new),))
-
-
-def wh_key(tokens: Sequence[str]) -> Hashable:
-    i = wh_position(tokens)
+def only_key(tokens: Sequence[str], words: Sequence[str]) -> Hashable:
+    """The sentence's only word of ``words`` and whether it comes first (None: not one)."""
+    i = only_position(tokens, words)
     return None if i is None else (tokens[i].lower(), i == 0)
+
+
+def swap_only(
+    tokens: Sequence[str],
+    words: Sequence[str],
+    rule: str,
+    rng: np.random.Generator,
+    target: str | None = None,
+) -> Mutation:
+    """Replace the sentence's only word of ``words`` by ``target``, or by one of the others
+    uniformly at random; case kept."""
+    i = only_position(tokens, words)
+    if i is None:
+        raise ValueError(f"not exactly one of {'/'.join(words)} in {' '.join(tokens)!r}")
+    others = [w for w in words if w != tokens[i].lower()]
+    new = target or others[int(rng.integers(len(others)))]
+    return Mutation(rule, (i,), (tokens[i],), (match_case(tokens[i], new),))
+
+
+def swap_wh(tokens: Sequence[str], rng: np.random.Generator, target: str | None = None) -> Mutation:
+    """Replace the only wh-word by ``target``, or one of the other five at random."""
+    return swap_only(tokens, WH_WORDS, "wh-swap", rng, target)
+
+
+def swap_conjunction(
+    tokens: Sequence[str], rng: np.random.Generator, target: str | None = None
+) -> Mutation:
+    """Replace the only and/but/or by ``target``, or one of the other two at random."""
+    return swap_only(tokens, CONJUNCTIONS, "conjunction-swap", rng, target)
 
 
 # -- articles -----------------------------------------------------------------------------------
@@ -129,30 +149,6 @@ def article_key(tokens: Sequence[str]) -> Hashable:
     has_an = any(t.lower() == "an" for t in tokens)
     first = tokens[0].lower() if tokens[0].lower() in (DEFINITE, *INDEFINITE) else ""
     return (kind, min(same, 3), other, has_an, first)
-
-
-# -- coordinating conjunctions ------------------------------------------------------------------
-def conjunction_position(tokens: Sequence[str]) -> int | None:
-    """The position of the sentence's only and/but/or (None: none, or several)."""
-    found = positions_of(tokens, CONJUNCTIONS)
-    return found[0] if len(found) == 1 else None
-
-
-def swap_conjunction(
-    tokens: Sequence[str], rng: np.random.Generator, target: str | None = None
-) -> Mutation:
-    """Replace the conjunction by ``target``, or one of the other two uniformly at random."""
-    i = conjunction_position(tokens)
-    if i is None:
-        raise ValueError(f"not exactly one of and/but/or in {' '.join(tokens)!r}")
-    others = [w for w in CONJUNCTIONS if w != tokens[i].lower()]
-    new = target or others[int(rng.integers(len(others)))]
-    return Mutation("conjunction-swap", (i,), (tokens[i],), (match_case(tokens[i], new),))
-
-
-def conjunction_key(tokens: Sequence[str]) -> Hashable:
-    i = conjunction_position(tokens)
-    return None if i is None else (tokens[i].lower(), i == 0)
 
 
 # -- end of sentence ----------------------------------------------------------------------------
