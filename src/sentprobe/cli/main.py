@@ -108,8 +108,8 @@ for _command in (
     run, report, compare, tasks, encoders, audit, crosslang, correlate, build, label, train
 ):  # fmt: skip
     app.command()(_command)
-for _command in (map_words, map_encoder):  # map-words, map-encoder
-    app.command(_command.__name__.replace("_", "-"))(_command)
+for _dashed in (map_words, map_encoder):  # map-words, map-encoder
+    app.command(_dashed.__name__.replace("_", "-"))(_dashed)
 
 
 app.add_typer(annotate)  # annotate export / annotate import
