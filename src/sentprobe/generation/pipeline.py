@@ -32,7 +32,7 @@ from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.io import atomic_write_text, open_text
 
 from .autosize import AutoSizes
-from .base import GeneratedTask, GenerationError
+from .base import GeneratedTask
 from .corpus import MosesPreprocessor, read_sentences
 from .suite import ALL_GENERATORS, XPROBE_TASKS, band_params, build_suite, corpus_tokens, prepare
 from .writer import corpus_sha256, suite_manifest, write_generated_suite
@@ -272,23 +272,19 @@ def build(
             rec.constituency = dep_to_constituency(rec)  # English constituency tasks need one
 
     result = BuildResult(tasks=[], annotations=work, corpus_stats=corpus_stats)
-    bar = tqdm(names, desc="generating", unit="task", disable=not progress)
-    for name in bar:
-        bar.set_postfix_str(name)
-        try:
-            result.tasks += build_suite(
-                records,
-                tasks=[name],
-                sizes=sizes or DEFAULT_SIZES,
-                seed=seed,
-                lang=lang,
-                layout=layout,
-                profile=profile,
-                params=params,
-                bands=bands,
-            )
-        except GenerationError as exc:
-            result.failures[name] = str(exc)
+    result.tasks = build_suite(
+        records,
+        tasks=names,
+        sizes=sizes or DEFAULT_SIZES,
+        seed=seed,
+        lang=lang,
+        layout=layout,
+        profile=profile,
+        params=params,
+        bands=bands,
+        failures=result.failures,
+        progress=progress,
+    )
     if result.failures and not skip_failed:
         return result
     if not result.tasks:

@@ -31,6 +31,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+from tqdm.auto import tqdm
+
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.datasets.task import PAPER_TASKS
 from sentprobe.registry import generators
@@ -295,6 +297,8 @@ def build_suite(
     max_tokens: int = 28,
     params: Mapping[str, Mapping] | None = None,
     bands: Literal["profile", "auto"] = "profile",
+    failures: dict[str, str] | None = None,
+    progress: bool = False,
 ) -> list[GeneratedTask]:
     """Generate ``tasks`` from one annotated corpus; labels in the ``layout``'s vocabulary.
 
@@ -302,7 +306,8 @@ def build_suite(
     corpus supports, per task. ``bands="auto"``: frequency bands by corpus size (recorded
     in each lexical task's and SOMO's ``params["bands"]``). Each task's ``stats`` starts with
     the corpus filter's counts (``corpus: ...``). A GenerationError names the task that
-    could not be filled and what to relax.
+    could not be filled and what to relax; with ``failures`` given, it is recorded there
+    (task -> message) and the other tasks are still made (the corpus is filtered once).
     """
     if bands not in ("profile", "auto"):
         raise ValueError(f"bands must be 'profile' or 'auto', not {bands!r}")
@@ -316,13 +321,21 @@ def build_suite(
     corpus = prepare(annotated_sentences, min_tokens, max_tokens, corpus_stats)
     tier, tier_info = band_params(corpus_tokens(corpus), tasks) if bands == "auto" else ({}, {})
     out = []
-    for name in tasks:
+    bar = tqdm(tasks, desc="generating", unit="task", disable=not progress)
+    for name in bar:
+        bar.set_postfix_str(name)
         explicit = dict((params or {}).get(name, {}))
         gen = generator_for(name, lang, profile, tier.get(name), **explicit)
-        if auto is not None:
-            task = _auto_generate(name, gen, corpus, auto, seed, explicit)
-        else:
-            task = gen.generate(corpus, fixed, seed)
+        try:
+            if auto is not None:
+                task = _auto_generate(name, gen, corpus, auto, seed, explicit)
+            else:
+                task = gen.generate(corpus, fixed, seed)
+        except GenerationError as exc:
+            if failures is None:
+                raise
+            failures[name] = str(exc)
+            continue
         if name in tier and tuple(getattr(gen, "freq_band", ())) == tier[name]["freq_band"]:
             task.params = task.params | {"bands": tier_info}
         task.stats.update({f"corpus: {k}": v for k, v in corpus_stats.items()})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 __all__ = [
     "constituency_depth",
@@ -93,8 +93,10 @@ def implementation(name: str) -> str:
     return f"sentprobe.generation.trees (own reader, {name})"
 
 
+@lru_cache(maxsize=1 << 18)
 def constituency_depth(bracketed: str) -> int:
-    """Depth of a PTB tree, by the annotation package's definition when available."""
+    """Depth of a PTB tree, by the annotation package's definition when available.
+    Remembered: ``--sizes auto`` asks for every tree's depth twice (range, then task)."""
     helper = _helper("tree_depth")
     return int(helper(bracketed)) if helper else _own_tree_depth(bracketed)
 
