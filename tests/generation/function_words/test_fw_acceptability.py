@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+from gen_function_words import synthetic_corpus, write_corpus
 from sentprobe.datasets.loaders.dnc import load_dnc
 from sentprobe.generation.base import GenerationError
 from sentprobe.generation.corpus import MosesPreprocessor
@@ -19,6 +20,17 @@ from sentprobe.generation.function_words import (
     build_function_words,
 )
 from sentprobe.generation.function_words.release import chunk_of, fold_splits
+
+
+@pytest.fixture
+def paragraphs() -> list[list[str]]:
+    """160 paragraphs of the synthetic corpus (tests/gen_function_words.py)."""
+    return synthetic_corpus(160)
+
+
+@pytest.fixture
+def corpus_file(tmp_path):
+    return write_corpus(tmp_path / "corpus.txt")
 
 
 def _sentences(paragraphs):
