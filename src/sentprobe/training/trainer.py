@@ -31,7 +31,7 @@ from torch import nn
 
 from .. import __version__ as sentprobe_version
 from ..encoders.hf import set_torch_threads
-from ..encoders.static import load_word_vectors
+from ..encoders.static import BUILTIN_VECTORS, load_word_vectors
 from ..errors import SentprobeError
 from ..io import atomic_write_text
 from .architectures import ARCHITECTURES, SentenceEncoder, build_from_spec
@@ -247,7 +247,10 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
         vectors = load_word_vectors(config.vectors)
         matrix, found = embedding_matrix(vocab, vectors, seed=config.seed)
         emb_dim = vectors.dim
-        vectors_info = {"spec": config.vectors, "id": vectors.id, "found": found}
+        # a file by its absolute path: the run is probed from other directories too
+        where = config.vectors if config.vectors in BUILTIN_VECTORS else Path(config.vectors)
+        spec_text = where if isinstance(where, str) else str(where.expanduser().resolve())
+        vectors_info = {"spec": spec_text, "id": vectors.id, "found": found}
     spec = {
         "arch": config.arch,
         "vocab_size": len(vocab),
