@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.model_selection import cross_val_score
+from sklearn.model_selection import StratifiedKFold
 from sklearn.naive_bayes import MultinomialNB
 from sklearn.pipeline import make_pipeline
 
@@ -58,24 +58,35 @@ class NBTfidfProbe(ClassifierMixin, BaseEstimator):
         self.alpha = alpha
         self.cv = cv
 
-    def _pipeline(self, alpha: float):
-        vec = TfidfVectorizer(ngram_range=self.ngram_range, token_pattern=r"\S+", lowercase=True)
-        return make_pipeline(vec, MultinomialNB(alpha=alpha))
+    def _vectorizer(self) -> TfidfVectorizer:
+        return TfidfVectorizer(ngram_range=self.ngram_range, token_pattern=r"\S+", lowercase=True)
+
+    def _scores(self, X: list, y: np.ndarray, X_eval: list, y_eval: np.ndarray) -> list[float]:
+        """Accuracy on ``X_eval`` of NB for every ``alpha``, from one tf-idf fit on ``X``
+        (the vectorizer does not depend on ``alpha``; fitting it once per value was most of
+        the cost)."""
+        vec = self._vectorizer()
+        A, B = vec.fit_transform(X), vec.transform(X_eval)
+        return [
+            float(np.mean(MultinomialNB(alpha=a).fit(A, y).predict(B) == y_eval))
+            for a in self.alpha
+        ]
 
     def fit(self, X, y, X_dev=None, y_dev=None) -> NBTfidfProbe:
         X, y = list(X), np.asarray(y)
         if X_dev is not None:
-            fits = [self._pipeline(a).fit(X, y) for a in self.alpha]
-            scores = [m.score(list(X_dev), y_dev) for m in fits]
+            scores = self._scores(X, y, list(X_dev), np.asarray(y_dev))
             self.selection_ = "dev"
-        else:
-            scores = [
-                cross_val_score(self._pipeline(a), X, y, cv=self.cv).mean() for a in self.alpha
+        else:  # cross_val_score's folds (stratified, unshuffled), each vectorized once
+            per_fold = [
+                self._scores([X[i] for i in tr], y[tr], [X[i] for i in te], y[te])
+                for tr, te in StratifiedKFold(self.cv).split(np.zeros(len(y)), y)
             ]
-            fits = None
+            scores = [float(v) for v in np.mean(per_fold, axis=0)]
             self.selection_ = f"cv{self.cv}"
         best = int(np.argmax(scores))
-        self.model_ = fits[best] if fits else self._pipeline(self.alpha[best]).fit(X, y)
+        self.model_ = make_pipeline(self._vectorizer(), MultinomialNB(alpha=self.alpha[best]))
+        self.model_.fit(X, y)
         self.classes_ = self.model_.classes_
         self.best_params_ = {"alpha": self.alpha[best]}
         self.best_score_ = float(scores[best])
