@@ -73,6 +73,14 @@ class KimBuildResult:
     manifest: dict[str, Any] = field(default_factory=dict)
 
 
+class _Pretokenized(MosesPreprocessor):
+    """MosesPreprocessor's filters (5-28 tokens, each sentence once) on sentences tokenized
+    already: space-joined Moses tokens are split, not tokenized again."""
+
+    def tokenize(self, sentence: str) -> tuple[str, ...]:
+        return tuple(sentence.split(" "))
+
+
 def _text_sets(
     corpora: Sequence[Path], names: Sequence[str], params: dict, seed: int, layout, lang: str,
     result: KimBuildResult, stats: Counter,
@@ -83,8 +91,9 @@ def _text_sets(
         for path in corpora
         for para in read_paragraphs(path, layout, lang)
     ]
-    sentences = list(pre(" ".join(t) for para in paragraphs for t in para))
-    stats.update(pre.stats)
+    kept = _Pretokenized(lang=lang)
+    sentences = list(kept(" ".join(t) for para in paragraphs for t in para))
+    stats.update(kept.stats)
     for name in names:
         generator = ACCEPTABILITY_SETS[name](**params.get(name, {}))
         try:
