@@ -91,3 +91,35 @@ def test_bad_votes_file_names_file_and_line(tmp_path):
         read_votes(path, kinds)
     path.write_text("item_id,annotator,answer\nnli-negation:2,a1, Does  not make SENSE \n")
     assert read_votes(path, kinds) == {"nli-negation:2": ["does not make sense"]}
+
+
+def test_nli_import_relabels_by_majority_and_drops_nonsense(tmp_path):
+    from sentprobe.analysis.votes import export_rows, import_votes
+    from sentprobe.generation.function_words.release import (
+        Item,
+        release_records,
+        write_release_set,
+    )
+
+    items = [Item(f"Premise {i} .", f"Hypothesis {i} .", "entailment") for i in range(4)]
+    data, meta = release_records(
+        "nli-negation", items, first_pair_id=1, corpus="test", corpus_license="CC0"
+    )
+    write_release_set(tmp_path / "suite", "nli-negation", data, meta)
+    rows = export_rows(tmp_path / "suite")
+    assert rows[0]["options"].split(" | ") == ["1", "2", "3", "4", "5", "does not make sense"]
+    votes = {  # 1: contradiction, 2: entailment, 3: nonsense vote, 4: no majority
+        1: ["1", "2", "5"], 2: ["4", "5", "3"], 3: ["5", "5", "does not make sense"],
+        4: ["5", "3", "1"],
+    }  # fmt: skip
+    lines = ["item_id,answer"] + [f"nli-negation:{i},{a}" for i, v in votes.items() for a in v]
+    (tmp_path / "votes.csv").write_text("\n".join(lines) + "\n")
+    (outcome,) = import_votes(tmp_path / "suite", tmp_path / "votes.csv", tmp_path / "final")
+    assert [(d["pair-id"], d["label"]) for d, _ in outcome.kept] == [
+        (1, "contradiction"),
+        (2, "entailment"),
+    ]
+    assert outcome.kept[0][1]["misc"]["assigned_labels"] == "contradiction,contradiction,entailment"
+    assert outcome.reasons["dropped: a 'does not make sense' vote"] == 1
+    assert outcome.reasons["dropped: no majority"] == 1
+    assert outcome.agreement["size"] == 2 and outcome.agreement["unanimous"] == 0.0

@@ -340,9 +340,17 @@ def write_function_word_quality(out: str | Path, result: Any, **options: Any) ->
         t.name: manifest["sets"].get(set_stem(Path(t.metadata.source)), {}).get("stats", {})
         for t in tasks
     }
+    note = (
+        "Kim et al. (2019)'s acceptability sets must carry no surface cue: a single-position "
+        "or 'contains token X' rule 3 (10) points over majority is a warning (error). "
+        "NB-bi-tfidf is reported, not counted: bigrams see the swapped word among its "
+        "neighbours, which is what these sets test (docs/function-words.md). Ten-fold sets "
+        "are checked on the items tested in folds 1-5 (train) against folds 6-10 (test); a "
+        "sentence pair as one text, 'first ||| second'."
+    )
     extra = {
         "title": f"Quality report: {manifest.get('suite', Path(out).name)}",
-        "description": manifest.get("description", ""),
+        "description": "\n\n".join(filter(None, [manifest.get("description", ""), note])),
         "stats": stats,
         "corpus": ", ".join(c.get("path") or c.get("name", "") for c in manifest.get("corpus", [])),
         "seed": manifest["generator"]["seed"],
