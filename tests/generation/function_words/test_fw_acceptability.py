@@ -129,3 +129,13 @@ def test_written_suite_reads_back_like_the_release(corpus_file, tmp_path):
     build_function_words([corpus_file], again, size=60, seed=2)
     for f in out.glob("*/*.json"):
         assert f.read_bytes() == (again / f.relative_to(out)).read_bytes()
+
+
+def test_a_corpus_without_the_construction_writes_nothing(tmp_path):
+    corpus = tmp_path / "plain.txt"
+    corpus.write_text("This sentence has no function word of interest here .\n" * 3)
+    result = build_function_words(
+        [corpus], tmp_path / "out", size=None, sets=["acceptability-whwords"]
+    )
+    assert "yields no items" in result.failures["acceptability-whwords"]
+    assert not (tmp_path / "out").exists()

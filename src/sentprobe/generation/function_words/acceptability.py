@@ -53,6 +53,8 @@ class FunctionWordSet:
 
 def _check_size(name: str, size: int | None, available: int, what: str) -> int:
     """Items to draw: ``size`` (even, so classes balance) or all ``available`` when None."""
+    if available < 2:
+        raise GenerationError(f"{name}: the corpus yields no items ({what})")
     if size is None:
         return available
     if size < 2 or size % 2:
