@@ -5,28 +5,30 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from typer.testing import CliRunner
 
 from gen_function_words import write_corpus
-
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1"}
-
-
-def sentprobe(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "sentprobe", *args],
-        cwd=cwd,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+from sentprobe.cli.main import app
 
 
-def test_build_export_import_round_trip(tmp_path):
+@pytest.fixture
+def sentprobe(tmp_path: Path, monkeypatch):
+    """Run a sentprobe command in-process (click's CliRunner) in ``tmp_path``."""
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str, cwd: Path) -> SimpleNamespace:
+        res = CliRunner().invoke(app, list(args), prog_name="sentprobe")
+        assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+        return SimpleNamespace(returncode=res.exit_code, stdout=res.stdout, stderr=res.stderr)
+
+    return run
+
+
+def test_build_export_import_round_trip(tmp_path, sentprobe):
     write_corpus(tmp_path / "corpus.txt")
     built = sentprobe(
         "build", "--family", "kim2019", "-c", "corpus.txt", "-o", "suite", "--sizes", "80",
