@@ -236,27 +236,22 @@ def correlation_figure(
 
 
 def agreement_figure(matrix: pd.DataFrame, title: str = "") -> Figure:
-    """Rows x rows, each cell the share of test items two rows predict alike (0-1)."""
+    """Rows x rows, each cell the share of test items two rows predict alike, in percent
+    (``matrix`` holds fractions 0-1)."""
     from matplotlib.colors import Normalize
 
-    grid = matrix.to_numpy(dtype=float)
+    grid = 100.0 * matrix.to_numpy(dtype=float)
     labels = [str(r) for r in matrix.index]
     finite = grid[np.isfinite(grid)]
-    low = float(np.floor(finite.min() * 10) / 10) if finite.size else 0.0
-    text = [["–" if math.isnan(v) else f"{100 * v:.0f}" for v in r] for r in grid]
+    low = float(np.floor(finite.min() / 10) * 10) if finite.size else 0.0
+    text = [["–" if math.isnan(v) else f"{v:.0f}" for v in r] for r in grid]
     size = max(3.5, 1.8 + 0.5 * len(labels))
     fig = new_figure(size + 1.0, size)
     ax = fig.subplots()
-    image = draw_heatmap(
-        ax,
-        grid,
-        labels,
-        [str(c) for c in matrix.columns],
-        Normalize(min(low, 0.9), 1.0),
-        cmap="Blues",
-        text=text,
-    )
-    add_colorbar(fig, image, ax, "share of test items predicted alike")
+    columns = [str(c) for c in matrix.columns]
+    norm = Normalize(min(low, 90.0), 100.0)
+    image = draw_heatmap(ax, grid, labels, columns, norm, cmap="Blues", text=text)
+    add_colorbar(fig, image, ax, "% of test items predicted alike")
     ax.set_title(title or "Prediction agreement (%)", fontsize=10)
     return fig
 
