@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from sentprobe.cli.console import err, error, note
+from sentprobe.cli.console import err, note, report_failures
 from sentprobe.cli.options import Bands, Layout, Quiet
 from sentprobe.errors import SentprobeError
 
@@ -253,12 +253,11 @@ def build(
             ", ".join(f"{k}: {v}" for k, v in top),
         )
     err.print(table)
-    for message in result.failures.values():
-        error(message)
-    if result.failures and not skip_failed:
-        raise SentprobeError(
-            f"{len(result.failures)} task(s) could not be built at {sizes}; nothing was written. "
-            "Use smaller --sizes (or --sizes auto), a larger corpus, or --skip-failed."
-        )
+    report_failures(
+        list(result.failures.values()),
+        skip_failed,
+        f"{len(result.failures)} task(s) could not be built at {sizes}; nothing was written. "
+        "Use smaller --sizes (or --sizes auto), a larger corpus, or --skip-failed.",
+    )
     if result.written:
         note(f"wrote {out} (manifest.json, QUALITY.md); annotations in {result.annotations}")

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from rich.table import Table
 
-from sentprobe.cli.console import err, error, note
+from sentprobe.cli.console import err, note, report_failures
 from sentprobe.errors import SentprobeError
 
 #: The default ``--sizes`` of the other families: read as "the family's default" here.
@@ -144,12 +144,11 @@ def build_kim2019(
             ", ".join(f"{k}: {v}" for k, v in rules),
         )
     err.print(table)
-    for name, message in result.failures.items():
-        error(f"{name}: {message}" if not message.startswith(name) else message)
-    if result.failures and not skip_failed:
-        raise SentprobeError(
-            f"{len(result.failures)} set(s) could not be built; nothing was written. Use a "
-            "smaller --sizes (or --sizes auto), a larger corpus, or --skip-failed."
-        )
+    report_failures(
+        [m if m.startswith(name) else f"{name}: {m}" for name, m in result.failures.items()],
+        skip_failed,
+        f"{len(result.failures)} set(s) could not be built; nothing was written. Use a "
+        "smaller --sizes (or --sizes auto), a larger corpus, or --skip-failed.",
+    )
     if result.written:
         note(f"wrote {out} (DNC format, manifest.json, QUALITY.md)")

@@ -41,6 +41,15 @@ def note(message: object) -> None:
     err.print(Text(str(message)), highlight=False)
 
 
+def report_failures(messages: list[str], skip_failed: bool, summary: str) -> None:
+    """One ``error:`` line per unit a build could not make; unless ``skip_failed``, stop
+    with ``summary`` (the caller has written nothing)."""
+    for message in messages:
+        error(message)
+    if messages and not skip_failed:
+        raise SentprobeError(summary)
+
+
 def write_output(text: str, output: Path | None) -> None:
     """Print ``text``, or write it atomically to ``output`` so a failed run never leaves half a
     file (an unwritable path is one ``error:`` line, exit 1)."""
