@@ -35,17 +35,12 @@ from sentprobe.reporting.plots import figure_svg
 
 
 def _intervals(results: Path, frame: pd.DataFrame) -> tuple[Intervals | None, dict[str, Any]]:
-    """The CI function and the predictions of ``frame``'s records (empty when the store
-    holds none)."""
+    """The CI function and the stored predictions of ``frame``'s records (none: no CIs)."""
+    from sentprobe.analysis.stats import interval_function
     from sentprobe.evaluation.store import ResultsStore
 
-    try:
-        from sentprobe.analysis.stats import interval_function
-    except ImportError:  # an older analysis.stats
-        return None, {}
     with ResultsStore(results, readonly=True) as store:
-        getter = getattr(store, "predictions_for", None)
-        preds = dict(getter(frame["key"])) if getter else {}
+        preds = dict(store.predictions_for(frame["key"]))
     return (interval_function(preds) if preds else None), preds
 
 
