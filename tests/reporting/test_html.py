@@ -211,3 +211,13 @@ def test_cli_writes_report_and_layer_curves(tmp_path, make_record):
         s.add(make_record("a", "SentLen", 0.5), "k")
     res = CliRunner().invoke(app, ["report", "--results", str(flat), "--layer-curves", str(curves)])
     assert res.exit_code == 1 and "--layer all" in res.output
+
+
+def test_mdl_results_get_their_table(tmp_path, make_record):
+    store = tmp_path / "r.sqlite"
+    with ResultsStore(store) as s:
+        s.add(make_record("a", "SentLen", 0.5), "k0")
+        extra = {"codelength": 12345.0, "compression": 2.5}
+        s.add(make_record("a", "SentLen", 0.6, probe="mdl", extra=extra), "k1")
+    page = render_html(build_report(store, _load_results(store, None)))
+    assert "MDL: online codelength" in page and ">12.3<" in page and ">2.50<" in page

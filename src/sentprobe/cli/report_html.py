@@ -168,6 +168,27 @@ def results_section(
     return html.Table(columns, rows, notes)
 
 
+def mdl_table(frame: pd.DataFrame) -> html.SimpleTable | None:
+    """MDL results (``--probe mdl``): online codelength and compression per row and task."""
+    from sentprobe.reporting.controls import mdl_frame
+
+    mdl = mdl_frame(frame)
+    if mdl.empty:
+        return None
+    keys = ["encoder", "probe", "task"]
+    means = mdl.groupby(keys, sort=False)[["codelength_kbit", "compression"]].mean()
+    return html.SimpleTable(
+        "MDL: online codelength (Voita & Titov 2020)",
+        ["Row", "Probe", "Task", "Codelength (kbit)", "Compression"],
+        [
+            [str(e), str(p), str(t), f"{c:.1f}", f"{x:.2f}"]
+            for (e, p, t), (c, x) in means.iterrows()
+        ],
+        "Compression: the uniform code's length over the online code's (higher: the labels are "
+        "easier to transmit given the vectors); docs/controls.md.",
+    )
+
+
 def build_report(
     results: Path,
     frame: pd.DataFrame,
@@ -244,6 +265,9 @@ def build_report(
         messages.append(
             "No per-layer rows: run a Hugging Face model with `--layer all` to get layer curves."
         )
+    mdl = mdl_table(frame)
+    if mdl is not None:
+        tables.append(mdl)
     relative = relative_plot(frame, reference_row, reference_language, metric)
     if relative is not None:
         plots.append(relative)
