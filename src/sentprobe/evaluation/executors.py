@@ -99,15 +99,30 @@ def _row_job(
     os.environ[THREADS_ENV] = str(threads)
     store = CollectingStore(existing)
     runner.store = store
+    runner.cache = _worker_cache(runner.cache)
     runner.run_row(*row)
     return store.calls, runner.keys
 
 
-def _encode_job(encoder: Encoder, sentences: list[str], cache: EmbeddingCache, threads: int) -> int:
-    """Fill the shared cache with ``encoder``'s vectors of ``sentences``; how many were new."""
+def _encode_job(row: Row, sentences: list[str], cache: EmbeddingCache, threads: int) -> int:
+    """Fill the shared cache with the row's encoder's vectors of ``sentences``; how many were
+    new."""
+    encoder = row[0]
+    assert isinstance(encoder, Encoder)
     os.environ[THREADS_ENV] = str(threads)
+    cache = _worker_cache(cache)
     cache.vectors(encoder, sentences, progress=False)
     return cache.last_encoded
+
+
+#: A worker process's caches by directory and settings: shard indexes are built and checksums
+#: verified once per process, not once per job.
+_WORKER_CACHES: dict[tuple[Any, ...], EmbeddingCache] = {}
+
+
+def _worker_cache(cache: EmbeddingCache) -> EmbeddingCache:
+    """This process's cache for the directory (and settings) of ``cache``."""
+    return _WORKER_CACHES.setdefault((cache.root, cache.shard_size, cache.flush_seconds), cache)
 
 
 def _fresh_cache(cache: EmbeddingCache) -> EmbeddingCache:
@@ -176,6 +191,7 @@ def run_ray(spec: str, runner: Runner, rows: Sequence[Row], store: ResultsStore)
         jobs: dict[Any, str] = {}
         for row in rows:
             after: list[Any] = []  # probe jobs of an encoder wait for its encoding job
+            row_ref = ray.put(row)  # once: an encoder may hold large data (BoV: its vectors)
             if _encodes_first(row, runner.cache):
                 enc = row[0]
                 assert isinstance(enc, Encoder)
@@ -183,7 +199,9 @@ def run_ray(spec: str, runner: Runner, rows: Sequence[Row], store: ResultsStore)
                 if gpus and hasattr(enc, "device"):  # a torch model: on a GPU worker
                     opts["num_gpus"] = 1
                 after = [
-                    encode.options(**opts).remote(enc, sentences_ref, _fresh_cache(runner.cache), 1)
+                    encode.options(**opts).remote(
+                        row_ref, sentences_ref, _fresh_cache(runner.cache), 1
+                    )
                 ]
             # With its vectors cached first, a --layer all row is one job per layer and task.
             n_views = len(row[0].views or []) if after and isinstance(row[0], Encoder) else 0
@@ -191,7 +209,7 @@ def run_ray(spec: str, runner: Runner, rows: Sequence[Row], store: ResultsStore)
                 for view in range(n_views) if n_views else [None]:
                     clone = _worker_runner(runner, t)
                     clone.only_views = None if view is None else {view}
-                    ref = probe.remote(clone, existing_ref, row, 1, *after)
+                    ref = probe.remote(clone, existing_ref, row_ref, 1, *after)
                     at = "" if view is None else f" @ view {view}"
                     jobs[ref] = f"{getattr(row[0], 'name', row[0])} / {task.name}{at}"
         with tqdm(total=len(jobs), desc="ray jobs", disable=not runner.progress) as bar:
