@@ -14,8 +14,9 @@ On the same ~5k corpus sentences (a fixed random sample of the benchmark corpus 
   length-sorted batches, tokenized *before* the clock starts, all hidden states returned and
   nothing pooled or copied: the forward passes alone. Side by side with the runner's path
   for all layers (``EmbeddingCache`` of a fresh directory + ``HFEncoder layer=all``: tokenize,
-  forward, pool, write shards), in float32 and in bfloat16 (``--dtype bfloat16``), each pair
-  run interleaved ``--repeats`` times (best of each).
+  forward, pool, write shards), in float32 and in bfloat16 (``--dtype bfloat16``), each
+  run interleaved ``--repeats`` times (best of each); and the same bare loop tokenizing each
+  batch inside the timed loop, as a plain user loop does.
 
 Models are loaded and warmed up before timing. Usage (repository root)::
 
@@ -65,23 +66,27 @@ def timed(fn: Callable[[], np.ndarray], repeats: int) -> tuple[float, np.ndarray
     return best, out
 
 
-def bare_forward(model_dir: str, sentences: list[str], bs: int, dtype: str) -> Callable[[], int]:
-    """The bound: ``model(**batch)`` over pre-tokenized, length-sorted batches (HFEncoder's)."""
+def bare_forward(
+    model_dir: str, sentences: list[str], bs: int, dtype: str, tokenize_inside: bool = False
+) -> Callable[[], int]:
+    """The bound: ``model(**batch)`` over pre-tokenized, length-sorted batches (HFEncoder's);
+    ``tokenize_inside``: each batch tokenized in the timed loop (a user's plain loop)."""
     from transformers import AutoModel, AutoTokenizer
 
     from sentprobe.encoders.hf import sorted_batches
 
     tok = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModel.from_pretrained(model_dir).to(dtype=getattr(torch, dtype)).eval()
-    batches = [
-        tok([sentences[i] for i in idx], padding=True, truncation=True, max_length=512,
-            return_tensors="pt")
-        for idx in sorted_batches([len(s) for s in sentences], bs)
-    ]  # fmt: skip
+    texts = [[sentences[i] for i in idx] for idx in sorted_batches([len(s) for s in sentences], bs)]
+
+    def tokenize(batch: list[str]) -> Any:
+        return tok(batch, padding=True, truncation=True, max_length=512, return_tensors="pt")
+
+    batches = [] if tokenize_inside else [tokenize(t) for t in texts]
 
     def run() -> int:
         with torch.inference_mode():
-            for batch in batches:
+            for batch in map(tokenize, texts) if tokenize_inside else batches:
                 model(**batch, output_hidden_states=True)
         return len(sentences)
 
@@ -94,24 +99,26 @@ def bound_rows(model_dir: str, sentences: list[str], bs: int, repeats: int) -> l
     rows = []
     for dtype in ("float32", "bfloat16"):
         bare = bare_forward(model_dir, sentences, bs, dtype)
+        plain = bare_forward(model_dir, sentences, bs, dtype, tokenize_inside=True)
         enc = get_encoder(f"hf:{model_dir}", layer="all", batch_size=bs, dtype=dtype)
         enc.encode(sentences[:bs])  # load and warm up
         torch.set_num_threads(THREADS)
-        best = {"bare": float("inf"), "sentprobe": float("inf")}
+        best = {"bare": float("inf"), "plain": float("inf"), "sentprobe": float("inf")}
         for _ in range(repeats):
-            t = time.perf_counter()
-            bare()
-            best["bare"] = min(best["bare"], time.perf_counter() - t)
+            for who, loop in (("bare", bare), ("plain", plain)):
+                t = time.perf_counter()
+                loop()
+                best[who] = min(best[who], time.perf_counter() - t)
             with tempfile.TemporaryDirectory() as tmp:
                 t = time.perf_counter()
                 EmbeddingCache(tmp).vectors(enc, sentences, progress=False)
                 best["sentprobe"] = min(best["sentprobe"], time.perf_counter() - t)
         for who, seconds in best.items():
-            name = (
-                f"bare model(**batch), all hidden states, {dtype}"
-                if who == "bare"
-                else f"sentprobe EmbeddingCache + HFEncoder layer=all, {dtype}"
-            )
+            name = {
+                "bare": f"bare model(**batch), all hidden states, {dtype}",
+                "plain": f"same, each batch tokenized in the loop, {dtype}",
+                "sentprobe": f"sentprobe EmbeddingCache + HFEncoder layer=all, {dtype}",
+            }[who]
             rows.append(
                 {
                     "encoder": name,
@@ -121,7 +128,9 @@ def bound_rows(model_dir: str, sentences: list[str], bs: int, repeats: int) -> l
                 }
             )
             print(f"{name:<60} {seconds:7.1f}s {len(sentences) / seconds:8.1f} sent/s", flush=True)
-        print(f"sentprobe / bare throughput, {dtype}: {best['bare'] / best['sentprobe']:.3f}")
+        for who in ("bare", "plain"):
+            ratio = best[who] / best["sentprobe"]
+            print(f"sentprobe / {who} loop throughput, {dtype}: {ratio:.3f}")
     return rows
 
 
