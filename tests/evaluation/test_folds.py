@@ -186,6 +186,10 @@ def test_cli_end_to_end(tmp_path, monkeypatch):
     assert "¶" not in res.output  # zero-shot, the paper's protocol
     res = CliRunner().invoke(app, ["report", "--results", "r.sqlite", "--by", "subtype"])
     assert res.exit_code == 0 and "P:lexical H:explicit" in res.output
+    # the paper's Fig. 2: agreement of the rows' predictions, over all sets and per set
+    res = CliRunner().invoke(app, ["report", "--results", "r.sqlite", "--agreement", "--by-task"])
+    assert res.exit_code == 0, res.output
+    assert "all tasks" in res.output and "Prediction agreement, Negation" in res.output
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"premise": "a", "hypothesis": "b", "label": "yes"}\n')
     res = CliRunner().invoke(
