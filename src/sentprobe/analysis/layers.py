@@ -12,14 +12,19 @@ on average, the gains over layer 0 have arrived; with no gain over layer 0 it is
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
 import pandas as pd
 
 from sentprobe.errors import SentprobeError
-from sentprobe.reporting.render import csv_table, latex_escape, latex_table, markdown_table
+from sentprobe.reporting.render import (
+    csv_table,
+    json_records,
+    latex_escape,
+    latex_table,
+    markdown_table,
+)
 
 _LAYER = re.compile(r"^(?P<encoder>.+)@layer(?P<layer>\d+)$")
 #: Columns of :func:`layer_scores`.
@@ -105,7 +110,7 @@ def layers_report(frame: pd.DataFrame, fmt: str = "markdown", decimals: int = 1)
     if fmt == "csv":
         return csv_table(summary)
     if fmt == "json":
-        return json.dumps(summary.to_dict(orient="records"), indent=2, ensure_ascii=False) + "\n"
+        return json_records(summary.to_dict(orient="records"))
     header = ["Encoder", "Probe", "Task", "Layers", "Peak layer", "Peak (%)", "First layer (%)"]
     header.append("Center of gravity")
     rows = [

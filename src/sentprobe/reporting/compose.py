@@ -17,7 +17,7 @@ import pandas as pd
 
 from sentprobe.reporting.controls import methods_report, split_controls
 from sentprobe.reporting.reference import reference_section, with_reference
-from sentprobe.reporting.render import csv_table
+from sentprobe.reporting.render import csv_table, json_records
 from sentprobe.reporting.tables import results_table
 
 
@@ -54,5 +54,5 @@ def report_text(
         for r in reference.itertuples(index=False)
     ]
     if fmt == "json":
-        return json.dumps(rows, indent=2, ensure_ascii=False, default=str) + "\n"
+        return json_records(rows)
     return csv_table(pd.DataFrame(rows))

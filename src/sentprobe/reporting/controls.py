@@ -11,14 +11,11 @@ compression (uniform codelength / online codelength).
 
 from __future__ import annotations
 
-import json
-import math
-
 import pandas as pd
 
 from sentprobe.datasets.controls import controlled_name, is_control
 from sentprobe.errors import SentprobeError
-from sentprobe.reporting.render import csv_table
+from sentprobe.reporting.render import csv_table, json_records
 from sentprobe.reporting.tables import results_table
 
 _MATCH = ["encoder", "probe", "seed", "base", "task_source", "language"]
@@ -104,11 +101,7 @@ def methods_report(frame: pd.DataFrame, fmt: str, decimals: int = 1) -> str:
         tidy = method_frame(frame).round(decimals + 1)
         if fmt == "csv":
             return csv_table(tidy)
-        records = [
-            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-            for r in tidy.to_dict(orient="records")
-        ]
-        return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+        return json_records(tidy.to_dict(orient="records"))
     sections = []
     if not sel.empty:
         sections += [

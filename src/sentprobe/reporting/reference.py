@@ -18,7 +18,13 @@ import pandas as pd
 
 from sentprobe.errors import DataError, SentprobeError
 from sentprobe.io import iter_lines
-from sentprobe.reporting.render import csv_table, latex_escape, latex_table, markdown_table
+from sentprobe.reporting.render import (
+    csv_table,
+    json_records,
+    latex_escape,
+    latex_table,
+    markdown_table,
+)
 from sentprobe.reporting.tables import pivot
 
 REQUIRED = ("row", "task", "score")
@@ -144,10 +150,6 @@ def with_reference(table: str, reference: pd.DataFrame, results: pd.DataFrame, f
     ]
     records = measured + extra
     if fmt == "json":
-        clean = [
-            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-            for r in records
-        ]
-        return json.dumps(clean, indent=2, ensure_ascii=False) + "\n"
+        return json_records(records)
     order = [*dict.fromkeys(k for r in records for k in r if k != "kind"), "kind"]
     return csv_table(pd.DataFrame(records, columns=order))

@@ -9,6 +9,7 @@ shipped QUALITY.md and stored report byte for byte.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -92,3 +93,12 @@ def latex_table(
 def csv_table(frame: pd.DataFrame) -> str:
     """CSV without the index (pandas' quoting and number formatting)."""
     return frame.to_csv(index=False)
+
+
+def json_records(records: Sequence[dict[Any, Any]]) -> str:
+    """Row records as an indented JSON list; NaN (pandas' missing value) becomes null."""
+    clean = [
+        {k: (None if isinstance(v, float) and v != v else v) for k, v in rec.items()}
+        for rec in records
+    ]
+    return json.dumps(clean, indent=2, ensure_ascii=False, default=str) + "\n"
