@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from sentprobe.cli.report_figures import (
@@ -50,7 +51,7 @@ def _best_marks(
     """(row, column) cells that are the best of their column among encoder rows, or not
     significantly worse than it: exact McNemar on the first seed's test items against the
     best row, Holm-corrected over the column's comparisons."""
-    from sentprobe.analysis.stats import holm, paired_test
+    from sentprobe.analysis.stats import holm, mcnemar_exact
 
     first = keyed.sort_values("seed").drop_duplicates(["row", "column"])
     key = {(r, c): k for r, c, k in zip(first["row"], first["column"], first["key"])}
@@ -67,10 +68,11 @@ def _best_marks(
             other = preds.get(key.get((row, column), ""))
             if row == best or best_pred is None or other is None:
                 continue
-            if len(other.gold) != len(best_pred.gold):
-                continue
+            if not np.array_equal(other.gold_labels(), best_pred.gold_labels()):
+                continue  # not the same test items: no paired test
+            a, b = best_pred.correct, other.correct
             others.append(row)
-            pvalues.append(paired_test(best_pred.correct, other.correct).p_mcnemar)
+            pvalues.append(mcnemar_exact(int((a & ~b).sum()), int((b & ~a).sum())))
         for row, p in zip(others, holm(pvalues) if pvalues else []):
             if p >= alpha:
                 marked.add((row, column))
@@ -105,7 +107,8 @@ def results_section(
     )
     keyed = labelled(tasks)
     groups = keyed.groupby(["row", "column"], sort=False)["key"]
-    ci = {cell: interval(list(keys)) for cell, keys in groups} if interval else {}
+    found = {cell: interval(list(keys)) for cell, keys in groups} if interval else {}
+    ci = {cell: bounds for cell, bounds in found.items() if bounds is not None}
     control: dict[tuple[str, str], float] = {}
     if metric == "test_score":
         sel = selectivity_frame(frame)
