@@ -50,7 +50,9 @@ def stem(path: Path) -> str:
     return name.rsplit(".", 1)[0] if "." in name else name
 
 
-def _read_bytes(path: Path) -> bytes:
+def read_task_bytes(path: Path) -> bytes:
+    """A task file's bytes, gunzipped when gzip-compressed (by content, not name); a missing,
+    unreadable or corrupt file is a DataError naming it."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -75,7 +77,7 @@ def task_lines(path: Path, problems: Problems) -> Iterator[tuple[int, str]]:
     The whole file is decoded at once (fast); only if that fails is it decoded line by line to
     locate the bad bytes.
     """
-    data = _read_bytes(path)
+    data = read_task_bytes(path)
     try:
         lines = data.decode("utf-8").split("\n")
         bad: dict[int, str] = {}

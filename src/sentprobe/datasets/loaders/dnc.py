@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from sentprobe.datasets.loaders.common import _read_bytes
+from sentprobe.datasets.loaders.common import read_task_bytes
 from sentprobe.datasets.task import ProbingTask, Split, TaskMetadata
 from sentprobe.datasets.validation import Problems, task_warnings
 from sentprobe.errors import DataError
@@ -124,7 +124,7 @@ DATA_SUFFIX, METADATA_SUFFIX = "_data.json", "_metadata.json"
 
 
 def _read_json(path: Path) -> Any:
-    data = _read_bytes(path)
+    data = read_task_bytes(path)
     try:
         return json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError as e:

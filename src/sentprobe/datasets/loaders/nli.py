@@ -14,7 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from sentprobe.datasets.loaders.common import _read_bytes, json_objects, task_lines
+from sentprobe.datasets.loaders.common import json_objects, read_task_bytes, task_lines
 from sentprobe.datasets.loaders.dnc import NLI_LABELS
 from sentprobe.datasets.validation import Problems
 from sentprobe.errors import DataError
@@ -101,5 +101,5 @@ def load_nli_pairs(path: str | Path) -> NLIPairs:
     elif len(set(labels)) < 2 and not len(problems):
         problems.add(None, f"only one label ({labels[0]}): an NLI head needs several")
     problems.raise_if_any()
-    sha = hashlib.sha256(_read_bytes(path)).hexdigest()[:16]
+    sha = hashlib.sha256(read_task_bytes(path)).hexdigest()[:16]
     return NLIPairs(path, premises, hypotheses, labels, sha)
