@@ -33,7 +33,6 @@ def test_control_word_skips_function_words_and_punctuation() -> None:
     assert control_word("Of the 3 dogs , two barked") == "dogs"
     assert control_word("It is what it is") == "it"  # no content word: the first token
     assert control_word("Ein Hund bellt") == "ein"  # not English: the first alphabetic token
-    assert control_word("A cat sat .\tThe dog ran .") == "cat"  # a pair: its first sentence
 
 
 @pytest.mark.parametrize("task", resolve_tasks("sample-en"), ids=lambda t: t.name)
@@ -70,6 +69,22 @@ def test_control_labels_are_random_but_seeded() -> None:
         x == y for x, y in zip(a.splits["train"].labels, task.splits["train"].labels, strict=True)
     )
     assert same < 0.7 * len(task.splits["train"])
+
+
+def test_pairs_sub_types_and_folds_are_kept() -> None:
+    first = [f"the {w} sat ." for w in ("cat", "dog", "cat", "owl", "dog", "cat")]
+    second = [f"a {w} ran ." for w in ("fox", "cat", "emu", "yak", "gnu", "elk")]
+    split = Split(first, list("xyxyxy"), sentences2=second, groups=list("abcdef"))
+    folds = [{"train": split, "test": Split(first[:2], ["x", "y"], second[:2])}]
+    task = ProbingTask(
+        TaskMetadata(name="Pairs"), {"train": split, "test": folds[0]["test"]}, folds=folds
+    )
+    control = control_task(task)
+    train = control.splits["train"]
+    assert train.sentences2 == second and train.groups == list("abcdef")
+    assert control.folds is not None and control.folds[0]["train"].labels == train.labels
+    labels = dict(zip(first, train.labels, strict=True))  # decided by the first sentence only
+    assert labels["the cat sat ."] == control.folds[0]["test"].labels[0]
 
 
 def test_frequent_word_types_keep_exact_counts_when_they_fit() -> None:

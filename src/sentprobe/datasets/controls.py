@@ -3,10 +3,10 @@
 A control task keeps the task's sentences and splits but replaces each label by a fixed random
 function of one word type of the sentence: its *control word*, the first content word (the
 first alphabetic token not in a small function-word list; the first token if there is none),
-lower-cased. For a sentence pair (the two sentences joined by ``PAIR_SEPARATOR``), the control
-word comes from the first sentence. A probe can only score on the control task by recognising
-the control word, so ``selectivity = task accuracy - control accuracy`` tells how much of a
-task's accuracy needs more than lexical memory.
+lower-cased. For a sentence pair (``Split.sentences2`` holds the second sentence) the control
+word comes from the first sentence; pairs, sub-types and folds are kept. A probe can only
+score on the control task by recognising the control word, so ``selectivity = task accuracy -
+control accuracy`` tells how much of a task's accuracy needs more than lexical memory.
 
 The map word type -> label is drawn once per ``seed`` and is the same in every split. It is
 drawn so the control task has the task's label counts *in every split*, exactly: word types
@@ -30,8 +30,6 @@ from sentprobe.datasets.task import ProbingTask, Split
 
 #: What a control task's name adds to its task's name (``SentLen`` -> ``SentLen~control``).
 CONTROL_SUFFIX = "~control"
-#: Separates the two sentences of a pair task; the control word comes from the first one.
-PAIR_SEPARATOR = "\t"
 #: English function words skipped when looking for the control word. Small on purpose: it only
 #: has to keep the control word off determiners and the like; other languages fall back to the
 #: first alphabetic token, which is a function word more often (said in docs/controls.md).
@@ -51,7 +49,7 @@ _WORD = re.compile(r"^[^\W\d_]+$")  # letters only, any script
 
 def control_word(sentence: str) -> str:
     """The word type a control label depends on: the first content word, lower-cased."""
-    tokens = sentence.split(PAIR_SEPARATOR, 1)[0].split()
+    tokens = sentence.split()
     for token in tokens:
         lowered = token.lower()
         if _WORD.match(token) and lowered not in FUNCTION_WORDS:
@@ -131,10 +129,12 @@ def control_task(task: ProbingTask, seed: int = 0) -> ProbingTask:
     # A label seen in dev/test only still belongs to the label set.
     labels = list(dict.fromkeys([*labels, *sorted({lb for c in targets.values() for lb in c})]))
     mapping = control_labels(words, targets, labels, seed)
-    splits = {
-        name: Split(list(split.sentences), [mapping[w] for w in words[name]])
-        for name, split in task.splits.items()
-    }
+    splits = {name: _relabel(split, mapping) for name, split in task.splits.items()}
+    # Cross-validated tasks: ``splits`` is the first fold and holds every item once, so the
+    # map drawn on it labels every fold's splits (counts exact over all items and in fold 1).
+    folds = None
+    if task.folds is not None:
+        folds = [{n: _relabel(sp, mapping) for n, sp in fold.items()} for fold in task.folds]
     moved = {name: sum((Counter(splits[name].labels) - targets[name]).values()) for name in splits}
     overall = sum(
         (
@@ -159,4 +159,10 @@ def control_task(task: ProbingTask, seed: int = 0) -> ProbingTask:
         f"random function (seed {seed}) of the sentence's first content word, with the task's "
         "label counts in every split.",
     )
-    return ProbingTask(metadata, splits, warnings)
+    return ProbingTask(metadata, splits, warnings, folds=folds)
+
+
+def _relabel(split: Split, mapping: dict[str, str]) -> Split:
+    """``split`` with each label replaced by its control word's (pairs and sub-types kept)."""
+    labels = [mapping[control_word(s)] for s in split.sentences]
+    return replace(split, sentences=list(split.sentences), labels=labels)
