@@ -356,7 +356,7 @@ class Runner:
                         lambda sents, v=v: vectors.take(
                             np.fromiter((row[s] for s in sents), np.int64, len(sents)), v
                         ),
-                        fp + ":" + probe,
+                        f"{probe}:{_signature(est)}:v{probe_version(est)}",  # the head's
                         encoder=encoder.name if view is None else f"{encoder.name}@{view}",
                         encoder_fingerprint=fp,
                         seed=seed,
