@@ -102,6 +102,6 @@ def subtype_report(scores: pd.DataFrame, fmt: str = "markdown") -> str:
                 r = cells.get((subtype, encoder))
                 row.append("-" if r is None else _cell(r.accuracy, r.sd, r.records))
             body.append(row)
-        parts.append(f"### {task}\n\n" + markdown_table(["Sub-type", "n", *encoders], body, 2))
+        parts.append(f"### {task}\n\n" + markdown_table(["Sub-type", "n", *encoders], body))
     note = "Accuracy (%) per sub-type; with several seeds or restarts, mean ± sd over them."
     return "\n".join(parts) + "\n" + note + "\n"
