@@ -75,6 +75,15 @@ def test_controls_are_units_of_their_own_and_pair_up(results) -> None:
         assert row.selectivity == pytest.approx(row.test_score - control)
 
 
+def test_controls_are_probed_with_the_tasks_chosen_configuration(results) -> None:
+    _, frame = results
+    logreg = frame[frame["probe"] == "logreg"].set_index("task")
+    for task in ("A", "B"):
+        control = logreg.loc[f"{task}~control"]
+        assert control["config"] == logreg.loc[task, "config"]
+        assert len(control["extra"]["grid"]) == 1  # one configuration, not the grid
+
+
 def test_report_sections(results) -> None:
     _, frame = results
     text = report_text(frame, "markdown")

@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 
 from sentprobe import registry
 from sentprobe.datasets import ProbingTask, resolve_tasks
-from sentprobe.datasets.controls import control_task
+from sentprobe.datasets.controls import control_task, controlled_name, is_control
 from sentprobe.datasets.loaders.nli import NLIPairs, load_nli_pairs
 from sentprobe.encoders import expand_encoder_spec as expand
 from sentprobe.encoders import get_encoder
@@ -192,6 +192,28 @@ class Runner:
     def _bar(self, total: int, desc: str):
         return tqdm(total=total, desc=desc, unit="probe", disable=not self.progress, leave=False)
 
+    def _unit_signature(self, probe: str, est: Any, task: ProbingTask) -> str:
+        signature = f"{probe}:{_signature(est)}:v{probe_version(est)}"
+        return signature + protocol_signature(task, self.nli_train)
+
+    def _match_control(self, est: Any, task: ProbingTask, fp: str, probe: str, seed: int) -> None:
+        """Probe a control task with the configuration its task's probe chose (Hewitt & Liang
+        compare task and control at the same hyperparameters; one configuration instead of a
+        grid also makes controls cheap). Only when the task's unit with the same encoder view,
+        probe and seed is stored; the configuration then enters the control unit's key."""
+        if not is_control(task.name):
+            return
+        real = next((t for t in self.tasks if t.name == controlled_name(task.name)), None)
+        if real is None:
+            return
+        twin = make_probe(probe, _short_name(real), seed)
+        key = unit_key(
+            fp, real.content_hash(), self._unit_signature(probe, twin, real), seed, real.name
+        )
+        record = self.store.get(key)
+        if record is not None and record.config and set(record.config) <= set(est.get_params()):
+            est.set_params(**record.config)
+
     def _deterministic(self, key: str) -> bool:
         """The stored unit ``key`` said nothing in it depends on the seed."""
         record = self.store.get(key)
@@ -302,6 +324,11 @@ class Runner:
     def _run_units(
         self, encoder: Encoder, row_probe: str | None, tasks: list[ProbingTask], seeds: list[int]
     ) -> None:
+        controls = [t for t in tasks if is_control(t.name)]
+        if controls and len(controls) < len(tasks):  # tasks first: controls use their choice
+            self._run_units(encoder, row_probe, [t for t in tasks if not is_control(t.name)], seeds)
+            self._run_units(encoder, row_probe, controls, seeds)
+            return
         views: Sequence[str | None] = encoder.views or [None]
         pending: list[tuple[ProbingTask, int, str, int, str, Any]] = []
         for task in tasks:
@@ -312,8 +339,8 @@ class Runner:
                 for seed in seeds:
                     probe = row_probe or task.metadata.probe or "logreg"
                     est = make_probe(probe, _short_name(task), seed)
-                    signature = f"{probe}:{_signature(est)}:v{probe_version(est)}"
-                    signature += protocol_signature(task, self.nli_train)
+                    self._match_control(est, task, fp, probe, seed)
+                    signature = self._unit_signature(probe, est, task)
                     key = unit_key(fp, task.content_hash(), signature, seed, task.name)
                     if not self.store.has(key):
                         pending.append((task, v, fp, seed, key, est))
