@@ -145,3 +145,10 @@ def test_a_runner_limited_to_one_view_probes_only_that_view(tmp_path) -> None:
         runner.only_views = None
         runner.run_row(encoder)  # the other views now; view b is found done
         assert sorted(store.to_frame()["encoder"]) == ["fake@a", "fake@b", "fake@c"]
+
+
+def test_a_failed_job_is_reported_in_one_line() -> None:
+    from sentprobe.evaluation.executors import _job_failed
+
+    error = _job_failed("bov / t1", RuntimeError("worker died\nTraceback ...\n  more"))
+    assert str(error) == "ray job bov / t1 failed: RuntimeError: worker died"

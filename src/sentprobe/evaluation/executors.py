@@ -3,9 +3,10 @@ cluster (``ray``, ``ray:ADDRESS``, ``ray://HOST:PORT``; docs/scaling.md).
 
 The Ray executor runs the runner's own code on the workers, so a distributed run gives the
 same results as a local one: each job is one (row, task) pair of the table, i.e. one encoder
-or baseline on one task with every layer, probe and seed of that pair, computed by a copy of
-the driver's :class:`~sentprobe.evaluation.runner.Runner` whose results store only
-*collects* what would be written. The driver alone writes the SQLite store, as each job
+or baseline on one task with its probes and seeds (and one layer of it, when the encoder's
+vectors were cached by an encoding job first), computed by a copy of the driver's
+:class:`~sentprobe.evaluation.runner.Runner` whose results store only *collects* what would
+be written. The driver alone writes the SQLite store, as each job
 returns, so an interrupted distributed run resumes like a local one. Encoding comes first,
 one job per encoder (on a GPU when the cluster has one), into the embedding cache, which
 must be a directory every worker can reach (one machine, or a shared file system); probe
@@ -15,6 +16,7 @@ whose worker died (``MAX_RETRIES``).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import sys
@@ -180,15 +182,16 @@ def run_ray(spec: str, runner: Runner, rows: Sequence[Row], store: ResultsStore)
     from tqdm.auto import tqdm
 
     disconnect = _connect(spec)
-    _ship_user_code()
+    jobs: dict[Any, str] = {}
+    pending: list[Any] = []
     try:
+        _ship_user_code()
         gpus = ray.cluster_resources().get("GPU", 0) > 0
         existing_ref = ray.put(_stored_records(store))
         encode = ray.remote(_encode_job)
         probe = ray.remote(_row_job).options(max_retries=MAX_RETRIES, num_cpus=1)
         sentences = list(dict.fromkeys(s for task in runner.tasks for s in task.sentences()))
         sentences_ref = ray.put(sentences)
-        jobs: dict[Any, str] = {}
         for row in rows:
             after: list[Any] = []  # probe jobs of an encoder wait for its encoding job
             row_ref = ray.put(row)  # once: an encoder may hold large data (BoV: its vectors)
@@ -219,16 +222,28 @@ def run_ray(spec: str, runner: Runner, rows: Sequence[Row], store: ResultsStore)
                 try:
                     calls, keys = ray.get(done[0])
                 except ray.exceptions.RayTaskError as e:
-                    cause = e.cause if isinstance(e.cause, SentprobeError) else None
-                    if cause is not None:
-                        raise cause from None
-                    raise SentprobeError(f"ray job {jobs[done[0]]} failed: {e}") from None
+                    if isinstance(e.cause, SentprobeError):  # bad input: its own message
+                        raise e.cause from None
+                    raise _job_failed(jobs[done[0]], e.cause or e) from None
+                except ray.exceptions.RayError as e:  # e.g. its worker died MAX_RETRIES times
+                    raise _job_failed(jobs[done[0]], e) from None
                 for args, kwargs in calls:
                     store.add(*args, **kwargs)
                 runner.keys += keys
                 bar.update()
+    except BaseException:
+        for ref in pending or list(jobs):  # what is still queued or running is of no use now
+            with contextlib.suppress(Exception):
+                ray.cancel(ref, force=True)
+        raise
     finally:
         disconnect()
+
+
+def _job_failed(job: str, error: BaseException) -> SentprobeError:
+    """One line: which job, and the first line of what went wrong."""
+    first = (str(error).strip().splitlines() or [""])[0]
+    return SentprobeError(f"ray job {job} failed: {type(error).__name__}: {first}")
 
 
 def _stored_records(store: ResultsStore) -> dict[str, ResultRecord]:
