@@ -337,7 +337,7 @@ def write_function_word_quality(out: str | Path, result: Any, **options: Any) ->
     tasks = load_dnc(out)
     manifest = result if isinstance(result, dict) else result.manifest
     stats = {
-        t.name: manifest["sets"].get(set_stem(Path(t.metadata.source)), {}).get("stats", {})
+        t.name: manifest.get("sets", {}).get(set_stem(Path(t.metadata.source)), {}).get("stats")
         for t in tasks
     }
     note = (
@@ -353,7 +353,7 @@ def write_function_word_quality(out: str | Path, result: Any, **options: Any) ->
         "description": "\n\n".join(filter(None, [manifest.get("description", ""), note])),
         "stats": stats,
         "corpus": ", ".join(c.get("path") or c.get("name", "") for c in manifest.get("corpus", [])),
-        "seed": manifest["generator"]["seed"],
+        "seed": (manifest.get("generator") or {}).get("seed"),
         **options.pop("extra", {}),
     }
     report = quality_report(tasks, extra, **options)

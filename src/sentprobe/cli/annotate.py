@@ -54,10 +54,15 @@ def import_(
     """Keep the items the votes support (majority; acceptability: only where it agrees with
     the expected label; NLI: 5,4 -> entailment, 3 -> neutral, 2,1 -> contradiction, items with
     a "does not make sense" vote dropped), write the final suite and AGREEMENT.md (the
-    paper's Table 3, Krippendorff's alpha, Fleiss' kappa). A bad votes file writes nothing."""
+    paper's Table 3, Krippendorff's alpha, Fleiss' kappa) and QUALITY.md. A bad votes file
+    writes nothing."""
+    import json
+
+    from sentprobe.analysis.quality import write_function_word_quality
     from sentprobe.analysis.votes import import_votes
 
     outcomes = import_votes(suite, votes, out, seed=seed)
+    write_function_word_quality(out, json.loads((out / "manifest.json").read_text("utf-8")))
     table = Table(title=str(out))
     for col in ("set", "kept", "Agree", "Unan.", "Accuracy", "alpha", "kappa"):
         table.add_column(col)
@@ -70,4 +75,4 @@ def import_(
             *("-" if a[k] is None else str(a[k]) for k in ("krippendorff_alpha", "fleiss_kappa")),
         )
     err.print(table)
-    note(f"wrote {out} (DNC format, manifest.json, AGREEMENT.md)")
+    note(f"wrote {out} (DNC format, manifest.json, AGREEMENT.md, QUALITY.md)")
