@@ -79,6 +79,7 @@ def test_build_export_import_round_trip(tmp_path, sentprobe):
     assert len(data) < 80  # the 7th items are gone, the rest balanced
     assert all(len(m["misc"]["votes"]) == 3 for m in meta)
     assert all(sum(m["misc"][f"fold{k}"] == "test" for k in range(1, 11)) == 1 for m in meta)
+    assert "Quality report" in (final / "QUALITY.md").read_text()
     agreement = (final / "AGREEMENT.md").read_text()
     assert "Agree" in agreement and "alpha" in agreement
     check = json.loads((final / "manifest.json").read_text())["annotation"]["sets"]
