@@ -182,7 +182,7 @@ def _crosslang_store(d: Path, mp: pytest.MonkeyPatch) -> None:
 
 CASES = [
     # usage: click's own messages, exit 2
-    Case("usage-unknown-command", ["map-words"], 2, ["Error: No such command 'map-words'"]),
+    Case("usage-unknown-command", ["frobnicate"], 2, ["Error: No such command 'frobnicate'"]),
     Case("usage-close-command", ["reprot"], 2, ["No such command 'reprot'", "Did you mean"]),
     Case("usage-unknown-option", ["run", "--bogus"], 2, ["Error: No such option: --bogus"]),
     Case("usage-close-option", ["run", "--task", "x"], 2, ["No such option: --task", "--tasks"]),

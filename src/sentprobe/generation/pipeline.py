@@ -97,7 +97,7 @@ def _tokenized(
 INPUT_RECORD = "input.json"
 
 
-def _input_identity(corpus: Path, lang: str, layout: str, annotator: str) -> dict[str, str]:
+def _input_identity(corpus: Path, lang: str, layout: str, annotator: dict) -> dict[str, Any]:
     """The corpus file's bytes and everything that turns them into the stored inputs (the
     tokenizer's code and version, language, layout, annotator)."""
     tokenizer = inspect.getsource(sys.modules[MosesPreprocessor.__module__])
@@ -168,9 +168,9 @@ def annotate(
     ann = get_annotator(annotator) if annotator else default_annotator(lang)
     identity = _input_identity(corpus, lang, layout, ann.version())
     known = _read_json(work / INPUT_RECORD)
-    manifest = _read_json(work / "manifest.json")
-    if known and manifest and manifest.get("complete") and known.get("input") == identity:
-        return _read(work, manifest, progress), manifest, dict(known["corpus_stats"])
+    stored = _read_json(work / "manifest.json")
+    if known and stored and stored.get("complete") and known.get("input") == identity:
+        return _read(work, stored, progress), stored, dict(known["corpus_stats"])
     source = _tokenized(corpus, lang, layout, stats)
     manifest = annotate_corpus(source, work, ann, pretokenized=True, progress=progress)
     record = {"input": identity, "corpus_stats": stats}
