@@ -17,6 +17,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from sentprobe.datasets.task import PAPER_TASKS
 from sentprobe.errors import SentprobeError
 from sentprobe.reporting.render import (
     csv_table,
@@ -66,10 +67,11 @@ def layer_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFram
         df.groupby(["encoder", "probe", "task", "layer"], sort=False)["score"]
         .agg(score="mean", std="std", n="count")
         .reset_index()
-        .sort_values(["encoder", "probe", "task", "layer"], kind="stable")
-        .reset_index(drop=True)
     )
-    return out[list(SCORE_COLUMNS)]
+    rank = {task: i for i, task in enumerate(PAPER_TASKS)}  # the paper's task order first
+    out["_rank"] = [rank.get(t, len(rank)) for t in out["task"]]
+    out = out.sort_values(["encoder", "probe", "_rank", "task", "layer"], kind="stable")
+    return out[list(SCORE_COLUMNS)].reset_index(drop=True)
 
 
 def center_of_gravity(scores: np.ndarray) -> float:
