@@ -220,6 +220,16 @@ def test_resume_continues_after_last_epoch(data, tmp_path):
     assert all(torch.equal(a[k], b[k]) for k in a)  # same as an uninterrupted run
 
 
+def test_gated_convnet_trains_with_sgd_as_in_the_paper(data, tmp_path):
+    from sentprobe.training.presets import preset
+
+    assert preset("paper", "gatedconv")["optimizer"] == "sgd"
+    assert preset("paper", "bilstm-max")["optimizer"] == "adam"
+    run = train(config(data, "gatedconv", "nli", tmp_path / "r", optimizer="sgd"), progress=False)
+    state = torch.load(run / "epoch-1" / "state.pt", weights_only=False)["optimiser"]
+    assert state["param_groups"][0]["momentum"] == 0.9
+
+
 def test_rerun_with_other_settings_is_refused(data, tmp_path):
     train(config(data, "cnn-max", "autoencoder", tmp_path / "r"), progress=False)
     with pytest.raises(SentprobeError, match="other settings"):

@@ -50,7 +50,11 @@ def train(
         ),
     ] = "glove-6b-50d",
     batch_size: Annotated[int | None, typer.Option(help="Examples per batch.")] = None,  # noqa: UP007
-    lr: Annotated[float | None, typer.Option(help="Adam learning rate.")] = None,  # noqa: UP007
+    lr: Annotated[float | None, typer.Option(help="Learning rate.")] = None,  # noqa: UP007
+    optimizer: Annotated[
+        str | None,  # noqa: UP007
+        typer.Option(help="adam or sgd (momentum 0.9) [default: sgd for gatedconv, else adam]."),
+    ] = None,
     device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
     seed: Annotated[int, typer.Option(help="Random seed.")] = 1234,
     annotator: Annotated[
@@ -101,6 +105,7 @@ def train(
         dim=dim,
         vectors=None if vectors == "none" else vectors,
         batch_size=batch_size,
+        optimizer=optimizer,
         lr=lr,
         seed=seed,
         device=device,

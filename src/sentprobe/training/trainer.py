@@ -70,6 +70,8 @@ class TrainConfig:
     freeze_embeddings: bool = True
     batch_size: int | None = None
     lr: float | None = None
+    #: "adam" or "sgd" (momentum 0.9); None: the preset's (sgd for the gated ConvNet)
+    optimizer: str | None = None
     seed: int = 1234
     device: str = "cpu"
     valid_fraction: float = 0.05
@@ -80,7 +82,7 @@ class TrainConfig:
 
     def sizes(self) -> dict[str, Any]:
         sizes = preset(self.preset, self.arch)
-        for key in ("dim", "batch_size", "lr"):
+        for key in ("dim", "batch_size", "lr", "optimizer"):
             if getattr(self, key) is not None:
                 sizes[key] = getattr(self, key)
         sizes.update(self.overrides)
@@ -96,6 +98,8 @@ def _check(config: TrainConfig) -> None:
         raise SentprobeError(
             f"unknown objective {config.objective!r}; known: {', '.join(OBJECTIVES)}"
         )
+    if config.optimizer not in (None, "adam", "sgd"):
+        raise SentprobeError(f"--optimizer must be adam or sgd, not {config.optimizer!r}")
     if config.epochs < 1:
         raise SentprobeError("--epochs must be at least 1")
     if config.device.startswith("cuda") and not torch.cuda.is_available():
@@ -269,7 +273,12 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
         "target_size": len(target) if target is not None else 0,
     }
     model = build_head(config.objective, encoder, head_sizes).to(config.device)
-    optimiser = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], sizes["lr"])
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimiser: torch.optim.Optimizer
+    if sizes["optimizer"] == "sgd":
+        optimiser = torch.optim.SGD(trainable, sizes["lr"], momentum=0.9)
+    else:
+        optimiser = torch.optim.Adam(trainable, sizes["lr"])
     start = 1
     if previous is not None and completed_epochs(previous):
         last = completed_epochs(previous)[-1]
