@@ -61,8 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         f.write(("\n\n".join(out) + "\n").encode("utf-8"))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(buffer.getvalue())
-    print(f"{args.out}: {kept} sentences in {len(out)} blocks, {len(buffer.getvalue())} bytes",
-          file=sys.stderr)
+    print(
+        f"{args.out}: {kept} sentences in {len(out)} blocks, {len(buffer.getvalue())} bytes",
+        file=sys.stderr,
+    )
     return 0
 
 
