@@ -5,7 +5,7 @@ distribution where that is cheap: a bootstrap resample of n items drawn with rep
 only matters through how many items of each *kind* it draws (kind = the item's pattern of
 right/wrong across seeds, or across two rows), so one multinomial draw over at most a few
 dozen kinds replaces an n-column index matrix. A 1,000-resample interval on 10,000 items
-takes about a millisecond. All random draws use a fixed seed, so tables are reproducible.
+takes 2-3 ms (docs/benchmarks.md). All random draws use a fixed seed, so tables are reproducible.
 Methods and their caveats: docs/statistics.md.
 """
 
