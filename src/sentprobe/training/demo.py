@@ -58,7 +58,7 @@ def train_demo(
 
     On CPU the runs go to ``jobs`` worker processes (default: one per core) of one torch
     thread each: these small models keep one core busy each, while two threads on one model
-    spend much of their time synchronising (measured in docs/training.md).
+    give only 1.4-1.6x one thread (docs/benchmarks.md, "Training").
     """
     configs = demo_configs(out, epochs=epochs, device=device)
     jobs = jobs or (1 if device != "cpu" else min(len(configs), _cores()))
