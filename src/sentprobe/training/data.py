@@ -91,7 +91,12 @@ def _columns(path: Path, n: int, line: str, count: int, what: str) -> list[str]:
 
 
 def read_file(
-    objective: str, path: Path, *, annotations: Path | None = None, annotator: str = "spacy"
+    objective: str,
+    path: Path,
+    *,
+    annotations: Path | None = None,
+    annotator: str = "spacy",
+    progress: bool = True,
 ) -> list[Example]:
     """The examples of one data file for ``objective``."""
     if objective in ("autoencoder", "lm"):
@@ -120,7 +125,7 @@ def read_file(
             out.append(Example(premise, second=hypothesis, label=label))
         return out
     if objective in ("seq2tree", "dissent"):
-        records = trees.annotated(path, annotations, annotator)
+        records = trees.annotated(path, annotations, annotator, progress)
         if objective == "seq2tree":
             return [Example(" ".join(r.tokens), trees.linearise(r)) for r in records]
         pairs = [p for r in records for p in dissent.extract_pairs(r)]
@@ -137,6 +142,7 @@ def load_training_data(
     batch_size: int,
     annotations: Path | None = None,
     annotator: str = "spacy",
+    progress: bool = True,
 ) -> TrainingData:
     """Every file's examples, checked; raises before anything is trained."""
     if not paths:
@@ -144,7 +150,9 @@ def load_training_data(
     examples: list[Example] = []
     files: list[dict[str, object]] = []
     for p in map(Path, paths):
-        part = read_file(objective, p, annotations=annotations, annotator=annotator)
+        part = read_file(
+            objective, p, annotations=annotations, annotator=annotator, progress=progress
+        )
         files.append({"path": str(p), "sha256": file_sha256(p), "examples": len(part)})
         examples.extend(part)
     if len(examples) < batch_size:

@@ -228,6 +228,7 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
         batch_size=sizes["batch_size"],
         annotations=run_dir / "annotations",
         annotator=config.annotator,
+        progress=progress,
     )
     examples = data.examples[: config.max_examples] if config.max_examples else data.examples
     settings = _settings(config, sizes, data.files)

@@ -22,7 +22,7 @@ CONLLU_SUFFIXES = (".conllu", ".conllu.gz", ".conllu.bz2", ".conllu.xz", ".conll
 
 
 def annotated(
-    path: Path, annotations: Path | None, annotator: str = "spacy"
+    path: Path, annotations: Path | None, annotator: str = "spacy", progress: bool = True
 ) -> list[AnnotatedSentence]:
     """The records of ``path``: a CoNLL-U file's gold annotation, else one sentence per line
     parsed by ``annotator`` into ``annotations/<hash>`` (resumable, reused by reruns)."""
@@ -41,7 +41,9 @@ def annotated(
     key = hashlib.sha256("\n".join(sentences).encode("utf-8")).hexdigest()[:16]
     root = annotations if annotations is not None else path.parent / ".sentprobe-annotations"
     out = root / f"{annotator.replace(':', '_')}-{key}"
-    annotate_corpus(sentences, out, annotator, pretokenized=True, total=len(sentences))
+    annotate_corpus(
+        sentences, out, annotator, pretokenized=True, total=len(sentences), progress=progress
+    )
     return list(read_annotated(out))
 
 
