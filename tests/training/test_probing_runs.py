@@ -95,6 +95,15 @@ def test_views_are_the_epochs_and_the_fingerprint_follows_the_bytes(runs):
     )
 
 
+def test_runs_differing_only_in_size_make_a_sweep(runs):
+    from sentprobe.reporting.curves import _sweeps
+    from sentprobe.training.checkpoint import read_manifest
+
+    manifests = {d.name: read_manifest(d) for d in runs.iterdir() if d.name.startswith("ae-")}
+    groups = {title: sorted(names) for title, names in _sweeps(manifests).items()}
+    assert groups == {"bilstm-max / autoencoder": ["ae-12", "ae-8"]}
+
+
 def test_report_curves_writes_a_png(runs, task, tmp_path):
     results = tmp_path / "r.sqlite"
     run_probes(

@@ -49,7 +49,11 @@ def _sweeps(manifests: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
     for run, m in manifests.items():
         settings = m.get("settings", {})
         sizes = {k: v for k, v in settings.get("sizes", {}).items() if k != "dim"}
+        sizes["arch_options"] = {  # the CNN's channels follow its size
+            k: v for k, v in sizes.get("arch_options", {}).items() if k != "channels"
+        }
         config = {k: v for k, v in settings.get("config", {}).items() if k != "dim"}
+        config["overrides"] = {k: v for k, v in config.get("overrides", {}).items() if k != "dim"}
         key = repr((m.get("arch"), m.get("objective"), settings.get("data"), sizes, config))
         groups.setdefault(key, []).append(run)
     out = {}
