@@ -11,6 +11,7 @@ from dnc_fixture import acceptability_items, nli_items, write_release, write_set
 from sentprobe.datasets import resolve_tasks
 from sentprobe.datasets.loaders import load_tasks
 from sentprobe.datasets.loaders.dnc import (
+    item_groups,
     load_dnc,
     load_dnc_set,
     negation_group,
@@ -64,13 +65,17 @@ def test_subtype_in_metadata_wins(tmp_path):
     assert set(task.splits["test"].groups or []) == {"given"}
 
 
-def test_nli_folds_are_stratified_and_test_each_item_once():
+def test_nli_folds_keep_groups_together_and_test_each_item_once():
     labels = ["a"] * 30 + ["b"] * 20
-    folds = nli_folds(labels)
+    groups = [i // 5 for i in range(50)]  # ten groups of five
+    folds = nli_folds(labels, groups)
     assert all(sum(f[i] == "test" for f in folds) == 1 for i in range(len(labels)))
     assert all(sum(f[i] == "dev" for f in folds) == 1 for i in range(len(labels)))
-    assert all(sum(labels[i] == "a" and f[i] == "test" for i in range(50)) == 3 for f in folds)
-    assert nli_folds(labels) == folds  # seeded
+    for f in folds:
+        assert all(len({f[i] for i in range(g * 5, g * 5 + 5)}) == 1 for g in range(10))
+        assert f.count("test") == 5
+    assert nli_folds(labels, groups) == folds  # seeded
+    assert item_groups([["x"], ["y"], ["x", "z"], ["z"]]) == [0, 1, 0, 0]
 
 
 def _error(tmp_path, stem, data, meta) -> str:
@@ -198,6 +203,10 @@ def test_real_release():
         "Negation": 591,
     }
     negation = tasks[-1]
+    # the fallback's folds never split the mutations of one MNLI pair (same premise)
+    for fold in negation.folds or []:
+        test = set(fold["test"].sentences)
+        assert not test & set(fold["train"].sentences)
     patterns = {g for f in negation.folds or [] for g in f["test"].groups or []}
     assert len(patterns) == 16
     prep = tasks[4]

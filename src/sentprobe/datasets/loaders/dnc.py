@@ -15,9 +15,10 @@ the paper's breakdowns need (wh-words: the wh-word; prepositions: the prepositio
 the pattern on premise and hypothesis, Appendix F).
 
 Acceptability sets are probed by 10-fold cross-validation on the released folds; NLI sets are
-evaluation sets. The NLI sets get ten stratified folds of the same shape (8 train, 1 dev,
+evaluation sets. The NLI sets get ten folds of the same shape (8 train, 1 dev,
 1 test; seeded, so always the same) only for the fallback protocol used when no NLI training
-set is given; zero-shot evaluation scores every item.
+set is given (items sharing a premise or an MNLI ``tuple_id`` kept in one part, see
+:func:`nli_folds`); zero-shot evaluation scores every item.
 
 Any problem (malformed JSON, an item without metadata, an unknown label, a fold lacking a
 split) raises one DataError naming the file and the item's ``pair-id``; nothing is returned.
@@ -166,17 +167,47 @@ def _fold_names(misc: dict[str, Any]) -> list[str]:
     return sorted(names, key=lambda k: int(k[4:]))
 
 
-def nli_folds(labels: list[str], k: int = NLI_FOLDS, seed: int = 0) -> list[list[str]]:
-    """Stratified fold assignments in the release's shape: ``out[f][i]`` is item i's split in
-    fold f (fold f tests part f, develops on part f+1, trains on the rest)."""
+def item_groups(keys: list[list[str]]) -> list[int]:
+    """Connected items: two items are in one group when they share any key (union-find)."""
+    parent = list(range(len(keys)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[str, int] = {}
+    for i, item_keys in enumerate(keys):
+        for key in item_keys:
+            j = first.setdefault(key, i)
+            parent[root(i)] = root(j)
+    return [root(i) for i in range(len(keys))]
+
+
+def nli_folds(
+    labels: list[str], groups: list[int] | None = None, k: int = NLI_FOLDS, seed: int = 0
+) -> list[list[str]]:
+    """Fold assignments in the release's shape: ``out[f][i]`` is item i's split in fold f
+    (fold f tests part f, develops on part f+1, trains on the rest). Items of one group stay in
+    one part: the NLI sets are minimal pairs (one MNLI pair mutated up to 16 ways, premises
+    repeated), and a test item whose twin with the opposite label is in train is scored below
+    chance by any probe that memorises. Groups go, largest first in a seeded order, to the part
+    with the fewest items; labels are balanced only as far as the groups allow."""
+    groups = list(range(len(labels))) if groups is None else groups
     rng = np.random.default_rng(seed)
+    members: dict[int, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    order = list(members.values())
+    rng.shuffle(order)  # type: ignore[arg-type]
+    order.sort(key=len, reverse=True)  # stable: equal sizes keep the seeded order
     part = np.empty(len(labels), dtype=np.int64)
-    offset = 0
-    for label in sorted(set(labels)):
-        idx = np.flatnonzero(np.asarray(labels, dtype=object) == label)
-        rng.shuffle(idx)
-        part[idx] = (np.arange(len(idx)) + offset) % k  # round-robin keeps folds balanced
-        offset += len(idx)
+    sizes = [0] * k
+    for items in order:
+        target = sizes.index(min(sizes))
+        part[items] = target
+        sizes[target] += len(items)
     return [
         ["test" if p == f else "dev" if p == (f + 1) % k else "train" for p in part]
         for f in range(k)
@@ -246,7 +277,7 @@ def load_dnc_set(
         problems.add(None, "no items (an empty array)")
     problems.raise_if_any()
 
-    assignments = _fold_assignments(miscs, ids, golds, nli, meta_file, problems)
+    assignments = _fold_assignments(miscs, ids, golds, sents, nli, meta_file, problems)
     problems.raise_if_any()
     has_groups = any(g is not None for g in groups)
     group_list = [g if g is not None else "none" for g in groups] if has_groups else None
@@ -301,6 +332,7 @@ def _fold_assignments(
     miscs: list[dict[str, Any]],
     ids: list[str],
     labels: list[str],
+    contexts: list[str],
     nli: bool,
     meta_file: Path,
     problems: Problems,
@@ -310,7 +342,8 @@ def _fold_assignments(
     names = _fold_names(miscs[0]) if miscs else []
     if not names:
         if nli:
-            return nli_folds(labels)
+            keys = [[f"t:{m['tuple_id']}"] if "tuple_id" in m else [] for m in miscs]
+            return nli_folds(labels, item_groups([[*k, f"p:{c}"] for k, c in zip(keys, contexts)]))
         problems.add(None, f"pair-id {ids[0]}: no fold1..fold10 in 'misc'", meta_file)
         return []
     out = [[""] * len(ids) for _ in names]
