@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,7 +70,8 @@ def save_figure(fig: Figure, path: str | Path, dpi: int = 150) -> Path:
 def figure_svg(fig: Figure, salt: str = "") -> str:
     """``fig`` as an ``<svg>`` element to inline in HTML: text stays text (smaller, sharp,
     searchable), no XML prologue or metadata block; ``salt`` makes the element ids of one
-    figure differ from another's in the same page."""
+    figure differ from another's in the same page (both the hashed ids of clip paths and
+    glyphs, and the plain group ids)."""
     matplotlib = _matplotlib()
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"sentprobe{salt}"}):
@@ -77,7 +79,10 @@ def figure_svg(fig: Figure, salt: str = "") -> str:
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg") :]
     start, end = svg.find("<metadata>"), svg.find("</metadata>")
-    return svg[:start] + svg[end + len("</metadata>") :] if 0 <= start < end else svg
+    if 0 <= start < end:
+        svg = svg[:start] + svg[end + len("</metadata>") :]
+    # matplotlib names groups figure_1, axes_1...: the same in every figure of a page
+    return re.sub(r'id="([A-Za-z][\w.]*_\d+)"', rf'id="{salt or "fig"}-\1"', svg)
 
 
 # ---------------------------------------------------------------------------- heatmaps
