@@ -99,6 +99,12 @@ def test_report_has_every_section_and_nothing_external(report_html):
     assert not re.search(external, page)  # clip paths use url(#id), local to the page
 
 
+def test_element_ids_are_unique(report_html):
+    page, _ = report_html
+    ids = re.findall(r'\sid="([^"]+)"', page)
+    assert len(ids) > 100 and len(ids) == len(set(ids))
+
+
 def test_report_escapes_what_it_shows(report_html):
     page, _ = report_html
     assert EVIL not in page
