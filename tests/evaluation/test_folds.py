@@ -150,16 +150,24 @@ def test_restarts_give_one_unit_per_seed(tmp_path, release):
 def test_subtype_breakdown(tmp_path, release):
     frame = _probe(tmp_path, release)
     with ResultsStore(tmp_path / "r.sqlite", readonly=True) as store:
-        scores = subtype_scores(frame, store.predictions_for(frame["key"]))
+        found = store.predictions_for(frame["key"])
+    scores = subtype_scores(frame, found)
     negation = scores[(scores["task"] == "Negation") & (scores["encoder"] == "Majority")]
     assert set(negation["subtype"]) == {
         "P:lexical H:explicit",
         "P:none H:none",
         "P:explicit H:both",
     }
-    assert negation["n"].sum() == 30
-    # majority predicts one label; the fixture gives each pattern one label
-    assert sorted(negation["accuracy"]) == [0.0, 0.0, 100.0]
+    assert list(negation["n"]) == [10, 10, 10]  # the fixture cycles the three patterns
+    # each pattern has one label in the fixture: its accuracy is the share of its items for
+    # which the fold's majority label was that label, and together they make the total
+    key = frame[(frame["encoder"] == "Majority") & (frame["task"] == "Negation")]["key"].iloc[0]
+    predictions = found[key]
+    for row in negation.itertuples():
+        mask = np.asarray(predictions.groups) == row.subtype
+        assert row.accuracy == pytest.approx(100 * predictions.correct[mask].mean())
+    total = (negation["accuracy"] * negation["n"]).sum() / 30
+    assert total == pytest.approx(100 * predictions.accuracy)
     text = subtype_report(scores)
     assert "### Negation" in text and "### wh-words" in text and "EOS" not in text
 
