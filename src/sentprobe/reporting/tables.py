@@ -47,7 +47,8 @@ NOTES = {
     NO_SEED: "nothing here depends on the seed (deterministic probe and encoder): computed "
     "once, so no ± is shown.",
     FOLD_SD: "mean test accuracy over the task's cross-validation folds; ± is the standard "
-    "deviation over folds (with several seeds or restarts, ± is over those instead).",
+    "deviation over folds, also where ° says the cell was computed once (with several seeds or "
+    "restarts, ± is over those instead).",
     FALLBACK: "NLI set probed by 10-fold cross-validation within the set (no --nli-train): "
     "NOT the paper's protocol, which scores these sets zero-shot with an MNLI-trained head.",
 }
