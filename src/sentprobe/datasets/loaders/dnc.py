@@ -200,7 +200,7 @@ def nli_folds(
     for i, g in enumerate(groups):
         members.setdefault(g, []).append(i)
     order = list(members.values())
-    rng.shuffle(order)  # type: ignore[arg-type]
+    rng.shuffle(order)
     order.sort(key=len, reverse=True)  # stable: equal sizes keep the seeded order
     part = np.empty(len(labels), dtype=np.int64)
     sizes = [0] * k
