@@ -21,6 +21,7 @@ from sentprobe.datasets.task import SPLITS
 from .base import (
     GeneratedTask,
     GenerationError,
+    Scan,
     edge_key,
     make_rng,
     per_class,
@@ -182,12 +183,22 @@ class SOMO:
     def generate(
         self, sentences: Sequence[AnnotatedSentence], sizes: Mapping[str, int], seed: int
     ) -> GeneratedTask:
+        return self.draw(self.scan(sentences), sizes, seed)
+
+    def scan(self, sentences: Sequence[AnnotatedSentence]) -> Scan:
+        """The size-independent part: the eligible sentences, the corpus's sentences and
+        the word and bigram index (with its memo of fitting replacements)."""
         stats: Counter = Counter()
         items = annotated_items(sentences, stats, self.name)
         self._index(items)
+        index = {k: v for k, v in vars(self).items() if k.startswith("_")}
+        return Scan((items, {item.text for item in items}, index), stats)
+
+    def draw(self, scan: Scan, sizes: Mapping[str, int], seed: int) -> GeneratedTask:
+        (items, corpus, index), stats = scan.pools, Counter(scan.stats)
+        vars(self).update(index)  # the scan's index (a pure function of the corpus)
         counts = per_class(sizes, 2, self.name)
         rng = make_rng(seed, self.name)
-        corpus = {item.text for item in items}
         stream = _Stream(items, rng)
         owner: dict[str, str] = {}  # replacement word -> the split it belongs to
         drawn: dict[str, dict[str, list[str]]] = {s: {"O": [], "C": []} for s in SPLITS}

@@ -85,6 +85,11 @@ class BigramShift:
         sizes: Mapping[str, int],
         seed: int,
     ) -> GeneratedTask:
+        return self.draw(self.scan(sentences), sizes, seed)
+
+    def scan(self, sentences: Sequence[Tokens] | Sequence[AnnotatedSentence]) -> Scan:
+        """The size-independent part: the sentences with an allowed swap, and the corpus's
+        sentences (a swapped sentence that exists in it is not made)."""
         sentences = token_sequences(sentences)
         stats: Counter = Counter()
         pool: list[Tokens] = []
@@ -96,10 +101,13 @@ class BigramShift:
             else:
                 pool.append(tokens)
         stats["eligible"] = len(pool)
+        return Scan((pool, {" ".join(t) for t in sentences}, len(sentences)), stats)
+
+    def draw(self, scan: Scan, sizes: Mapping[str, int], seed: int) -> GeneratedTask:
+        (pool, corpus, n_sentences), stats = scan.pools, Counter(scan.stats)
         counts = per_class(sizes, len(self.labels), self.name)
         rng = make_rng(seed, self.name)
         order = iter(rng.permutation(len(pool)).tolist())
-        corpus = {" ".join(t) for t in sentences}
         emitted: set[str] = set()
         splits: dict[str, list[tuple[str, str]]] = {}
         # Sentences are paired on what a single-position rule sees (``edge_key``: first and
@@ -138,7 +146,7 @@ class BigramShift:
             raise GenerationError(
                 f"{self.name}: needs {need} distinct sentences ({counts['train']}/"
                 f"{counts['dev']}/{counts['test']} per class for train/dev/test), but only "
-                f"{len(pool)} of {len(sentences)} corpus sentences allow a swap; at most about "
+                f"{len(pool)} of {n_sentences} corpus sentences allow a swap; at most about "
                 f"{fit} per class fit in total. Lower the sizes, or relax the rules "
                 f"(skip_quotes=False), or use a larger corpus."
             ) from None
