@@ -594,3 +594,25 @@ def test_disk_full_mid_write_stops_cleanly(tmp_path):
     assert not _leftovers(tmp_path) and _flushed(tmp_path) == 0
     assert [p.name for p in (tmp_path / "cache").glob("*/*")] == ["meta.json"]
     assert _rows(tmp_path) == 1  # majority; nothing half-written for the encoder
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, make_record):
+    """``sentprobe report | head``: a closed pipe is the reader's choice, not a bug."""
+    from sentprobe.evaluation.store import ResultsStore
+
+    store = tmp_path / "results.sqlite"
+    with ResultsStore(store) as results:
+        results.add(make_record("enc", "SentLen", 0.7), "k1")
+    read, write = os.pipe()
+    os.close(read)  # gone before anything is written
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "sentprobe", "report", "--results", str(store), "-f", "csv"],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 0 and done.stderr == ""

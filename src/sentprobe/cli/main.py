@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import traceback
 import warnings
 
@@ -59,6 +60,9 @@ class Commands(TyperGroup):
             raise typer.Exit(143 if term else 130) from None
         except _PASS_THROUGH:
             raise
+        except BrokenPipeError:  # the reader went away (``sentprobe report | head``): stop
+            _silence_stdout()
+            raise typer.Exit(0) from None
         except Exception as exc:
             if os.environ.get("SENTPROBE_DEBUG"):
                 raise
@@ -72,6 +76,18 @@ class Commands(TyperGroup):
                     "report it (SENTPROBE_DEBUG=1 shows the traceback)"
                 )
             raise typer.Exit(1) from None
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush of a closed pipe does not
+    print another error (the usual idiom of command-line tools)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (e.g. captured in tests)
+        pass
+    finally:
+        os.close(devnull)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
