@@ -45,3 +45,12 @@ def test_scores_and_choice_equal_one_pipeline_per_alpha(ngrams):
     assert cv.best_score_ == pytest.approx(max(expected), abs=1e-12)
     assert cv.best_params_["alpha"] == alphas[int(np.argmax(expected))]
     assert cv.selection_ == "cv5" and dev.selection_ == "dev"
+
+
+def test_one_fixed_alpha_is_a_grid_of_one():
+    X, y = _data(200, 4)
+    Xd, yd = _data(60, 5)
+    fixed = NBTfidfProbe((1, 1), alpha=0.1).fit(X, y, Xd, yd)
+    grid = NBTfidfProbe((1, 1), alpha=(0.1,)).fit(X, y, Xd, yd)
+    assert fixed.best_params_ == grid.best_params_ == {"alpha": 0.1}
+    assert fixed.best_score_ == grid.best_score_

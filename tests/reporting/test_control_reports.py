@@ -129,3 +129,24 @@ def test_cli_layers_and_reference(results, tmp_path) -> None:
     res = _cli("report", "--results", str(store), "--reference", str(bad), cwd=tmp_path)
     assert res.returncode == 1 and "Traceback" not in res.stderr
     assert f"{bad}, line 2: score 'abc' is not a number" in res.stderr
+
+
+def test_text_baselines_probe_a_control_with_their_tasks_choice(tmp_path, monkeypatch) -> None:
+    from sentprobe.probes.baselines import NBTfidfProbe
+
+    grids: dict[str, object] = {}
+    fit = NBTfidfProbe.fit
+
+    def spy(self, X, y, *dev):
+        grids["control" if len(grids) else "task"] = self.alpha
+        return fit(self, X, y, *dev)
+
+    monkeypatch.setattr(NBTfidfProbe, "fit", spy)
+    task = make_mock_task("A", seed=1, n_train=120, n_dev=30, n_test=30)
+    frame = run(
+        [], [task], baselines="nb-uni", controls=True, results=tmp_path / "r.sqlite",
+        cache_dir=tmp_path / "cache", progress=False,
+    )  # fmt: skip
+    chosen = frame.set_index("task")["config"]
+    assert grids["task"] == (0.01, 0.1, 1.0)  # the task selects on its grid
+    assert grids["control"] == chosen["A"]["alpha"] == chosen["A~control"]["alpha"]

@@ -196,20 +196,35 @@ class Runner:
         signature = f"{probe}:{_signature(est)}:v{probe_version(est)}"
         return signature + protocol_signature(task, self.nli_train)
 
-    def _match_control(self, est: Any, task: ProbingTask, fp: str, probe: str, seed: int) -> None:
+    def _text_signature(self, est: Any, task: ProbingTask) -> str:
+        return f"{_signature(est)}:v{probe_version(est)}" + protocol_signature(task, self.nli_train)
+
+    def _match_control(
+        self,
+        est: Any,
+        task: ProbingTask,
+        fp: str,
+        seed: int,
+        probe: str = "logreg",
+        baseline: Baseline | None = None,
+    ) -> None:
         """Probe a control task with the configuration its task's probe chose (Hewitt & Liang
         compare task and control at the same hyperparameters; one configuration instead of a
-        grid also makes controls cheap). Only when the task's unit with the same encoder view,
-        probe and seed is stored; the configuration then enters the control unit's key."""
+        grid also makes controls cheap). Only when the task's unit with the same row (an
+        encoder view with ``probe``, or a text ``baseline``) and seed is stored; the
+        configuration then enters the control unit's key."""
         if not is_control(task.name):
             return
         real = next((t for t in self.tasks if t.name == controlled_name(task.name)), None)
         if real is None:
             return
-        twin = make_probe(probe, _short_name(real), seed)
-        key = unit_key(
-            fp, real.content_hash(), self._unit_signature(probe, twin, real), seed, real.name
-        )
+        if baseline is not None:
+            signature = self._text_signature(baseline.make(), real)
+        else:
+            signature = self._unit_signature(
+                probe, make_probe(probe, _short_name(real), seed), real
+            )
+        key = unit_key(fp, real.content_hash(), signature, seed, real.name)
         record = self.store.get(key)
         if record is not None and record.config and set(record.config) <= set(est.get_params()):
             est.set_params(**record.config)
@@ -260,8 +275,8 @@ class Runner:
             for task in self.tasks:
                 for seed in range(self.seeds):
                     est = baseline.make()
-                    signature = f"{_signature(est)}:v{probe_version(est)}"
-                    signature += protocol_signature(task, self.nli_train)
+                    self._match_control(est, task, fingerprint, seed, baseline=baseline)
+                    signature = self._text_signature(est, task)
                     key = unit_key(fingerprint, task.content_hash(), signature, seed, task.name)
                     self.keys.append(key)
                     unit = {
@@ -339,7 +354,7 @@ class Runner:
                 for seed in seeds:
                     probe = row_probe or task.metadata.probe or "logreg"
                     est = make_probe(probe, _short_name(task), seed)
-                    self._match_control(est, task, fp, probe, seed)
+                    self._match_control(est, task, fp, seed, probe=probe)
                     signature = self._unit_signature(probe, est, task)
                     key = unit_key(fp, task.content_hash(), signature, seed, task.name)
                     if not self.store.has(key):

@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.model_selection import StratifiedKFold
 from sklearn.naive_bayes import MultinomialNB
-from sklearn.pipeline import make_pipeline
+from sklearn.pipeline import Pipeline, make_pipeline
 
 
 class MajorityProbe(ClassifierMixin, BaseEstimator):
@@ -40,7 +40,8 @@ class MajorityProbe(ClassifierMixin, BaseEstimator):
 
 
 class NBTfidfProbe(ClassifierMixin, BaseEstimator):
-    """Multinomial Naive Bayes on tf-idf n-grams; smoothing ``alpha`` chosen on dev (or CV).
+    """Multinomial Naive Bayes on tf-idf n-grams; smoothing ``alpha`` chosen on dev (or CV)
+    from a grid, or one fixed value.
 
     Deterministic: the CV without a dev split uses unshuffled stratified folds.
     """
@@ -51,7 +52,7 @@ class NBTfidfProbe(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         ngram_range: tuple[int, int] = (1, 1),
-        alpha: Sequence[float] = (0.01, 0.1, 1.0),
+        alpha: float | Sequence[float] = (0.01, 0.1, 1.0),
         cv: int = 5,
     ) -> None:
         self.ngram_range = ngram_range
@@ -61,34 +62,42 @@ class NBTfidfProbe(ClassifierMixin, BaseEstimator):
     def _vectorizer(self) -> TfidfVectorizer:
         return TfidfVectorizer(ngram_range=self.ngram_range, token_pattern=r"\S+", lowercase=True)
 
-    def _scores(self, X: list, y: np.ndarray, X_eval: list, y_eval: np.ndarray) -> list[float]:
+    def _alphas(self) -> list[float]:
+        """The smoothing grid (one value: a fixed choice, e.g. a control task's)."""
+        return [float(self.alpha)] if np.isscalar(self.alpha) else list(self.alpha)
+
+    def _scores(
+        self, X: list, y: np.ndarray, X_eval: list, y_eval: np.ndarray
+    ) -> tuple[list[float], Pipeline]:
         """Accuracy on ``X_eval`` of NB for every ``alpha``, from one tf-idf fit on ``X``
         (the vectorizer does not depend on ``alpha``; fitting it once per value was most of
-        the cost)."""
+        the cost), and the best model."""
         vec = self._vectorizer()
         A, B = vec.fit_transform(X), vec.transform(X_eval)
-        return [
-            float(np.mean(MultinomialNB(alpha=a).fit(A, y).predict(B) == y_eval))
-            for a in self.alpha
-        ]
+        models = [MultinomialNB(alpha=a).fit(A, y) for a in self._alphas()]
+        scores = [float(np.mean(m.predict(B) == y_eval)) for m in models]
+        best = models[int(np.argmax(scores))]
+        return scores, Pipeline([("tfidfvectorizer", vec), ("multinomialnb", best)])
 
     def fit(self, X, y, X_dev=None, y_dev=None) -> NBTfidfProbe:
         X, y = list(X), np.asarray(y)
-        if X_dev is not None:
-            scores = self._scores(X, y, list(X_dev), np.asarray(y_dev))
+        alphas = self._alphas()
+        if X_dev is not None:  # the best model is already fitted on all of train
+            scores, self.model_ = self._scores(X, y, list(X_dev), np.asarray(y_dev))
             self.selection_ = "dev"
         else:  # cross_val_score's folds (stratified, unshuffled), each vectorized once
             per_fold = [
-                self._scores([X[i] for i in tr], y[tr], [X[i] for i in te], y[te])
+                self._scores([X[i] for i in tr], y[tr], [X[i] for i in te], y[te])[0]
                 for tr, te in StratifiedKFold(self.cv).split(np.zeros(len(y)), y)
             ]
             scores = [float(v) for v in np.mean(per_fold, axis=0)]
             self.selection_ = f"cv{self.cv}"
+            chosen = alphas[int(np.argmax(scores))]
+            self.model_ = make_pipeline(self._vectorizer(), MultinomialNB(alpha=chosen))
+            self.model_.fit(X, y)
         best = int(np.argmax(scores))
-        self.model_ = make_pipeline(self._vectorizer(), MultinomialNB(alpha=self.alpha[best]))
-        self.model_.fit(X, y)
         self.classes_ = self.model_.classes_
-        self.best_params_ = {"alpha": self.alpha[best]}
+        self.best_params_ = {"alpha": alphas[best]}
         self.best_score_ = float(scores[best])
         return self
 
