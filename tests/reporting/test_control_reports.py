@@ -132,8 +132,9 @@ def test_cli_layers_and_reference(results, tmp_path) -> None:
 
 
 def test_text_baselines_probe_a_control_with_their_tasks_choice(tmp_path, monkeypatch) -> None:
-    from sentprobe.probes.baselines import NBTfidfProbe
+    from sentprobe.probes.baselines import NBTfidfProbe, _tfidf
 
+    _tfidf.cache_clear()
     grids: dict[str, object] = {}
     fit = NBTfidfProbe.fit
 
@@ -150,3 +151,4 @@ def test_text_baselines_probe_a_control_with_their_tasks_choice(tmp_path, monkey
     chosen = frame.set_index("task")["config"]
     assert grids["task"] == (0.01, 0.1, 1.0)  # the task selects on its grid
     assert grids["control"] == chosen["A"]["alpha"] == chosen["A~control"]["alpha"]
+    assert _tfidf.cache_info().hits == 1  # the control reuses its task's tf-idf features

@@ -142,6 +142,17 @@ def _predict(estimator: Any, X: Any, task: ProbingTask) -> Predictions:
     )
 
 
+def _controls_after_their_tasks(tasks: list[ProbingTask]) -> list[ProbingTask]:
+    """Each control task right after its task: it reuses the task's choice, and a text
+    baseline's features of the same sentences are still in its cache."""
+    controls = {controlled_name(t.name): t for t in tasks if is_control(t.name)}
+    out: list[ProbingTask] = []
+    for task in tasks:
+        if not is_control(task.name):
+            out += [task, *([controls.pop(task.name)] if task.name in controls else [])]
+    return out + list(controls.values())
+
+
 class Runner:
     """Runs rows x tasks x seeds into a results store. Build with ``run`` or use directly."""
 
@@ -272,7 +283,7 @@ class Runner:
     def run_text_baseline(self, baseline: Baseline) -> None:
         fingerprint = f"baseline:{baseline.label}:{baseline.version}"
         with self._bar(len(self.tasks) * self.seeds, baseline.label) as bar:
-            for task in self.tasks:
+            for task in _controls_after_their_tasks(self.tasks):
                 for seed in range(self.seeds):
                     est = baseline.make()
                     self._match_control(est, task, fingerprint, seed, baseline=baseline)

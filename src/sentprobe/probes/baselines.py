@@ -8,6 +8,7 @@ signature, X being a list of sentences. The paper's Length baseline is an encode
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -60,11 +61,16 @@ class NBTfidfProbe(ClassifierMixin, BaseEstimator):
         self.cv = cv
 
     def _vectorizer(self) -> TfidfVectorizer:
-        return TfidfVectorizer(ngram_range=self.ngram_range, token_pattern=r"\S+", lowercase=True)
+        return _vectorizer(self._ngrams())
+
+    def _ngrams(self) -> tuple[int, int]:
+        return (int(self.ngram_range[0]), int(self.ngram_range[1]))
 
     def _alphas(self) -> list[float]:
         """The smoothing grid (one value: a fixed choice, e.g. a control task's)."""
-        return [float(self.alpha)] if np.isscalar(self.alpha) else list(self.alpha)
+        if isinstance(self.alpha, (int, float)):
+            return [float(self.alpha)]
+        return [float(a) for a in self.alpha]
 
     def _scores(
         self, X: list, y: np.ndarray, X_eval: list, y_eval: np.ndarray
@@ -72,8 +78,7 @@ class NBTfidfProbe(ClassifierMixin, BaseEstimator):
         """Accuracy on ``X_eval`` of NB for every ``alpha``, from one tf-idf fit on ``X``
         (the vectorizer does not depend on ``alpha``; fitting it once per value was most of
         the cost), and the best model."""
-        vec = self._vectorizer()
-        A, B = vec.fit_transform(X), vec.transform(X_eval)
+        vec, A, B = _tfidf(self._ngrams(), tuple(X), tuple(X_eval))
         models = [MultinomialNB(alpha=a).fit(A, y) for a in self._alphas()]
         scores = [float(np.mean(m.predict(B) == y_eval)) for m in models]
         best = models[int(np.argmax(scores))]
@@ -106,3 +111,17 @@ class NBTfidfProbe(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X) -> np.ndarray:
         return self.model_.predict_proba(list(X))
+
+
+def _vectorizer(ngram_range: tuple[int, int]) -> TfidfVectorizer:
+    return TfidfVectorizer(ngram_range=ngram_range, token_pattern=r"\S+", lowercase=True)
+
+
+@lru_cache(maxsize=2)
+def _tfidf(ngram_range: tuple[int, int], train: tuple[str, ...], other: tuple[str, ...]) -> tuple:
+    """A fitted tf-idf vectorizer, the train matrix and ``other`` transformed, remembered
+    for the last texts: a control task (``--controls``, probed right after its task) has its
+    task's very sentences, only other labels. The vectorizer is only read after fitting, so
+    sharing it is safe."""
+    vec = _vectorizer(ngram_range)
+    return vec, vec.fit_transform(train), vec.transform(other)
