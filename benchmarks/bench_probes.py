@@ -4,7 +4,8 @@ Part 1, the 9-task suite (8k/2k/10k): sentprobe ``LogisticProbe()`` (default L2 
 strength trained to convergence, dev selection) vs scikit-learn ``LogisticRegression``
 (lbfgs, default max_iter/tol, C in 2**-2..2**3 chosen on dev, refit with that C on train,
 test scored once) on the raw embeddings; ``--scaled`` adds StandardScaler + the same sklearn
-search as an extra row.
+search, and StandardScaler + a ``warm_start`` C path without refit (scikit-learn's best
+configuration), as extra rows.
 Part 2, the 100k-train SentLen task: ``MLPProbe()`` (27 configurations) and
 ``LogisticProbe()``.
 
@@ -125,6 +126,32 @@ def run_sentprobe(d: dict[str, np.ndarray], probe: Any) -> dict[str, Any]:
     }
 
 
+def run_sklearn_warm(d: dict[str, np.ndarray]) -> dict[str, Any]:
+    """scikit-learn's best configuration: StandardScaler, then one ``warm_start``
+    LogisticRegression walked along the C grid from strong to weak regularisation (each fit
+    starts from the last solution); the model of the best dev C is kept (no refit) and
+    scores test once."""
+    t = time.perf_counter()
+    scaler = StandardScaler().fit(d["X_train"])
+    X_train, X_dev, X_test = (scaler.transform(d[k]) for k in ("X_train", "X_dev", "X_test"))
+    clf = LogisticRegression(warm_start=True)
+    best: tuple[float, float, np.ndarray] | None = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for C in SKLEARN_CS:  # increasing C: strong to weak regularisation
+            clf.set_params(C=C).fit(X_train, d["y_train"])
+            dev = accuracy(clf.predict(X_dev), d["y_dev"])
+            if best is None or dev > best[1]:
+                best = (C, dev, clf.predict(X_test))
+    assert best is not None
+    return {
+        "seconds": round(time.perf_counter() - t, 3),
+        "dev": round(best[1], 5),
+        "test": round(accuracy(best[2], d["y_test"]), 5),
+        "C": best[0],
+    }
+
+
 def run_sklearn(d: dict[str, np.ndarray], scaled: bool = False) -> dict[str, Any]:
     """C on dev accuracy, refit on train with the chosen C, test scored once."""
     t = time.perf_counter()
@@ -201,7 +228,7 @@ def pct(x: float) -> str:
 
 def suite_report(rows: list[dict[str, Any]], scaled: bool) -> dict[str, Any]:
     """Totals, means and the acceptance criteria; prints a table."""
-    kinds = ["sentprobe", "sklearn"] + (["sklearn_scaled"] if scaled else [])
+    kinds = ["sentprobe", "sklearn"] + (["sklearn_scaled", "sklearn_warm"] if scaled else [])
     head = (
         f"{'task':<10}{'K':>5} | {'sentprobe dev/test':>19} {'s':>7} | "
         f"{'sklearn dev/test':>17} {'s':>7} {'C':>5} | {'diff':>6}"
@@ -226,13 +253,14 @@ def suite_report(rows: list[dict[str, Any]], scaled: bool) -> dict[str, Any]:
     worst = min(rows, key=lambda r: r["sentprobe"]["test"] - r["sklearn"]["test"])
     worst_gap = 100 * (worst["sentprobe"]["test"] - worst["sklearn"]["test"])
     criteria = {
-        "time: sentprobe <= sklearn / 5": total["sentprobe"] <= total["sklearn"] / 5,
+        "time: sentprobe <= sklearn / 10": total["sentprobe"] <= total["sklearn"] / 10,
         "accuracy: mean test >= sklearn - 0.3 points": 100 * mean["sentprobe"]
         >= 100 * mean["sklearn"] - 0.3,
         "accuracy: no task more than 1.5 points below sklearn": worst_gap >= -1.5,
     }
     print(f"total seconds: {total}  (sklearn without the refit: {no_refit})")
-    print(f"time ratio sklearn/sentprobe: {total['sklearn'] / total['sentprobe']:.2f}x")
+    for kind in kinds[1:]:
+        print(f"time ratio {kind}/sentprobe: {total[kind] / total['sentprobe']:.2f}x")
     print(f"mean test accuracy: { {k: pct(v) for k, v in mean.items()} }")
     print(f"worst task: {worst['task']} ({worst_gap:+.2f} points)")
     for name, ok in criteria.items():
@@ -241,6 +269,9 @@ def suite_report(rows: list[dict[str, Any]], scaled: bool) -> dict[str, Any]:
         "total_seconds": total,
         "sklearn_seconds_without_refit": no_refit,
         "time_ratio_sklearn_over_sentprobe": round(total["sklearn"] / total["sentprobe"], 3),
+        "time_ratios_over_sentprobe": {
+            k: round(total[k] / total["sentprobe"], 3) for k in kinds[1:]
+        },
         "mean_test": mean,
         "worst_task": {"task": worst["task"], "points": round(worst_gap, 2)},
         "criteria": criteria,
@@ -284,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
             row["sklearn"] = run_sklearn(d)
             if args.scaled:
                 row["sklearn_scaled"] = run_sklearn(d, scaled=True)
+                row["sklearn_warm"] = run_sklearn_warm(d)
             rows.append(row)
             sp, sk = row["sentprobe"], row["sklearn"]
             print(
