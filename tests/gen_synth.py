@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 
+from sentprobe.annotation.backends import Annotator
 from sentprobe.annotation.record import AnnotatedSentence
 
 SYL = ["ba", "ke", "di", "lo", "mu", "ra", "si", "to", "ve", "zu"]
@@ -143,3 +144,31 @@ def depth_length_corpus(per_depth: int, depths=range(3, 8), seed: int = 0):
         for _ in range(per_depth):
             out.append(chain(d, 5 + 2 * (d - 3) + rng.randint(0, 12), rng))
     return out
+
+
+class CountingAnnotator(Annotator):
+    """Fast fake parser: a flat tree per sentence; records what it parsed (``seen``); can
+    stop on a given input as if interrupted (``fail_on``)."""
+
+    name = "counting"
+
+    def __init__(self, fail_on: str | None = None, tag: str = "v1") -> None:
+        self.seen: list[str] = []
+        self.fail_on, self.tag = fail_on, tag
+
+    def version(self):
+        return {"annotator": self.name, "tag": self.tag}
+
+    def annotate(self, sentences, *, pretokenized=False):
+        for s in sentences:
+            if s == self.fail_on:
+                raise KeyboardInterrupt("stopped by the user")
+            self.seen.append(s)
+            toks = s.split()
+            yield AnnotatedSentence(
+                toks,
+                ["X"] * len(toks),
+                [0] + [1] * (len(toks) - 1),
+                ["root"] + ["dep"] * (len(toks) - 1),
+                text=s,
+            )

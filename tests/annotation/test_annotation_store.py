@@ -2,38 +2,9 @@ import json
 
 import pytest
 
-from sentprobe.annotation.backends import Annotator
-from sentprobe.annotation.record import AnnotatedSentence
+from gen_synth import CountingAnnotator
 from sentprobe.annotation.store import annotate_corpus, read_annotated
 from sentprobe.errors import DataError
-
-
-class Counting(Annotator):
-    """Fast fake parser: a flat tree; counts what it parsed; can fail on a given input."""
-
-    name = "counting"
-
-    def __init__(self, fail_on: str | None = None, tag: str = "v1") -> None:
-        self.seen: list[str] = []
-        self.fail_on, self.tag = fail_on, tag
-
-    def version(self):
-        return {"annotator": self.name, "tag": self.tag}
-
-    def annotate(self, sentences, *, pretokenized=False):
-        for s in sentences:
-            if s == self.fail_on:
-                raise KeyboardInterrupt("stopped by the user")
-            self.seen.append(s)
-            toks = s.split()
-            yield AnnotatedSentence(
-                toks,
-                ["X"] * len(toks),
-                [0] + [1] * (len(toks) - 1),
-                ["root"] + ["dep"] * (len(toks) - 1),
-                text=s,
-            )
-
 
 SENTS = [f"sentence number {i} ." for i in range(23)]
 
@@ -41,14 +12,16 @@ SENTS = [f"sentence number {i} ." for i in range(23)]
 def test_interrupted_run_resumes_without_reparsing(tmp_path):
     out = tmp_path / "ann"
     with pytest.raises(KeyboardInterrupt):
-        annotate_corpus(SENTS, out, Counting(fail_on=SENTS[12]), chunk_size=5, progress=False)
+        annotate_corpus(
+            SENTS, out, CountingAnnotator(fail_on=SENTS[12]), chunk_size=5, progress=False
+        )
     manifest = json.loads((out / "manifest.json").read_text())
     assert [c["n"] for c in manifest["chunks"]] == [5, 5] and not manifest["complete"]
     assert not list(out.glob(".*tmp*"))
     with pytest.raises(DataError, match="not finished"):
         list(read_annotated(out))
 
-    second = Counting()
+    second = CountingAnnotator()
     manifest = annotate_corpus(iter(SENTS), out, second, chunk_size=5, progress=False)
     assert second.seen == SENTS[10:]  # the two finished chunks were not parsed again
     assert manifest["complete"] and manifest["n_sentences"] == 23
@@ -61,20 +34,24 @@ def test_interrupted_run_resumes_without_reparsing(tmp_path):
 def test_failure_before_the_first_chunk_leaves_nothing(tmp_path):
     out = tmp_path / "ann"
     with pytest.raises(KeyboardInterrupt):
-        annotate_corpus(SENTS, out, Counting(fail_on=SENTS[2]), chunk_size=5, progress=False)
+        annotate_corpus(
+            SENTS, out, CountingAnnotator(fail_on=SENTS[2]), chunk_size=5, progress=False
+        )
     assert not out.exists()
     kept = tmp_path / "existing"
     kept.mkdir()  # a directory the user made is never removed
     with pytest.raises(KeyboardInterrupt):
-        annotate_corpus(SENTS, kept, Counting(fail_on=SENTS[2]), chunk_size=5, progress=False)
+        annotate_corpus(
+            SENTS, kept, CountingAnnotator(fail_on=SENTS[2]), chunk_size=5, progress=False
+        )
     assert kept.is_dir()
 
 
 def test_changed_input_is_reannotated_from_the_change(tmp_path):
     out = tmp_path / "ann"
-    annotate_corpus(SENTS, out, Counting(), chunk_size=5, progress=False)
+    annotate_corpus(SENTS, out, CountingAnnotator(), chunk_size=5, progress=False)
     changed = SENTS[:7] + ["a different sentence ."] + SENTS[8:]
-    again = Counting()
+    again = CountingAnnotator()
     annotate_corpus(changed, out, again, chunk_size=5, progress=False)
     assert again.seen == changed[5:]
     assert [r.text for r in read_annotated(out)] == changed
@@ -82,18 +59,18 @@ def test_changed_input_is_reannotated_from_the_change(tmp_path):
 
 def test_other_annotator_or_chunk_size_is_refused(tmp_path):
     out = tmp_path / "ann"
-    annotate_corpus(SENTS, out, Counting(), chunk_size=5, progress=False)
+    annotate_corpus(SENTS, out, CountingAnnotator(), chunk_size=5, progress=False)
     with pytest.raises(DataError, match="holds annotations"):
-        annotate_corpus(SENTS, out, Counting(tag="v2"), chunk_size=5, progress=False)
+        annotate_corpus(SENTS, out, CountingAnnotator(tag="v2"), chunk_size=5, progress=False)
     with pytest.raises(DataError, match="holds annotations"):
-        annotate_corpus(SENTS, out, Counting(), chunk_size=6, progress=False)
+        annotate_corpus(SENTS, out, CountingAnnotator(), chunk_size=6, progress=False)
 
 
 def test_text_file_source_and_damaged_chunk(tmp_path):
     src = tmp_path / "corpus.txt"
     src.write_text("\n".join(SENTS[:4]) + "\n\n", encoding="utf-8")
     out = tmp_path / "ann"
-    annotate_corpus(src, out, Counting(), chunk_size=3, progress=False)
+    annotate_corpus(src, out, CountingAnnotator(), chunk_size=3, progress=False)
     assert [r.text for r in read_annotated(out)] == SENTS[:4]
     (out / "chunk-000001.jsonl.gz").write_bytes(b"not gzip")
     with pytest.raises(DataError, match="chunk-000001"):
@@ -113,7 +90,7 @@ def test_conllu_file_needs_the_conllu_annotator(tmp_path):
     path = tmp_path / "x.conllu"
     path.write_text("1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n")
     with pytest.raises(DataError, match="annotator='conllu'"):
-        annotate_corpus(path, tmp_path / "o", Counting(), progress=False)
+        annotate_corpus(path, tmp_path / "o", CountingAnnotator(), progress=False)
 
 
 def test_spacy_end_to_end(tmp_path):

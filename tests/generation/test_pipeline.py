@@ -5,34 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from sentprobe.annotation.backends import Annotator
-from sentprobe.annotation.record import AnnotatedSentence
+from gen_synth import CountingAnnotator
 from sentprobe.generation import pipeline
 from sentprobe.generation.writer import corpus_sha256
-
-
-class Flat(Annotator):
-    """A fast fake parser: flat trees, counts the sentences it parses."""
-
-    name = "flat"
-
-    def __init__(self) -> None:
-        self.parsed = 0
-
-    def version(self):
-        return {"annotator": self.name}
-
-    def annotate(self, sentences, *, pretokenized=False):
-        for s in sentences:
-            self.parsed += 1
-            toks = s.split()
-            yield AnnotatedSentence(
-                toks,
-                ["X"] * len(toks),
-                [0] + [1] * (len(toks) - 1),
-                ["root"] + ["dep"] * (len(toks) - 1),
-                text=s,
-            )
 
 
 @pytest.fixture
@@ -43,10 +18,10 @@ def corpus(tmp_path):
 
 
 def test_unchanged_corpus_is_read_from_the_store_without_tokenizing(tmp_path, corpus, monkeypatch):
-    ann = Flat()
+    ann = CountingAnnotator()
     work = tmp_path / "work"
     first, _, stats = pipeline.annotate(corpus, work, lang="en", annotator=ann, progress=False)
-    assert ann.parsed == 40 and (work / pipeline.INPUT_RECORD).exists()
+    assert len(ann.seen) == 40 and (work / pipeline.INPUT_RECORD).exists()
 
     def no_tokenizing(*args, **kwargs):
         raise AssertionError("re-tokenized an unchanged corpus")
@@ -56,17 +31,19 @@ def test_unchanged_corpus_is_read_from_the_store_without_tokenizing(tmp_path, co
         corpus, work, lang="en", annotator=ann, progress=False
     )
     assert [r.tokens for r in again] == [r.tokens for r in first] and stats_again == stats
-    assert ann.parsed == 40
+    assert len(ann.seen) == 40
 
     monkeypatch.undo()
     corpus.write_text(corpus.read_text() + "One more sentence at the end of it.\n")
     changed, _, _ = pipeline.annotate(corpus, work, lang="en", annotator=ann, progress=False)
-    assert len(changed) == 41 and ann.parsed == 40 + 41  # its one chunk is parsed again
+    assert len(changed) == 41 and len(ann.seen) == 40 + 41  # its one chunk is parsed again
 
 
 def test_corpus_hash_is_remembered_and_follows_the_stored_chunks(tmp_path, corpus, monkeypatch):
     work = tmp_path / "work"
-    records, _, _ = pipeline.annotate(corpus, work, lang="en", annotator=Flat(), progress=False)
+    records, _, _ = pipeline.annotate(
+        corpus, work, lang="en", annotator=CountingAnnotator(), progress=False
+    )
     expected = corpus_sha256(records)
     assert pipeline._cached_corpus_sha256(records, [work]) == expected
     monkeypatch.setattr(pipeline, "corpus_sha256", lambda records: "recomputed")
