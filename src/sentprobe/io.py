@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import hashlib
 import io
 import lzma
 import os
@@ -53,6 +54,16 @@ def open_binary(path: str | Path) -> BinaryReader:
     if head.startswith(b"\xfd7zXZ\x00"):
         return lzma.LZMAFile(path, "rb")
     return open(path, "rb")
+
+
+def file_sha256(path: str | Path, *, decompress: bool = True) -> str:
+    """SHA-256 (hex) of a file's content, decompressed as ``open_binary`` reads it (a
+    corpus is the same whether gzipped or not); ``decompress=False``: of its bytes as stored."""
+    h = hashlib.sha256()
+    with open_binary(path) if decompress else open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
 
 
 def open_text(path: str | Path, errors: str = "strict") -> io.TextIOWrapper:

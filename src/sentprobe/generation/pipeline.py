@@ -29,7 +29,7 @@ from tqdm.auto import tqdm
 from sentprobe.annotation import annotate_corpus, default_annotator, get_annotator, read_annotated
 from sentprobe.annotation.constituency import dep_to_constituency
 from sentprobe.annotation.record import AnnotatedSentence
-from sentprobe.io import atomic_write_text, open_text
+from sentprobe.io import atomic_write_text, file_sha256, open_text
 
 from .autosize import AutoSizes
 from .base import GeneratedTask
@@ -102,21 +102,13 @@ def _input_identity(corpus: Path, lang: str, layout: str, annotator: dict) -> di
     tokenizer's code and version, language, layout, annotator)."""
     tokenizer = inspect.getsource(sys.modules[MosesPreprocessor.__module__])
     return {
-        "corpus_sha256": _file_sha256(corpus),
+        "corpus_sha256": file_sha256(corpus),
         "tokenizer": hashlib.sha256(tokenizer.encode()).hexdigest()[:16],
         "sacremoses": _version("sacremoses"),
         "lang": lang,
         "layout": layout,
         "annotator": annotator,
     }
-
-
-def _file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _cached_corpus_sha256(records: Sequence[AnnotatedSentence], dirs: Sequence[Path]) -> str:
@@ -128,7 +120,7 @@ def _cached_corpus_sha256(records: Sequence[AnnotatedSentence], dirs: Sequence[P
     for where in dirs:
         for chunk in sorted(where.glob("chunk-*.jsonl.gz")):
             key.update(chunk.name.encode())
-            key.update(_file_sha256(chunk).encode())
+            key.update(file_sha256(chunk, decompress=False).encode())
     digest = key.hexdigest()
     path = dirs[0] / "corpus-sha256.json"
     known = _read_json(path)

@@ -19,13 +19,12 @@ than one batch.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import DataError, SentprobeError
-from ..io import iter_lines, open_binary
+from ..io import file_sha256, iter_lines
 from . import dissent, trees
 
 NLI_LABELS = ("entailment", "neutral", "contradiction")
@@ -52,14 +51,6 @@ class TrainingData:
     examples: list[Example]
     files: list[dict[str, object]] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open_binary(path) as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:

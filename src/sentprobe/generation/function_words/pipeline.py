@@ -11,7 +11,6 @@ negation can find the main verb. Nothing is written unless every requested set c
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sentprobe.errors import SentprobeError
-from sentprobe.io import atomic_write_text, iter_lines, open_binary
+from sentprobe.io import atomic_write_text, file_sha256, iter_lines
 
 from ..base import GenerationError
 from ..corpus import MosesPreprocessor, SentenceSplitter
@@ -55,14 +54,6 @@ def read_paragraphs(
         elif para:
             yield splitter.split(" ".join(para)) if splitter else para
             para = []
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open_binary(path) as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 @dataclass
