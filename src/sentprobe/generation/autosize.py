@@ -215,7 +215,7 @@ def largest_task(
         best = (generate(auto.sizes(1, n_classes)), 1)
     except GenerationError as e:
         raise GenerationError(f"{e} [--sizes auto: not even 1 unit fits]") from None
-    failed = hi + 1 if hi == 1 else hi
+    failed = hi  # hi > 1 failed above (hi == 1: nothing left to search)
     while failed - best[1] > 1:
         mid = (best[1] + failed) // 2
         try:
