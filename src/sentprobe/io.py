@@ -61,8 +61,11 @@ def file_sha256(path: str | Path, *, decompress: bool = True) -> str:
     corpus is the same whether gzipped or not); ``decompress=False``: of its bytes as stored."""
     h = hashlib.sha256()
     with open_binary(path) if decompress else open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
+        try:
+            while block := f.read(1 << 20):
+                h.update(block)
+        except (EOFError, OSError, lzma.LZMAError, zlib.error) as e:
+            raise DataError(path, None, f"corrupt compressed data: {e}") from None
     return h.hexdigest()
 
 
