@@ -43,3 +43,19 @@ def test_monitor_stops_problems():
     assert iters[0] == 2
     assert iters[1] > 2
     assert calls[0] == [0, 1] and all(c == [1] for c in calls[1:])
+
+
+def test_preconditioner_reaches_the_same_optimum_in_fewer_steps():
+    scales = [[1.0, 30.0, 900.0], [2.0, 2.0, 4000.0]]
+    S = torch.tensor(scales)
+
+    def exact_inverse(Q, idx):
+        return Q / S[idx]
+
+    plain, plain_iters = batched_lbfgs(_quadratics(scales), torch.zeros(2, 3), gtol=1e-6)
+    pre, pre_iters = batched_lbfgs(
+        _quadratics(scales), torch.zeros(2, 3), gtol=1e-6, precond=exact_inverse
+    )
+    assert torch.allclose(pre, torch.ones(2, 3), atol=1e-4)
+    assert torch.allclose(plain, pre, atol=1e-3)
+    assert (pre_iters <= 2).all() and (plain_iters > 3 * pre_iters).all()

@@ -29,7 +29,9 @@ def test_is_a_sklearn_estimator():
 
 def assert_reaches_sklearn_optimum(probe, X, y, lam: float, max_iter: int) -> None:
     """The probe's weights are at least as good, on its own penalised objective (z-scored
-    features, L2 ``lam`` on the mean loss), as scikit-learn's converged LogisticRegression."""
+    features, L2 ``lam`` on the mean loss), as scikit-learn's converged LogisticRegression,
+    up to what the stopping rule leaves: gtol=1e-4 on the gradient stops ~1e-4 above the
+    optimum's loss on these problems, where 20 iterations of a weak penalty are 1.6e-3 above."""
     Xs = ((X - X.mean(0)) / X.std(0)).astype(np.float32)
     ref = LogisticRegression(C=1 / (lam * len(X)), tol=1e-10, max_iter=max_iter).fit(Xs, y)
     yi = torch.from_numpy(np.searchsorted(probe.classes_, y))
@@ -38,7 +40,7 @@ def assert_reaches_sklearn_optimum(probe, X, y, lam: float, max_iter: int) -> No
     theirs = torch.tensor(np.vstack([ref.coef_.T, ref.intercept_[None]]), dtype=torch.float32)
     f_ours = fun(ours.reshape(1, -1), torch.tensor([0]))[0].item()
     f_ref = fun(theirs.reshape(1, -1), torch.tensor([0]))[0].item()
-    assert f_ours <= f_ref + 1e-4
+    assert f_ours <= f_ref + 3e-4
 
 
 def test_reaches_the_same_optimum_as_sklearn():

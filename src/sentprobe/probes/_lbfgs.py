@@ -4,6 +4,12 @@ Probing trains the same model under several regularisation strengths. Stacking t
 turns G small matrix products into one large one, which is what a CPU BLAS is fast at. Each
 problem keeps its own curvature history, step length and stopping state, so the batch behaves
 exactly like G separate L-BFGS runs.
+
+An optional preconditioner replaces L-BFGS's scalar initial inverse Hessian ``gamma * I`` by
+``gamma * P`` (Nocedal & Wright 2006, sec. 7.2): when ``P`` approximates the inverse Hessian
+(for logistic regression, the inverse of the features' second-moment matrix plus the penalty),
+an ill-conditioned problem converges in a handful of iterations instead of hundreds. It changes
+the path to the optimum, never the objective or the stopping rule.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ import torch
 
 # fun(W, idx) -> (loss (g,), grad (g, P)) for the problems ``idx`` whose weights are W (g, P).
 Objective = Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
+# precond(Q, idx) -> P applied to each row of Q (g, P): an approximate inverse Hessian per problem.
+Preconditioner = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 # monitor(W, idx, iteration) -> bool mask (g,) of problems to stop now (e.g. dev accuracy stalled).
 Monitor = Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]
 
@@ -32,6 +40,7 @@ def batched_lbfgs(
     history: int = 10,
     monitor: Monitor | None = None,
     monitor_every: int = 5,
+    precond: Preconditioner | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Minimise G objectives from ``w0`` (G, P). Returns final weights and iterations per problem.
 
@@ -62,9 +71,11 @@ def batched_lbfgs(
             a = rho * _dot(s, q)
             q -= a[:, None] * y
             alphas.append(a)
+        if precond is not None:
+            q = precond(q, a_idx)
         if first:
             # Scale the first step so that it moves no parameter by more than 1.
-            scale = 1.0 / ga.abs().amax(-1).clamp_min(1e-12)
+            scale = 1.0 / q.abs().amax(-1).clamp_min(1e-12)
             r = q * scale.clamp(max=1.0)[:, None]
         else:
             r = q * gamma[a_idx, None]
@@ -105,7 +116,8 @@ def batched_lbfgs(
             S.pop(0)
             Y.pop(0)
             R.pop(0)
-        yy = _dot(y_new, y_new).clamp_min(1e-20)
+        Py = y_new if precond is None else precond(y_new, a_idx)
+        yy = _dot(y_new, Py).clamp_min(1e-20)  # gamma = s.y / y.P.y
         gamma[a_idx] = torch.where(valid, sy / yy, gamma[a_idx])
         first = False
 

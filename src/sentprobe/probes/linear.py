@@ -10,7 +10,7 @@ import torch
 from sklearn.exceptions import ConvergenceWarning
 
 from sentprobe.probes._common import as_grid
-from sentprobe.probes._lbfgs import batched_lbfgs
+from sentprobe.probes._lbfgs import Preconditioner, batched_lbfgs
 from sentprobe.probes.base import GridFit, GridProbe
 
 #: L2 strengths (on z-scored features, mean loss): wide enough for 2 to 1000 classes.
@@ -46,6 +46,36 @@ class _Stacked:
         return loss, grad.view(g, p * K)
 
 
+class _Preconditioner:
+    """Approximate inverse Hessians ``(Σ / K + λ I)^-1`` of the stacked problems, one per λ.
+
+    ``Σ`` is the second-moment matrix of the inputs (bias column included). At W = 0 the
+    Hessian of the mean cross-entropy is ``Σ ⊗ (I/K - 11ᵀ/K²)``, whose non-zero curvature is
+    ``Σ / K`` in every class column, plus the penalty. Correlated embedding dimensions make
+    ``Σ`` badly conditioned, which is what costs plain L-BFGS hundreds of iterations on
+    few-class tasks; one eigendecomposition per fit lets each problem apply its own inverse
+    with two ``p x p`` products per step.
+    """
+
+    def __init__(self, Xa: torch.Tensor, n_classes: int) -> None:
+        second = (Xa.T @ Xa).double() / len(Xa)
+        eig, V = torch.linalg.eigh(second)
+        self.V = V.to(Xa.dtype)
+        self.curvature = eig.clamp_min(0) / n_classes
+        self.K = n_classes
+
+    def bind(self, l2: torch.Tensor) -> Preconditioner:
+        """The preconditioner of the problems penalised by ``l2`` (indexed as the stack)."""
+        inv = (1.0 / (self.curvature[None, :] + l2.double()[:, None])).to(self.V.dtype)
+
+        def apply(Q: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+            g, p = len(idx), self.V.shape[0]
+            rotated = self.V.T @ Q.view(g, p, self.K)
+            return (self.V @ (rotated * inv[idx][:, :, None])).reshape(g, p * self.K)
+
+        return apply
+
+
 def _logits(Xa: torch.Tensor, Wf: torch.Tensor, K: int) -> torch.Tensor:
     """(n, G, K) logits of G stacked models (flat weights (G, p*K)) in one matrix product."""
     g, p = Wf.shape[0], Xa.shape[1]
@@ -70,7 +100,7 @@ class LogisticProbe(GridProbe):
     warm-started from the previous solution (same optimum, fewer iterations).
     """
 
-    version: ClassVar[str] = "2"
+    version: ClassVar[str] = "3"  # 3: preconditioned L-BFGS (same objective, fewer steps)
     _seeded_training: ClassVar[bool] = False  # L-BFGS from zero: only CV folds use the seed
     _refit_iterations: ClassVar[bool] = False  # trained to convergence: a CV refit needs no cap
 
@@ -98,9 +128,10 @@ class LogisticProbe(GridProbe):
         lam = torch.tensor([c["l2"] for c in configs], dtype=torch.float32)
         p = X.shape[1] + 1
         Xd = None if X_dev is None else torch.cat([X_dev, torch.ones(len(X_dev), 1)], 1)
+        pre = _Preconditioner(torch.cat([X, torch.ones(len(X), 1)], 1), K)
         if K * len(configs) <= self.stack_limit:
             # Few classes: one stacked run over the whole grid keeps the BLAS busy.
-            W, iters = self._solve(X, y, lam, torch.zeros(len(configs), p * K))
+            W, iters = self._solve(X, y, lam, torch.zeros(len(configs), p * K), pre)
             return [self._fit(W[i], int(iters[i]), Xd, y_dev, p, K) for i in range(len(configs))]
         # Many classes (e.g. WC's 1000): every grid point costs a full K-way product, so walk
         # the regularisation path from strong to weak, each solve warm-started from the last.
@@ -108,14 +139,14 @@ class LogisticProbe(GridProbe):
         fits: dict[int, GridFit] = {}
         w = torch.zeros(1, p * K)
         for i in order:
-            w, iters = self._solve(X, y, lam[i : i + 1], w)
+            w, iters = self._solve(X, y, lam[i : i + 1], w, pre)
             fits[i] = self._fit(w[0], int(iters[0]), Xd, y_dev, p, K)
         return [fits[i] for i in range(len(configs))]
 
-    def _solve(self, X, y, lam, w0) -> tuple[torch.Tensor, torch.Tensor]:
-        """Stacked L-BFGS over ``lam`` from ``w0``, each problem to its own convergence."""
+    def _solve(self, X, y, lam, w0, pre) -> tuple[torch.Tensor, torch.Tensor]:
+        """Stacked, preconditioned L-BFGS over ``lam`` from ``w0``, each to its convergence."""
         fun = _Stacked(X, y, lam, len(self.classes_))
-        return batched_lbfgs(fun, w0, max_iter=self.max_iter, gtol=self.tol)
+        return batched_lbfgs(fun, w0, max_iter=self.max_iter, gtol=self.tol, precond=pre.bind(lam))
 
     def _fit(self, w, n_iter, Xd, y_dev, p, K) -> GridFit:
         if n_iter >= self.max_iter:
