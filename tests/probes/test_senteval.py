@@ -135,3 +135,31 @@ def test_kfold_without_dev_and_registry():
     assert make_probe("senteval", "WC").nhid == 0
     default = make_probe("senteval", "SentLen", seed=2)
     assert default.random_state == 2 and len(default._configs()) == 3 * 3 * 4
+
+
+def test_grid_step_equals_the_step_through_one_flat_leaf():
+    """adam_step takes the gradient per part of the flat vector (one autograd leaf each, for
+    speed); it must equal, bit for bit, the gradient of the whole vector as a single leaf
+    followed by torch.optim.Adam's single-tensor arithmetic."""
+    X, y = data(64, d=6, k=3, seed=4)
+    X, y = torch.from_numpy(X), torch.from_numpy(y)
+    configs = [{"nhid": h, "dropout": p, "l2": l2} for h, p, l2 in
+               [(0, 0.0, 1e-3), (4, 0.0, 1e-2), (4, 0.2, 1e-5), (8, 0.1, 1e-4)]]  # fmt: skip
+    fast, ref = se._Grid(6, 3, configs, seed=7), se._Grid(6, 3, configs, seed=7)
+    b1, b2 = se._BETAS
+    for step in range(1, 4):
+        fast.adam_step(X, y, 1e-3)
+        flat = ref.flat.clone().requires_grad_(True)
+        Z = ref.logits(flat, X, train=True)
+        loss = torch.nn.functional.cross_entropy(
+            Z.reshape(-1, 3), y.repeat(Z.shape[0]), reduction="sum"
+        )
+        (grad,) = torch.autograd.grad(loss, flat)
+        grad = grad.add(ref.flat * ref.wd)
+        ref.m_flat.lerp_(grad, 1 - b1)
+        ref.v_flat.mul_(b2).addcmul_(grad, grad, value=1 - b2)
+        denom = (ref.v_flat.sqrt() / (1 - b2**step) ** 0.5).add_(se._EPS)
+        ref.flat.addcdiv_(ref.m_flat, denom, value=-1e-3 / (1 - b1**step))
+        assert torch.equal(fast.flat, ref.flat), step
+        assert torch.equal(fast.v_flat, ref.v_flat), step
+    assert not torch.equal(fast.flat, se._Grid(6, 3, configs, seed=7).flat)

@@ -182,7 +182,16 @@ class _Grid:
     # -- training -------------------------------------------------------------------------
     def logits(self, flat: torch.Tensor, X: torch.Tensor, train: bool) -> torch.Tensor:
         """(members, n, K) in ``self.order``."""
-        W1, b1, outs = self._views(flat)
+        return self._logits(*self._views(flat), X, train)
+
+    def _logits(
+        self,
+        W1: torch.Tensor,
+        b1: torch.Tensor,
+        outs: list[tuple[torch.Tensor, torch.Tensor] | None],
+        X: torch.Tensor,
+        train: bool,
+    ) -> torch.Tensor:
         Z = F.linear(X, W1, b1)
         if train and self.drop_members:
             mask = torch.ones(len(X), Z.shape[1])
@@ -205,20 +214,26 @@ class _Grid:
         return torch.cat(res, 0)
 
     def adam_step(self, X: torch.Tensor, y: torch.Tensor, lr: float) -> None:
-        flat = self.flat.requires_grad_(True)
-        Z = self.logits(flat, X, train=True)
+        # Each part of the flat vector is its own autograd leaf (sharing its storage): the
+        # gradient of views of one leaf would be scattered into a full-size zero tensor per
+        # view; one ``cat`` in layout order gives the same flat gradient, bit for bit.
+        W1, bias1, outs = self._views(self.flat)
+        leaves = [W1, bias1] + [t for out in outs if out is not None for t in out]
+        leaves = [t.detach().requires_grad_(True) for t in leaves]
+        it = iter(leaves[2:])
+        pairs = [None if out is None else (next(it), next(it)) for out in outs]
+        Z = self._logits(leaves[0], leaves[1], pairs, X, train=True)
         G = Z.shape[0]
         loss = F.cross_entropy(Z.reshape(-1, self.K), y.repeat(G), reduction="sum")
-        (grad,) = torch.autograd.grad(loss, flat)
-        self.flat = flat.detach()
+        grad = torch.cat([g.reshape(-1) for g in torch.autograd.grad(loss, leaves)])
         # torch.optim.Adam, single-tensor path, elementwise per configuration
         b1, b2 = _BETAS
         self.step += 1
-        grad = grad.add(self.flat * self.wd)
+        grad.add_(self.flat * self.wd)
         self.m_flat.lerp_(grad, 1 - b1)
         self.v_flat.mul_(b2).addcmul_(grad, grad, value=1 - b2)
         step_size = lr / (1 - b1**self.step)
-        denom = (self.v_flat.sqrt() / (1 - b2**self.step) ** 0.5).add_(_EPS)
+        denom = self.v_flat.sqrt().div_((1 - b2**self.step) ** 0.5).add_(_EPS)
         self.flat.addcdiv_(self.m_flat, denom, value=-step_size)
 
     @torch.inference_mode()
