@@ -27,7 +27,14 @@ Monitor = Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]
 
 
 def _dot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    return (a * b).sum(-1)
+    """Row-wise dot products without an (G, P) temporary (a batched matrix product)."""
+    return torch.bmm(a.unsqueeze(1), b.unsqueeze(2)).view(-1)
+
+
+def _rows(t: torch.Tensor, sel: torch.Tensor | None) -> torch.Tensor:
+    """Rows ``sel`` of ``t``; all of them, without a copy, when ``sel`` is None (all problems
+    active: e.g. a single 1000-class problem, where every copy moves megabytes)."""
+    return t if sel is None else t[sel]
 
 
 def batched_lbfgs(
@@ -62,14 +69,16 @@ def batched_lbfgs(
 
     for it in range(1, max_iter + 1):
         a_idx = idx[active]
-        Wa, fa, ga = W[a_idx], f[a_idx], g[a_idx]
+        everyone = len(a_idx) == G
+        sel = None if everyone else a_idx
+        Wa, fa, ga = _rows(W, sel), _rows(f, sel), _rows(g, sel)
         # Two-loop recursion, vectorised over the active problems.
         q = ga.clone()
         alphas = []
         for s, y, rho in zip(reversed(S), reversed(Y), reversed(R)):
-            s, y, rho = s[a_idx], y[a_idx], rho[a_idx]
+            s, y, rho = _rows(s, sel), _rows(y, sel), _rows(rho, sel)
             a = rho * _dot(s, q)
-            q -= a[:, None] * y
+            q.addcmul_(a[:, None], y, value=-1.0)
             alphas.append(a)
         if precond is not None:
             q = precond(q, a_idx)
@@ -80,9 +89,9 @@ def batched_lbfgs(
         else:
             r = q * gamma[a_idx, None]
         for s, y, rho, a in zip(S, Y, R, reversed(alphas)):
-            s, y, rho = s[a_idx], y[a_idx], rho[a_idx]
+            s, y, rho = _rows(s, sel), _rows(y, sel), _rows(rho, sel)
             b = rho * _dot(y, r)
-            r += s * (a - b)[:, None]
+            r.addcmul_((a - b)[:, None], s)
         d = -r
         gtd = _dot(ga, d)
         bad = gtd >= 0  # not a descent direction: fall back to steepest descent
@@ -93,7 +102,7 @@ def batched_lbfgs(
         # Backtracking Armijo line search, one step length per problem.
         t = torch.ones(len(a_idx), dtype=W.dtype)
         for _ in range(30):
-            Wn = Wa + t[:, None] * d
+            Wn = torch.addcmul(Wa, t[:, None], d)
             fn, gn = fun(Wn, a_idx)
             ok = fn <= fa + 1e-4 * t * gtd
             ok |= t < 1e-8  # give up shrinking; the stopping tests below end the run
@@ -104,24 +113,28 @@ def batched_lbfgs(
         s_new, y_new = Wn - Wa, gn - ga
         sy = _dot(s_new, y_new)
         valid = sy > 1e-10
-        full_s = torch.zeros_like(W)
-        full_y = torch.zeros_like(W)
-        full_r = torch.zeros(G, dtype=W.dtype)
-        full_s[a_idx], full_y[a_idx] = s_new, y_new
-        full_r[a_idx] = torch.where(valid, 1.0 / sy.clamp_min(1e-10), torch.zeros_like(sy))
-        S.append(full_s)
-        Y.append(full_y)
-        R.append(full_r)
+        rho_new = torch.where(valid, 1.0 / sy.clamp_min(1e-10), torch.zeros_like(sy))
+        if everyone:
+            S.append(s_new)
+            Y.append(y_new)
+            R.append(rho_new)
+        else:
+            S.append(torch.zeros_like(W).index_copy_(0, a_idx, s_new))
+            Y.append(torch.zeros_like(W).index_copy_(0, a_idx, y_new))
+            R.append(torch.zeros(G, dtype=W.dtype).index_copy_(0, a_idx, rho_new))
         if len(S) > history:
             S.pop(0)
             Y.pop(0)
             R.pop(0)
         Py = y_new if precond is None else precond(y_new, a_idx)
         yy = _dot(y_new, Py).clamp_min(1e-20)  # gamma = s.y / y.P.y
-        gamma[a_idx] = torch.where(valid, sy / yy, gamma[a_idx])
+        gamma[a_idx] = torch.where(valid, sy / yy, _rows(gamma, sel))
         first = False
 
-        W[a_idx], f[a_idx], g[a_idx] = Wn, fn, gn
+        if everyone:
+            W, f, g = Wn, fn, gn
+        else:
+            W[a_idx], f[a_idx], g[a_idx] = Wn, fn, gn
         iters[a_idx] = it
         done = (gn.abs().amax(-1) < gtol) | ((fa - fn).abs() <= ftol * fa.abs().clamp_min(1.0))
         if monitor is not None and it % monitor_every == 0:
