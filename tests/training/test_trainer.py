@@ -224,6 +224,7 @@ def test_gated_convnet_trains_with_sgd_as_in_the_paper(data, tmp_path):
     from sentprobe.training.presets import preset
 
     assert preset("paper", "gatedconv")["optimizer"] == "sgd"
+    assert preset("demo", "gatedconv")["optimizer"] == "sgd"
     assert preset("paper", "bilstm-max")["optimizer"] == "adam"
     run = train(config(data, "gatedconv", "nli", tmp_path / "r", optimizer="sgd"), progress=False)
     state = torch.load(run / "epoch-1" / "state.pt", weights_only=False)["optimiser"]

@@ -86,10 +86,10 @@ def preset(name: str, arch: str) -> dict[str, Any]:
     if name == "paper":
         sizes.update(PAPER_ARCH.get(arch, {}))
     sizes["optimizer"] = "adam"
-    if arch == "gatedconv" and name != "demo":
+    if arch == "gatedconv":
         # Conneau et al.: "SGD with momentum for Gated ConvNets (after Adam gave very poor
-        # results)"; the learning rate is not in the paper (0.05 is ours). The demo keeps
-        # Adam, as it was run and recorded in docs/training.md.
+        # results)"; the learning rate is not in the paper (0.05 is ours). With Adam the
+        # demo's ConvNet did not learn (docs/training.md).
         sizes.update(optimizer="sgd", lr=0.05)
     options: dict[str, Any] = {"dropout": sizes["dropout"]}
     if arch == "gatedconv":
