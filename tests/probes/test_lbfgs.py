@@ -29,22 +29,6 @@ def test_batch_equals_separate_runs():
         assert torch.allclose(W[i], Wi[0], atol=1e-5)
 
 
-def test_monitor_stops_problems():
-    calls = []
-
-    def monitor(W, idx, it):
-        calls.append(idx.tolist())
-        return idx == 0  # stop the first problem at the first check
-
-    fun = _quadratics([[1.0, 100.0], [1.0, 100.0]])
-    _, iters = batched_lbfgs(
-        fun, torch.zeros(2, 2), max_iter=100, gtol=0, ftol=0, monitor=monitor, monitor_every=2
-    )
-    assert iters[0] == 2
-    assert iters[1] > 2
-    assert calls[0] == [0, 1] and all(c == [1] for c in calls[1:])
-
-
 def test_preconditioner_reaches_the_same_optimum_in_fewer_steps():
     scales = [[1.0, 30.0, 900.0], [2.0, 2.0, 4000.0]]
     S = torch.tensor(scales)

@@ -22,8 +22,6 @@ import torch
 Objective = Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 # precond(Q, idx) -> P applied to each row of Q (g, P): an approximate inverse Hessian per problem.
 Preconditioner = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-# monitor(W, idx, iteration) -> bool mask (g,) of problems to stop now (e.g. dev accuracy stalled).
-Monitor = Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]
 
 
 def _dot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -45,14 +43,12 @@ def batched_lbfgs(
     gtol: float = 1e-5,
     ftol: float = 1e-7,
     history: int = 10,
-    monitor: Monitor | None = None,
-    monitor_every: int = 5,
     precond: Preconditioner | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Minimise G objectives from ``w0`` (G, P). Returns final weights and iterations per problem.
 
     A problem stops when its largest gradient entry falls below ``gtol``, its relative loss
-    change below ``ftol``, ``max_iter`` is reached, or ``monitor`` says so. Stopped problems
+    change below ``ftol``, or ``max_iter`` is reached. Stopped problems
     drop out of the batch, so the cost follows the problems still running.
     """
     W = w0.clone()
@@ -137,8 +133,6 @@ def batched_lbfgs(
             W[a_idx], f[a_idx], g[a_idx] = Wn, fn, gn
         iters[a_idx] = it
         done = (gn.abs().amax(-1) < gtol) | ((fa - fn).abs() <= ftol * fa.abs().clamp_min(1.0))
-        if monitor is not None and it % monitor_every == 0:
-            done |= monitor(Wn, a_idx, it)
         active[a_idx[done]] = False
         if not bool(active.any()):
             break
