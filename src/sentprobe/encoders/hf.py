@@ -7,17 +7,22 @@ this module stays cheap.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-from collections.abc import Iterator, Sequence
+import queue
+import threading
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..errors import SentprobeError
 from .base import Encoder
 from .filehash import file_digests
+
+T = TypeVar("T")
 
 POOLINGS = ("mean", "max", "cls", "last")
 #: Weights and activations dtypes (``--dtype``); pooled vectors are always float32.
@@ -26,6 +31,9 @@ DTYPES = ("float32", "bfloat16", "float16")
 CUDA_MEMORY_SHARE = 0.5
 #: Commit part of a hub fingerprint when the commit could not be found.
 UNRESOLVED = "unresolved"
+# Held while tokenizing (tokenizers run in prefetch threads; a module lock, since locks do
+# not pickle and encoders travel to Ray workers).
+_TOKENIZER_LOCK = threading.Lock()
 # Files in a model directory that never change the vectors.
 _IGNORED_FILES = {"README.md", ".gitattributes", ".gitignore"}
 
@@ -322,29 +330,51 @@ class HFEncoder(Encoder):
         )
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
-        import torch
-
-        self._load()
         sentences = list(sentences)
+        self._load()
         n_out = len(self.views) if self.views else 1
         out: np.ndarray | None = None
-        with torch.inference_mode():
-            for idx in sorted_batches([len(s) for s in sentences], self.batch_size):
-                pooled = self._encode_batch([sentences[i] for i in idx])  # (b, views, dim)
+        order = list(sorted_batches([len(s) for s in sentences], self.batch_size))
+        stream = self.encode_batches([sentences[i] for i in idx] for idx in order)
+        with contextlib.closing(stream):
+            for idx, pooled in zip(order, stream, strict=True):
                 if out is None:
                     out = np.empty((len(sentences), n_out, pooled.shape[-1]), dtype=np.float32)
-                out[idx] = pooled
+                out[idx] = pooled.reshape(len(idx), n_out, -1)
         if out is None:  # no sentences
             dim = getattr(self.config, "hidden_size", 0)
             out = np.empty((0, n_out, dim), dtype=np.float32)
         return out if self.views else out[:, 0]
 
-    def _encode_batch(self, batch: list[str]) -> np.ndarray:
+    def encode_batches(self, batches: Iterable[Sequence[str]]) -> Generator[np.ndarray, None, None]:
+        """``encode`` of each of ``batches`` in turn, each batch tokenized in a background
+        thread while the one before it runs through the model (:func:`prefetched`): the
+        Rust tokenizer releases the GIL, so tokenizing costs the forward loop almost nothing.
+        The embedding cache feeds its batches through this."""
         import torch
 
-        inputs = self._tokenizer(
-            batch, padding=True, truncation=True, max_length=self._max_len, return_tensors="pt"
-        ).to(self.device)
+        self._load()
+        tokenized = prefetched(self._tokenize(batch) for batch in batches)
+        try:
+            for inputs in tokenized:
+                with torch.inference_mode():  # not across the yield: it is thread state
+                    pooled = self._encode_tokens(inputs.to(self.device))
+                yield pooled if self.views else pooled[:, 0]
+        finally:
+            tokenized.close()  # stops the tokenizer thread (an error or interrupt here)
+
+    def _tokenize(self, batch: Sequence[str]) -> Any:
+        with _TOKENIZER_LOCK:  # a fast tokenizer's padding settings are shared state
+            return self._tokenizer(
+                list(batch),
+                padding=True,
+                truncation=True,
+                max_length=self._max_len,
+                return_tensors="pt",
+            )
+
+    def _encode_tokens(self, inputs: Any) -> np.ndarray:
+        """Pooled hidden states (b, views, dim) of one tokenized batch."""
         hidden_states = self.layer != "last"
         result = self._model(**inputs, output_hidden_states=hidden_states, return_dict=True)
         if self.layer == "last":
@@ -358,25 +388,83 @@ class HFEncoder(Encoder):
                 )
         else:
             states = [result.hidden_states[self.layer]]
-        mask = inputs["attention_mask"].bool()
-        stacked = torch.stack(states, dim=1).float()  # (b, views, tokens, dim)
-        return pool(stacked, mask, self.pooling).cpu().numpy()
+        del result  # the pooling scratch may reuse the memory of states not kept
+        return pool(states, inputs["attention_mask"].bool(), self.pooling).cpu().numpy()
 
 
-def pool(states, mask, pooling: str):
-    """Pool ``states`` (b, views, tokens, dim) over tokens where ``mask`` (b, tokens) is True.
+def prefetched(items: Iterable[T], depth: int = 2) -> Generator[T, None, None]:
+    """``items``, produced up to ``depth`` ahead by a background thread (bounded: at most
+    ``depth`` items wait). An exception in the thread is raised here, at the item where it
+    happened; closing the generator (the caller failed or was interrupted) stops the thread
+    and waits for it, so nothing runs on after the caller's ``finally``."""
+    box: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
 
-    Works for right- and left-padded batches: padding never enters the result.
+    def put(entry: tuple[bool, Any]) -> bool:
+        while not stop.is_set():
+            try:
+                box.put(entry, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not put((True, item)):
+                    return
+        except BaseException as e:  # handed to the consumer, which raises it
+            put((False, e))
+            return
+        put((False, None))
+
+    thread = threading.Thread(target=produce, name="sentprobe-prefetch", daemon=True)
+    thread.start()
+    try:
+        while True:
+            ok, value = box.get()
+            if ok:
+                yield value
+            elif value is None:
+                return
+            else:
+                raise value
+    finally:
+        stop.set()
+        thread.join()
+
+
+def pool(states: Sequence[Any], mask: Any, pooling: str) -> Any:
+    """Pool each of ``states`` (b, tokens, dim) over tokens where ``mask`` (b, tokens) is
+    True: a float32 tensor (b, len(states), dim). Padding never enters the result, whether
+    batches are padded on the right or the left.
+
+    Mean and max go layer by layer through one float32 scratch buffer instead of stacking
+    all layers and masking a float32 copy of the stack: on a CPU those copies cost several
+    times the arithmetic (page faults of fresh buffers). The sums are the same operations in
+    the same order, so the vectors are bit-identical to the stacked form's (tested).
     """
     import torch
 
-    m = mask[:, None, :, None]  # broadcast over views and dim
+    b, tokens, dim = states[0].shape
+    device = states[0].device
+    out = torch.empty((b, len(states), dim), dtype=torch.float32, device=device)
+    if pooling in ("cls", "last"):
+        first_real = mask.int().argmax(1)
+        last_real = mask.shape[1] - 1 - mask.int().flip(1).argmax(1)
+        pos = first_real if pooling == "cls" else last_real
+        rows = torch.arange(b, device=device)
+        for v, h in enumerate(states):
+            out[:, v] = h[rows, pos]
+        return out
+    scratch = torch.empty((b, tokens, dim), dtype=torch.float32, device=device)
     if pooling == "mean":
-        return (states * m).sum(2) / m.sum(2).clamp(min=1)
-    if pooling == "max":
-        return states.masked_fill(~m, float("-inf")).amax(2)
-    first_real = mask.int().argmax(1)
-    last_real = mask.shape[1] - 1 - mask.int().flip(1).argmax(1)
-    pos = first_real if pooling == "cls" else last_real
-    rows = torch.arange(states.shape[0], device=states.device)
-    return states[rows, :, pos]
+        m = mask[:, :, None].to(torch.float32)
+        for v, h in enumerate(states):
+            out[:, v] = torch.mul(h, m, out=scratch).sum(1)
+        return out.div_(m.sum(1, keepdim=True).clamp(min=1))
+    padding = ~mask[:, :, None]
+    for v, h in enumerate(states):
+        out[:, v] = scratch.copy_(h).masked_fill_(padding, float("-inf")).amax(1)
+    return out
