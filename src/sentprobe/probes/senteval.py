@@ -127,6 +127,7 @@ class _Grid:
         wd = {i: [torch.full_like(t, float(self.configs[i]["l2"])) for t in self.params[i]]
               for i in self.order}  # fmt: skip
         self.wd = flat(wd)
+        self.scratch = torch.empty_like(self.flat)
         self.drop_members = [
             (pos, i) for pos, i in enumerate(self.order) if float(self._dropout(i)) > 0
         ]
@@ -216,7 +217,10 @@ class _Grid:
     def adam_step(self, X: torch.Tensor, y: torch.Tensor, lr: float) -> None:
         # Each part of the flat vector is its own autograd leaf (sharing its storage): the
         # gradient of views of one leaf would be scattered into a full-size zero tensor per
-        # view; one ``cat`` in layout order gives the same flat gradient, bit for bit.
+        # view. Adam then runs per part, in place, with one scratch buffer: no full-size
+        # temporaries (each would be a fresh allocation of the size of all parameters).
+        # Per element the operations are those on the whole vector, so the result is the
+        # same bit for bit (tests/probes/test_senteval.py).
         W1, bias1, outs = self._views(self.flat)
         leaves = [W1, bias1] + [t for out in outs if out is not None for t in out]
         leaves = [t.detach().requires_grad_(True) for t in leaves]
@@ -225,16 +229,23 @@ class _Grid:
         Z = self._logits(leaves[0], leaves[1], pairs, X, train=True)
         G = Z.shape[0]
         loss = F.cross_entropy(Z.reshape(-1, self.K), y.repeat(G), reduction="sum")
-        grad = torch.cat([g.reshape(-1) for g in torch.autograd.grad(loss, leaves)])
+        grads = torch.autograd.grad(loss, leaves)
         # torch.optim.Adam, single-tensor path, elementwise per configuration
         b1, b2 = _BETAS
         self.step += 1
-        grad.add_(self.flat * self.wd)
-        self.m_flat.lerp_(grad, 1 - b1)
-        self.v_flat.mul_(b2).addcmul_(grad, grad, value=1 - b2)
         step_size = lr / (1 - b1**self.step)
-        denom = self.v_flat.sqrt().div_((1 - b2**self.step) ** 0.5).add_(_EPS)
-        self.flat.addcdiv_(self.m_flat, denom, value=-step_size)
+        bias2_sqrt = (1 - b2**self.step) ** 0.5
+        start = 0
+        for g in grads:
+            end = start + g.numel()
+            grad, tmp = g.reshape(-1), self.scratch[: end - start]
+            param, m, v = self.flat[start:end], self.m_flat[start:end], self.v_flat[start:end]
+            grad.add_(torch.mul(param, self.wd[start:end], out=tmp))  # + weight decay
+            m.lerp_(grad, 1 - b1)
+            v.mul_(b2).addcmul_(grad, grad, value=1 - b2)
+            denom = torch.sqrt(v, out=tmp).div_(bias2_sqrt).add_(_EPS)
+            param.addcdiv_(m, denom, value=-step_size)
+            start = end
 
     @torch.inference_mode()
     def accuracy(self, X: torch.Tensor, y: torch.Tensor, chunk: int = 8192) -> list[float]:
