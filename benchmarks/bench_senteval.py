@@ -74,6 +74,9 @@ SEED = 1111  # SentEval's default seed (senteval/probing.py, engine params)
 SENTEVAL_FILES = ("utils.py", "tools/classifier.py", "tools/validation.py")
 #: ``params.classifier`` of SentEval's paper setting (README "config for probing tasks")
 CLASSIFIER = {"optim": "adam", "batch_size": 64, "tenacity": 5, "epoch_size": 4}
+#: SentEval's probing.py trains WordContent with nhid=0 whatever the user's nhid (and
+#: ``make_probe("senteval", "WC")`` does the same)
+LOGISTIC_TASKS = {"WC"}
 
 
 # -- SentEval, loaded from a checkout and shimmed for CPU ---------------------------------------
@@ -175,13 +178,21 @@ def captured_log() -> Iterator[LogCapture]:
         root.setLevel(old_level)
 
 
+def label_ids(classes: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Index in ``classes``; -1 (never predicted, so wrong) for a label unseen in train, as
+    SentEvalProbe counts it (SentEval itself raises KeyError; only ``--limit-train`` can
+    leave a dev/test label out of train on these tasks)."""
+    pos = np.clip(np.searchsorted(classes, labels), 0, len(classes) - 1)
+    return np.where(classes[pos] == labels, pos, -1)
+
+
 def split_classifier(
     se: types.SimpleNamespace, d: dict[str, np.ndarray], seed: int, nhid: int, dropout: float
 ) -> dict[str, Any]:
     """One SentEval ``SplitClassifier`` run (its L2 grid, selection, retrain, test), timed."""
     classes = np.unique(d["y_train"])  # SentEval numbers the sorted train labels
     X = {"train": d["X_train"], "valid": d["X_dev"], "test": d["X_test"]}
-    y = {k: np.searchsorted(classes, d[f"y_{s}"]) for k, s in
+    y = {k: label_ids(classes, d[f"y_{s}"]) for k, s in
          (("train", "train"), ("valid", "dev"), ("test", "test"))}  # fmt: skip
     config = {
         "nclasses": len(classes),
@@ -203,14 +214,15 @@ def split_classifier(
     }
 
 
-def run_senteval(se: types.SimpleNamespace, d: dict[str, np.ndarray], seed: int) -> dict:
-    """The paper's grid as a SentEval user runs it: one SplitClassifier per (nhid, dropout),
-    the best dev accuracy (first in grid order on ties) gives the test accuracy."""
+def run_senteval(
+    se: types.SimpleNamespace, d: dict[str, np.ndarray], seed: int, grid: list[tuple[int, float]]
+) -> dict:
+    """The grid as a SentEval user runs it: one SplitClassifier per (nhid, dropout), the
+    best dev accuracy (first in grid order on ties) gives the test accuracy."""
     rows = []
-    for nhid in SENTEVAL_NHID:
-        for dropout in SENTEVAL_DROPOUT:
-            rows.append(split_classifier(se, d, seed, nhid, dropout))
-            print(f"    SentEval {rows[-1]}", flush=True)
+    for nhid, dropout in grid:
+        rows.append(split_classifier(se, d, seed, nhid, dropout))
+        print(f"    SentEval {rows[-1]}", flush=True)
     best = max(range(len(rows)), key=lambda i: (rows[i]["dev"], -i))
     seconds = round(sum(r["seconds"] for r in rows), 2)
     return {"seconds": seconds, "test": rows[best]["test"], "chosen": rows[best], "configs": rows}
@@ -260,18 +272,25 @@ def spread(tests: list[float]) -> dict[str, float]:
 
 
 def bench_task(
-    se: types.SimpleNamespace, d: dict[str, np.ndarray], seeds: list[int], logistic: bool
+    se: types.SimpleNamespace,
+    d: dict[str, np.ndarray],
+    seeds: list[int],
+    logistic: bool,
+    mlp: bool = True,
 ) -> dict[str, Any]:
-    """SentEval's grid, then SentEvalProbe's, then the seed spread (and the logistic check)."""
-    print("  SentEval: 9 SplitClassifier runs ...", flush=True)
-    se_run = run_senteval(se, d, SEED)
+    """SentEval's grid, then SentEvalProbe's, then the seed spread (and the logistic check).
+    ``mlp=False``: the grid is logistic regression alone (SentEval's probing.py for WC)."""
+    grid = [(h, p) for h in SENTEVAL_NHID for p in SENTEVAL_DROPOUT] if mlp else [(0, 0.0)]
+    params = {} if mlp else {"nhid": 0, "dropout": 0.0}
+    print(f"  SentEval: {len(grid)} SplitClassifier run(s) ...", flush=True)
+    se_run = run_senteval(se, d, SEED, grid)
     print(f"  SentEval: {se_run['seconds']} s, test {se_run['test']}", flush=True)
-    sp_run = run_sentprobe(d, SEED)
+    sp_run = run_sentprobe(d, SEED, **params)
     print(f"  SentEvalProbe: {sp_run['seconds']} s, test {sp_run['test']}", flush=True)
     dev = compare_dev(se_run["configs"], sp_run["grid_dev"])
     tests = [sp_run["test"]]
     for seed in seeds:
-        tests.append(run_sentprobe(d, seed)["test"])
+        tests.append(run_sentprobe(d, seed, **params)["test"])
         print(f"  SentEvalProbe seed {seed}: test {tests[-1]}", flush=True)
     sd = spread(tests)
     diff = round(se_run["test"] - sp_run["test"], 2)
@@ -288,7 +307,7 @@ def bench_task(
             "accuracy: |test diff| <= 2 seed std": abs(diff) <= 2 * sd["std"],
         },
     }
-    if logistic:
+    if logistic and mlp:
         se_lr = split_classifier(se, d, SEED, 0, 0.0)
         sp_lr = run_sentprobe(d, SEED, nhid=0, dropout=0.0)
         row["logistic"] = {
@@ -339,7 +358,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         sizes = {s: len(d[f"y_{s}"]) for s in ("train", "dev", "test")}
         print(f"{name}: {sizes}, {len(np.unique(d['y_train']))} classes", flush=True)
-        row = bench_task(se, d, seeds, args.logistic)
+        load_before = os.getloadavg()
+        row = bench_task(se, d, seeds, args.logistic, mlp=name not in LOGISTIC_TASKS)
+        row["loadavg_before_after"] = [load_before, os.getloadavg()]
         row["sizes"], row["classes"] = sizes, len(np.unique(d["y_train"]))
         result["tasks"][name] = row
         print(
