@@ -27,8 +27,10 @@ configuration keys ``senteval/probing.py`` passes (``nclasses``, ``seed`` 1111,
 ``usepytorch``, ``classifier``: optim adam, batch_size 64, tenacity 5, epoch_size 4, plus nhid
 and dropout) runs its own L2 grid (1e-5..1e-2), picks on dev, retrains and scores test; the
 (nhid, dropout) with the best dev accuracy (first in grid order on ties) gives SentEval's
-test accuracy. sentprobe: ``SentEvalProbe()`` (the same 36 configurations, dev selection,
-retrain) at seed 1111, fit + one test prediction. Both are timed (wall clock) in this
+test accuracy. WC is trained as ``senteval/probing.py`` trains WordContent: logistic
+regression (``nhid=0``) alone. sentprobe: ``SentEvalProbe()`` (the same 36 configurations,
+or the 4 logistic ones for WC, dev selection, retrain) at seed 1111, fit + one test
+prediction. Both are timed (wall clock) in this
 process, one after the other per task, on 2 threads. Per configuration the dev accuracies of
 both sides are recorded; ``SentEvalProbe``'s test accuracy over ``--seeds`` gives the seed
 spread against which "same accuracy within seed noise" is judged (|SentEval - sentprobe at
