@@ -12,7 +12,9 @@ A shard is written through ``sentprobe.io.atomic_write_bytes`` (a uniquely named
 visible shard is always complete and two processes can fill the same cache (a sentence
 stored twice is harmless). Each shard carries sha256 checksums of its keys and of its
 vectors: truncation and damaged keys are caught when the directory is scanned, damaged
-vectors when the shard is first read. A damaged shard is reported with a warning, renamed
+vectors when the shard is first read (except by the object that wrote it, which hashed
+those very vectors in memory a moment before: re-reading them would double the cost of
+writing). A damaged shard is reported with a warning, renamed
 to ``*.damaged`` and its sentences are encoded again; it is never silently used.
 
 Shard format: the magic line ``SPSHARD1``, one JSON header line
@@ -146,6 +148,7 @@ class EncoderDir:
         self.index: dict[bytes, int] = {}  # key -> shard number << ROW_BITS | row
         self._seen: set[str] = set()
         self._verified: set[int] = set()  # shards whose vector checksum was checked
+        self._written: set[str] = set()  # shards this object wrote: their checksums are ours
         self._load_meta()
 
     def _load_meta(self) -> None:
@@ -180,6 +183,8 @@ class EncoderDir:
                 continue
             number = len(self.shards)
             self.shards.append(shard)
+            if path.name in self._written:  # hashed from the vectors in memory while written
+                self._verified.add(number)
             # Index values pack (shard number, row) into one int so lookups vectorize.
             codes = ((number << ROW_BITS) + np.arange(len(keys), dtype=np.int64)).tolist()
             self.index.update(zip(keys, codes, strict=True))  # stored twice: either copy is fine
@@ -309,3 +314,4 @@ class EncoderDir:
             [MAGIC, json.dumps(header).encode() + b"\n", raw_keys, data],
             fsync=True,
         )
+        self._written.add(name)
