@@ -51,3 +51,30 @@ def test_corpus_hash_is_remembered_and_follows_the_stored_chunks(tmp_path, corpu
     chunk = next(work.glob("chunk-*"))
     chunk.write_bytes(chunk.read_bytes() + b"\0")  # other stored records: computed again
     assert pipeline._cached_corpus_sha256(records, [work]) == "recomputed"
+
+
+def test_converted_trees_are_remembered_and_follow_the_stored_chunks(tmp_path, corpus, monkeypatch):
+    work = tmp_path / "work"
+    ann = CountingAnnotator()
+    records, _, _ = pipeline.annotate(corpus, work, lang="en", annotator=ann, progress=False)
+    key = pipeline._store_key([work])
+    pipeline._add_constituency(records, [work], key, progress=False)
+    trees = [r.constituency for r in records]
+    assert all(trees) and (work / pipeline.TREES_RECORD).exists()
+
+    def no_converting(rec):
+        raise AssertionError("converted a remembered tree again")
+
+    again, _, _ = pipeline.annotate(corpus, work, lang="en", annotator=ann, progress=False)
+    monkeypatch.setattr(pipeline, "dep_to_constituency", no_converting)
+    pipeline._add_constituency(again, [work], key, progress=False)
+    assert [r.constituency for r in again] == trees
+
+    monkeypatch.setattr(pipeline, "dep_to_constituency", lambda rec: "(ROOT (X x))")
+    fresh, _, _ = pipeline.annotate(corpus, work, lang="en", annotator=ann, progress=False)
+    pipeline._add_constituency(fresh, [work], "another key", progress=False)  # other chunks/code
+    assert {r.constituency for r in fresh} == {"(ROOT (X x))"}
+    (work / pipeline.TREES_RECORD).write_bytes(b"not gzip")  # damaged: converted again
+    damaged, _, _ = pipeline.annotate(corpus, work, lang="en", annotator=ann, progress=False)
+    pipeline._add_constituency(damaged, [work], "another key", progress=False)
+    assert {r.constituency for r in damaged} == {"(ROOT (X x))"}

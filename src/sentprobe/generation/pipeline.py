@@ -13,6 +13,7 @@ sizes the corpus supports; frequency bands follow the corpus size (``bands="auto
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import inspect
 import json
@@ -29,7 +30,7 @@ from tqdm.auto import tqdm
 from sentprobe.annotation import annotate_corpus, default_annotator, get_annotator, read_annotated
 from sentprobe.annotation.constituency import dep_to_constituency
 from sentprobe.annotation.record import AnnotatedSentence
-from sentprobe.io import atomic_write_text, file_sha256, open_text
+from sentprobe.io import atomic_write_bytes, atomic_write_text, file_sha256, open_text
 
 from .autosize import AutoSizes
 from .base import GeneratedTask
@@ -111,17 +112,55 @@ def _input_identity(corpus: Path, lang: str, layout: str, annotator: dict) -> di
     }
 
 
-def _cached_corpus_sha256(records: Sequence[AnnotatedSentence], dirs: Sequence[Path]) -> str:
-    """``corpus_sha256(records)``, remembered beside the annotation: serialising every
-    record takes seconds per 100k sentences, while the stored chunk files (and the code that
-    converts their trees, which may have run on them in memory) identify the records."""
+def _store_key(dirs: Sequence[Path]) -> str:
+    """What identifies the records read from ``dirs`` once their trees are converted: the
+    stored chunk files' bytes and the code of the dependency-to-constituency converter."""
     key = hashlib.sha256()
     key.update(inspect.getsource(sys.modules[dep_to_constituency.__module__]).encode())
     for where in dirs:
         for chunk in sorted(where.glob("chunk-*.jsonl.gz")):
             key.update(chunk.name.encode())
             key.update(file_sha256(chunk, decompress=False).encode())
-    digest = key.hexdigest()
+    return key.hexdigest()
+
+
+#: Beside the stored annotation (of the first corpus file): the converted constituency trees.
+TREES_RECORD = "constituency-trees.json.gz"
+
+
+def _add_constituency(
+    records: Sequence[AnnotatedSentence], dirs: Sequence[Path], key: str, progress: bool
+) -> None:
+    """Give every record without a constituency tree the one converted from its dependency
+    tree. Converting takes ~25 s per 200k sentences and reading them back ~1 s, so the trees
+    are remembered beside the annotation under ``key`` (:func:`_store_key`)."""
+    missing = [rec for rec in records if rec.constituency is None]
+    if not missing:
+        return
+    path = dirs[0] / TREES_RECORD
+    try:
+        known = json.loads(gzip.decompress(path.read_bytes()))
+    except (OSError, ValueError, EOFError):  # absent or damaged: convert again
+        known = None
+    trees = known.get("trees") if isinstance(known, dict) and known.get("key") == key else None
+    if isinstance(trees, list) and len(trees) == len(missing):
+        for rec, tree in zip(missing, trees):
+            rec.constituency = tree
+        return
+    trees = []
+    for rec in tqdm(missing, desc="constituency trees", unit="sent", disable=not progress):
+        rec.constituency = dep_to_constituency(rec)
+        trees.append(rec.constituency)
+    data = json.dumps({"key": key, "trees": trees}).encode()
+    atomic_write_bytes(path, gzip.compress(data, compresslevel=1))
+
+
+def _cached_corpus_sha256(
+    records: Sequence[AnnotatedSentence], dirs: Sequence[Path], key: str | None = None
+) -> str:
+    """``corpus_sha256(records)``, remembered beside the annotation under ``key``
+    (:func:`_store_key`): serialising every record takes seconds per 100k sentences."""
+    digest = key or _store_key(dirs)
     path = dirs[0] / "corpus-sha256.json"
     known = _read_json(path)
     if known and known.get("key") == digest and isinstance(known.get("sha256"), str):
@@ -251,17 +290,17 @@ def build(
     records: list[AnnotatedSentence] = []
     ann_manifest: dict = {}
     corpus_stats: dict[str, int] = {}
-    for path, where in zip(corpora, annotation_dirs(corpora, work)):
+    dirs = annotation_dirs(corpora, work)
+    for path, where in zip(corpora, dirs):
         recs, ann_manifest, stats = annotate(
             path, where, lang=lang, annotator=annotator, layout=text_layout, progress=progress
         )
         records += recs
         for k, v in stats.items():
             corpus_stats[k] = corpus_stats.get(k, 0) + v
-    if lang == "en" and (profile or "paper") == "paper":
-        missing = [rec for rec in records if rec.constituency is None]
-        for rec in tqdm(missing, desc="constituency trees", unit="sent", disable=not progress):
-            rec.constituency = dep_to_constituency(rec)  # English constituency tasks need one
+    key = _store_key(dirs)
+    if lang == "en" and (profile or "paper") == "paper":  # English constituency tasks need one
+        _add_constituency(records, dirs, key, progress)
 
     result = BuildResult(tasks=[], annotations=work, corpus_stats=corpus_stats)
     result.tasks = build_suite(
@@ -290,7 +329,7 @@ def build(
     }
     manifest = suite_manifest(
         result.tasks,
-        corpus_sha256=_cached_corpus_sha256(records, annotation_dirs(corpora, work)),
+        corpus_sha256=_cached_corpus_sha256(records, dirs, key),
         annotator=annotator_info,
         seed=seed,
         lang=lang,
