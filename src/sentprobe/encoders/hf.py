@@ -1,8 +1,10 @@
 """Hugging Face transformers models: one layer or all layers, with a choice of pooling.
 
 Also holds helpers the other torch-based encoders share (threads, length-sorted batching,
-model fingerprints). torch/transformers are imported inside functions so that importing
-this module stays cheap.
+model fingerprints) and the background-thread prefetch that overlaps tokenizing with the
+model's forward passes. Long because the encoder's loading, CUDA batch sizing, pipelined
+encoding and pooling belong together and the other torch encoders import these helpers.
+torch/transformers are imported inside functions so that importing this module stays cheap.
 """
 
 from __future__ import annotations
@@ -349,8 +351,8 @@ class HFEncoder(Encoder):
     def encode_batches(self, batches: Iterable[Sequence[str]]) -> Generator[np.ndarray, None, None]:
         """``encode`` of each of ``batches`` in turn, each batch tokenized in a background
         thread while the one before it runs through the model (:func:`prefetched`): the
-        Rust tokenizer releases the GIL, so tokenizing costs the forward loop almost nothing.
-        The embedding cache feeds its batches through this."""
+        Rust tokenizer releases the GIL, so tokenizing overlaps the forward pass. The
+        embedding cache feeds its batches through this."""
         import torch
 
         self._load()
@@ -441,9 +443,9 @@ def pool(states: Sequence[Any], mask: Any, pooling: str) -> Any:
     batches are padded on the right or the left.
 
     Mean and max go layer by layer through one float32 scratch buffer instead of stacking
-    all layers and masking a float32 copy of the stack: on a CPU those copies cost several
-    times the arithmetic (page faults of fresh buffers). The sums are the same operations in
-    the same order, so the vectors are bit-identical to the stacked form's (tested).
+    all layers and masking a float32 copy of the stack: on a CPU those fresh copies of every
+    layer cost more than the arithmetic. Each output is the same operation on the same values
+    as in the stacked form, so the vectors are bit-identical to its (tested).
     """
     import torch
 
