@@ -11,7 +11,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "sentprobe"
 #: Stages, earliest first; a module may import only from its own stage or earlier ones.
 STAGES = [
-    {"errors", "registry", "io"},
+    {"errors", "registry", "io", "parallel"},
     {"datasets"},
     {"annotation"},
     {"generation"},

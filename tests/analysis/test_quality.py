@@ -68,3 +68,22 @@ def test_generated_task_conversion():
     task = as_probing_task(Generated("SentLen", ["0", "1"], {"train": [("a b", "0")]}))
     assert task.metadata.paper_name == "SentLen" and task.metadata.category == "surface"
     assert task.splits["train"].sentences == ["a b"]
+
+
+def test_large_suites_are_audited_in_worker_processes_with_the_same_report(monkeypatch):
+    from sentprobe.analysis import quality
+
+    m = Maker(0)
+    tasks = [
+        Generated("BShift", ["O", "I"], bshift_rows(m)),
+        Generated("Tense", ["PAST", "PRES"], tense_rows(m)),
+    ]
+    here = quality_report(tasks, {"title": "Suite X"})
+    monkeypatch.setattr(quality, "PARALLEL_FROM", 0)  # as if the suite were large
+    workers = []
+    real = quality.process_map
+    monkeypatch.setattr(
+        quality, "process_map", lambda *a, **kw: workers.append(kw["jobs"]) or real(*a, **kw)
+    )
+    assert quality_report(tasks, {"title": "Suite X"}) == here
+    assert workers == [None]  # one worker per core

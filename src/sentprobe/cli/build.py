@@ -232,7 +232,7 @@ def build(
     if result.written:
         from sentprobe.analysis.quality import write_quality_report
 
-        write_quality_report(out, result)
+        write_quality_report(out, result, progress=not quiet)
     table = Table(title=f"{out}" if result.written else "nothing written")
     for col in ("task", "train", "dev", "test", "classes", "relaxed", "most frequent rejections"):
         table.add_column(col)

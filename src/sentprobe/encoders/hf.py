@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..errors import SentprobeError
+from ..parallel import thread_budget
 from .base import Encoder
 from .filehash import file_digests
 
@@ -44,13 +45,7 @@ def set_torch_threads(num_threads: int | None = None) -> None:
     """Use every core this process may run on (torch defaults to fewer in some containers)."""
     import torch
 
-    if num_threads is None and os.environ.get("SENTPROBE_NUM_THREADS", "").isdigit():
-        num_threads = int(os.environ["SENTPROBE_NUM_THREADS"])  # a Ray job's share of the CPUs
-    if num_threads is None:
-        try:
-            num_threads = len(os.sched_getaffinity(0))
-        except AttributeError:  # macOS, Windows
-            num_threads = os.cpu_count() or 1
+    num_threads = num_threads or thread_budget()  # a Ray job's or worker's share, or all
     if torch.get_num_threads() != num_threads:
         torch.set_num_threads(num_threads)
 

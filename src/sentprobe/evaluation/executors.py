@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sentprobe.encoders.base import Encoder
 from sentprobe.encoders.cache import EmbeddingCache
 from sentprobe.errors import SentprobeError
+from sentprobe.parallel import THREADS_VARIABLE
 from sentprobe.registry import Baseline
 
 if TYPE_CHECKING:
@@ -50,9 +51,9 @@ class Runner(Protocol):
 
 #: Times Ray runs a job again after its worker process (or node) died.
 MAX_RETRIES = 3
-#: Threads a worker's torch may use: the CPUs Ray gave the job (read by set_torch_threads and
-#: the probes), so two jobs on one machine do not each take every core.
-THREADS_ENV = "SENTPROBE_NUM_THREADS"
+#: Threads a worker's torch may use: the CPUs Ray gave the job (read through
+#: parallel.thread_budget), so two jobs on one machine do not each take every core.
+THREADS_ENV = THREADS_VARIABLE
 #: Module names under which encoders/custom.py imports a user's encoder file.
 USER_MODULE_PREFIX = "sentprobe_user_"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from itertools import product
 from typing import Any
@@ -11,13 +10,12 @@ import numpy as np
 import torch
 
 from sentprobe.errors import SentprobeError
+from sentprobe.parallel import thread_budget
 
 
 def use_all_cores() -> None:
     """Probing is BLAS-bound; PyTorch may start with fewer threads than cores in some launchers."""
-    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if os.environ.get("SENTPROBE_NUM_THREADS", "").isdigit():  # a Ray job's share of the CPUs
-        n = int(os.environ["SENTPROBE_NUM_THREADS"])
+    n = thread_budget()  # a Ray job's or a worker process's share, else every core
     if torch.get_num_threads() != n:
         torch.set_num_threads(n)
 

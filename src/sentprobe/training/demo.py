@@ -14,6 +14,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from ..parallel import available_cores
 from .trainer import TrainConfig, train
 
 ARCHS = ("bilstm-last", "bilstm-max", "gatedconv")
@@ -61,7 +62,7 @@ def train_demo(
     give only 1.4-1.6x one thread (docs/benchmarks.md, "Training").
     """
     configs = demo_configs(out, epochs=epochs, device=device)
-    jobs = jobs or (1 if device != "cpu" else min(len(configs), _cores()))
+    jobs = jobs or (1 if device != "cpu" else min(len(configs), available_cores()))
     if jobs == 1:
         return [train(c, progress=progress) for c in configs]
     for c in configs:
@@ -77,12 +78,3 @@ def train_demo(
 
 def _train_at(config: TrainConfig, progress: bool, position: int) -> Path:
     return train(config, progress=progress, position=position)
-
-
-def _cores() -> int:
-    import os
-
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS, Windows
-        return os.cpu_count() or 1
