@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -54,3 +54,10 @@ class Encoder(ABC):
 
     @abstractmethod
     def encode(self, sentences: Sequence[str]) -> np.ndarray: ...
+
+    def encode_batches(self, batches: Iterable[Sequence[str]]) -> Iterator[np.ndarray]:
+        """``encode`` of each batch in turn. The embedding cache hands over all its batches at
+        once, so an encoder may override this to prepare batch i+1 while batch i is encoded
+        (HFEncoder tokenizes ahead in a thread); closing the iterator must stop that work."""
+        for batch in batches:
+            yield self.encode(batch)

@@ -96,13 +96,10 @@ def _encode_batches(
     """``encoder.encode`` of each batch, checked: an exception from the encoder's own code
     becomes one SentprobeError naming the encoder, the exception and where it was raised.
 
-    An encoder with an ``encode_batches(batches)`` generator (HFEncoder) is given all of
-    them at once, so it can prepare batch i+1 while batch i is encoded; this generator's
-    ``close`` closes it (and any thread it runs)."""
-    stream = getattr(encoder, "encode_batches", None)
-    results: Iterator[object] = (
-        stream(iter(batches)) if stream is not None else map(encoder.encode, batches)
-    )
+    The encoder is given all of them at once (``Encoder.encode_batches``), so it can prepare
+    batch i+1 while batch i is encoded; this generator's ``close`` closes it (and any thread
+    it runs)."""
+    results: Iterator[object] = iter(encoder.encode_batches(iter(batches)))
     try:
         for batch in batches:
             try:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -132,6 +132,9 @@ class _Prepared(Encoder):
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
         return self.encoder.encode(sentences)
+
+    def encode_batches(self, batches: Iterable[Sequence[str]]) -> Iterator[np.ndarray]:
+        return self.encoder.encode_batches(batches)
 
 
 def _predict(estimator: Any, X: Any, task: ProbingTask) -> Predictions:
