@@ -49,11 +49,13 @@ import contextlib
 import importlib.util
 import inspect
 import logging
+import math
 import os
 import sys
 import time
 import types
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -68,6 +70,7 @@ from data import DEFAULT_WORKDIR, load_task  # noqa: E402
 from results_io import write_result  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
+import sentprobe.probes.senteval as sp_senteval  # noqa: E402
 from sentprobe.probes import SentEvalProbe  # noqa: E402
 from sentprobe.probes.senteval import SENTEVAL_DROPOUT, SENTEVAL_L2, SENTEVAL_NHID  # noqa: E402
 
@@ -76,6 +79,8 @@ SEED = 1111  # SentEval's default seed (senteval/probing.py, engine params)
 SENTEVAL_FILES = ("utils.py", "tools/classifier.py", "tools/validation.py")
 #: ``params.classifier`` of SentEval's paper setting (README "config for probing tasks")
 CLASSIFIER = {"optim": "adam", "batch_size": 64, "tenacity": 5, "epoch_size": 4}
+#: minibatch steps, per configuration (SentEval: per MLP; sentprobe: grid steps x members)
+STEPS: Counter[str] = Counter()
 #: SentEval's probing.py trains WordContent with nhid=0 whatever the user's nhid (and
 #: ``make_probe("senteval", "WC")`` does the same)
 LOGISTIC_TASKS = {"WC"}
@@ -126,6 +131,13 @@ def _shim(utils: types.ModuleType, classifier: types.ModuleType) -> None:
 
     classifier.MLP.__init__ = init
     base = classifier.PyTorchClassifier
+    trainepoch = base.trainepoch
+
+    def counted(self: Any, X: Any, y: Any, epoch_size: int = 1) -> None:
+        STEPS["senteval"] += epoch_size * math.ceil(len(X) / self.batch_size)
+        trainepoch(self, X, y, epoch_size=epoch_size)
+
+    base.trainepoch = counted  # instrumentation only: minibatch steps, for the profile
     for name in ("score", "predict"):
         setattr(base, name, _no_grad(getattr(base, name)))
 
@@ -202,6 +214,7 @@ def split_classifier(
         "usepytorch": True,
         "classifier": {"nhid": nhid, "dropout": dropout, **CLASSIFIER},
     }
+    steps = STEPS["senteval"]
     with captured_log() as log, cpu_only():
         t = time.perf_counter()
         dev, test = se.validation.SplitClassifier(X, y, config).run()
@@ -213,6 +226,7 @@ def split_classifier(
         "dev": float(dev),
         "test": float(test),
         "seconds": round(seconds, 2),
+        "config_steps": STEPS["senteval"] - steps,
     }
 
 
@@ -227,19 +241,51 @@ def run_senteval(
         print(f"    SentEval {rows[-1]}", flush=True)
     best = max(range(len(rows)), key=lambda i: (rows[i]["dev"], -i))
     seconds = round(sum(r["seconds"] for r in rows), 2)
-    return {"seconds": seconds, "test": rows[best]["test"], "chosen": rows[best], "configs": rows}
+    steps = sum(r["config_steps"] for r in rows)
+    return {
+        "seconds": seconds,
+        "test": rows[best]["test"],
+        "chosen": rows[best],
+        "configs": rows,
+        "config_steps": steps,
+        "ms_per_config_step": round(1000 * seconds / steps, 4),
+    }
 
 
 # -- sentprobe ------------------------------------------------------------------------------
+@contextlib.contextmanager
+def counted_grid_steps() -> Iterator[None]:
+    """Count SentEvalProbe's minibatch steps and configurations trained in them (a wrapper
+    only; sentprobe is not modified)."""
+    step = sp_senteval._Grid.adam_step
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> None:
+        STEPS["grid"] += 1
+        STEPS["sentprobe"] += len(self.order)
+        step(self, *args, **kwargs)
+
+    sp_senteval._Grid.adam_step = counted  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        sp_senteval._Grid.adam_step = step  # type: ignore[method-assign]
+
+
 def run_sentprobe(d: dict[str, np.ndarray], seed: int, **params: Any) -> dict[str, Any]:
     """``SentEvalProbe`` fit with dev selection, test scored once; time covers both."""
     probe = SentEvalProbe(random_state=seed, **params)
+    steps = STEPS.copy()
     t = time.perf_counter()
-    probe.fit(d["X_train"], d["y_train"], d["X_dev"], d["y_dev"])
+    with counted_grid_steps():
+        probe.fit(d["X_train"], d["y_train"], d["X_dev"], d["y_dev"])
     test = float(np.mean(probe.predict(d["X_test"]) == d["y_test"]))
     seconds = time.perf_counter() - t
+    config_steps = STEPS["sentprobe"] - steps["sentprobe"]
     return {
         "seconds": round(seconds, 2),
+        "grid_steps": STEPS["grid"] - steps["grid"],
+        "config_steps": config_steps,
+        "ms_per_config_step": round(1000 * seconds / config_steps, 4),
         "test": round(100 * test, 2),
         "dev": round(100 * probe.best_score_, 2),
         "chosen": probe.best_params_,
