@@ -78,3 +78,28 @@ def test_converted_trees_are_remembered_and_follow_the_stored_chunks(tmp_path, c
     damaged, _, _ = pipeline.annotate(corpus, work, lang="en", annotator=ann, progress=False)
     pipeline._add_constituency(damaged, [work], "another key", progress=False)
     assert {r.constituency for r in damaged} == {"(ROOT (X x))"}
+
+
+def test_reading_with_a_progress_bar_returns_every_record(tmp_path, corpus, monkeypatch):
+    """tqdm's ``update`` returns True when it redraws; an early version put that value in
+    the list of records whenever the bar was shown (``sentprobe build`` without --quiet)."""
+    work = tmp_path / "work"
+    ann = CountingAnnotator()
+    quiet, manifest, _ = pipeline.annotate(corpus, work, lang="en", annotator=ann, progress=False)
+
+    class Redrawing:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, n=1):
+            return True
+
+    monkeypatch.setattr(pipeline, "tqdm", Redrawing)
+    shown = pipeline._read(work, manifest, progress=True)
+    assert [r.tokens for r in shown] == [r.tokens for r in quiet]

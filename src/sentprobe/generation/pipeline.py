@@ -212,8 +212,12 @@ def annotate(
 def _read(work: Path, manifest: dict, progress: bool) -> list[AnnotatedSentence]:
     total = manifest.get("n_sentences")
     bar = tqdm(total=total, desc="reading annotation", unit="sent", disable=not progress)
+    records = []
     with bar:
-        return [bar.update() or rec for rec in read_annotated(work)]
+        for rec in read_annotated(work):
+            records.append(rec)
+            bar.update()  # returns True when it redraws: never part of an expression
+    return records
 
 
 def _read_json(path: Path) -> dict | None:
