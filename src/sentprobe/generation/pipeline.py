@@ -205,7 +205,8 @@ def annotate(
     source = _tokenized(corpus, lang, layout, stats)
     manifest = annotate_corpus(source, work, ann, pretokenized=True, progress=progress)
     record = {"input": identity, "corpus_stats": stats}
-    atomic_write_text(work / INPUT_RECORD, json.dumps(record, indent=1, sort_keys=True))
+    # not sort_keys: the corpus filter's counts keep their order into the suite's manifest
+    atomic_write_text(work / INPUT_RECORD, json.dumps(record, indent=1))
     return _read(work, manifest, progress), manifest, stats
 
 
