@@ -97,7 +97,9 @@ class LogisticProbe(GridProbe):
     model that is scored, and ``best_score_`` is that model's dev accuracy. Grids with up to
     ``stack_limit`` classes x strengths are solved as one stacked run from zero; larger ones
     (many classes, e.g. WC) as a path from the strongest to the weakest strength, each solve
-    warm-started from the previous solution (same optimum, fewer iterations).
+    warm-started from the previous solution (same optimum, fewer iterations). L-BFGS is
+    preconditioned by ``(Σ/K + λI)^-1`` (:class:`_Preconditioner`): the same optimum again,
+    in a tenth of the iterations when the features are correlated.
     """
 
     version: ClassVar[str] = "3"  # 3: preconditioned L-BFGS (same objective, fewer steps)
