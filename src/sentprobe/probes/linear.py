@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -27,6 +28,12 @@ class _Stacked:
         self.y = y.clamp_min(0)
         self.l2 = l2
         self.K = n_classes
+
+    def with_l2(self, l2: torch.Tensor) -> _Stacked:
+        """The same inputs under other strengths (the data is shared, not copied)."""
+        other = copy.copy(self)
+        other.l2 = l2
+        return other
 
     def __call__(self, Wf: torch.Tensor, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         n, p = self.Xa.shape
@@ -130,10 +137,11 @@ class LogisticProbe(GridProbe):
         lam = torch.tensor([c["l2"] for c in configs], dtype=torch.float32)
         p = X.shape[1] + 1
         Xd = None if X_dev is None else torch.cat([X_dev, torch.ones(len(X_dev), 1)], 1)
-        pre = _Preconditioner(torch.cat([X, torch.ones(len(X), 1)], 1), K)
+        fun = _Stacked(X, y, lam, K)
+        pre = _Preconditioner(fun.Xa, K)
         if K * len(configs) <= self.stack_limit:
             # Few classes: one stacked run over the whole grid keeps the BLAS busy.
-            W, iters = self._solve(X, y, lam, torch.zeros(len(configs), p * K), pre)
+            W, iters = self._solve(fun, torch.zeros(len(configs), p * K), pre)
             return [self._fit(W[i], int(iters[i]), Xd, y_dev, p, K) for i in range(len(configs))]
         # Many classes (e.g. WC's 1000): every grid point costs a full K-way product, so walk
         # the regularisation path from strong to weak, each solve warm-started from the last.
@@ -141,14 +149,15 @@ class LogisticProbe(GridProbe):
         fits: dict[int, GridFit] = {}
         w = torch.zeros(1, p * K)
         for i in order:
-            w, iters = self._solve(X, y, lam[i : i + 1], w, pre)
+            w, iters = self._solve(fun.with_l2(lam[i : i + 1]), w, pre)
             fits[i] = self._fit(w[0], int(iters[0]), Xd, y_dev, p, K)
         return [fits[i] for i in range(len(configs))]
 
-    def _solve(self, X, y, lam, w0, pre) -> tuple[torch.Tensor, torch.Tensor]:
-        """Stacked, preconditioned L-BFGS over ``lam`` from ``w0``, each to its convergence."""
-        fun = _Stacked(X, y, lam, len(self.classes_))
-        return batched_lbfgs(fun, w0, max_iter=self.max_iter, gtol=self.tol, precond=pre.bind(lam))
+    def _solve(self, fun: _Stacked, w0, pre) -> tuple[torch.Tensor, torch.Tensor]:
+        """Stacked, preconditioned L-BFGS over ``fun.l2`` from ``w0``, each to convergence."""
+        return batched_lbfgs(
+            fun, w0, max_iter=self.max_iter, gtol=self.tol, precond=pre.bind(fun.l2)
+        )
 
     def _fit(self, w, n_iter, Xd, y_dev, p, K) -> GridFit:
         if n_iter >= self.max_iter:
