@@ -11,7 +11,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "sentprobe"
 #: Stages, earliest first; a module may import only from its own stage or earlier ones.
 STAGES = [
-    {"errors", "registry", "io", "parallel"},
+    {"errors", "registry", "io", "parallel", "progress"},
     {"datasets"},
     {"annotation"},
     {"generation"},
@@ -141,3 +141,21 @@ def test_long_modules_say_why(name):
         return
     doc = ast.get_docstring(ast.parse(text)) or ""
     assert LONG_REASON in doc, f"{name} has over {MAX_LINES} lines and no '{LONG_REASON} ...'"
+
+
+def test_progress_bars_come_from_sentprobe_progress():
+    """A bare tqdm writes carriage-return frames into log files; sentprobe.progress does not."""
+    direct = [
+        name
+        for name, path in MODULES.items()
+        if name != "sentprobe.progress"
+        and any(
+            isinstance(node, (ast.Import, ast.ImportFrom))
+            and any(
+                (getattr(node, "module", None) or alias.name).split(".")[0] == "tqdm"
+                for alias in node.names
+            )
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    ]
+    assert direct == []

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import TypeVar
 
-from tqdm.auto import tqdm
+from sentprobe.progress import tqdm
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -256,7 +256,7 @@ class _NoBar:
 def _progress(enabled: bool, total: int | None) -> Any:
     if not enabled:
         return _NoBar()
-    from tqdm.auto import tqdm
+    from sentprobe.progress import tqdm
 
     return tqdm(total=total, unit=" sent", unit_scale=True, desc="annotating", smoothing=0.1)
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from sentprobe.encoders.base import Encoder
 from sentprobe.encoders.shards import (
@@ -32,6 +31,7 @@ from sentprobe.encoders.shards import (
     sentence_key,
 )
 from sentprobe.errors import SentprobeError
+from sentprobe.progress import tqdm
 
 #: Flush early for wide (e.g. all-layers) vectors: what is encoded but not yet written, and
 #: one shard mapped while reading, stay below one layer of a 100k-sentence, 768-d matrix.

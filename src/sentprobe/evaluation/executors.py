@@ -180,7 +180,8 @@ def _ship_user_code() -> None:
 def run_ray(spec: str, runner: Runner, rows: Sequence[Row], store: ResultsStore) -> None:
     """Run ``rows`` x ``runner.tasks`` as Ray jobs; write every result into ``store`` here."""
     import ray
-    from tqdm.auto import tqdm
+
+    from sentprobe.progress import tqdm
 
     disconnect = _connect(spec)
     jobs: dict[Any, str] = {}

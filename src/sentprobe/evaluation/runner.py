@@ -21,7 +21,6 @@ from typing import Any, cast
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from sentprobe import registry
 from sentprobe.datasets import ProbingTask, resolve_tasks
@@ -46,6 +45,7 @@ from sentprobe.evaluation.folds import (
 from sentprobe.evaluation.predictions import Predictions
 from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
 from sentprobe.probes import make_probe
+from sentprobe.progress import tqdm
 from sentprobe.registry import Baseline
 
 DEFAULT_RESULTS = Path("sentprobe-results") / "results.sqlite"

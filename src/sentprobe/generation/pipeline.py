@@ -25,12 +25,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
-from tqdm.auto import tqdm
-
 from sentprobe.annotation import annotate_corpus, default_annotator, get_annotator, read_annotated
 from sentprobe.annotation.constituency import dep_to_constituency
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.io import atomic_write_bytes, atomic_write_text, file_sha256, open_text
+from sentprobe.progress import tqdm
 
 from .autosize import AutoSizes
 from .base import GeneratedTask

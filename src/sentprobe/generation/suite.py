@@ -31,10 +31,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from tqdm.auto import tqdm
-
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.datasets.task import PAPER_TASKS
+from sentprobe.progress import tqdm
 from sentprobe.registry import generators
 
 from .autosize import (

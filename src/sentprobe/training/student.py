@@ -10,8 +10,14 @@ paper's alignment loss, as written in their §5.2 (L2 norms, not squared)::
 
 averaged over the batch, where ``x_c`` is the student vector and ``y_c`` the teacher vector of
 another pair of the same batch (a random derangement, drawn separately for each term).
-λ = 0.25 as in the paper's appendix. With λ ≥ 0.5 the loss is unbounded below (scaling the
-student's vectors up lowers it without limit), so that is refused.
+λ = 0.25 as in the paper's appendix. Up to λ = 0.5 the loss is bounded below: with
+``x_c = x[π]`` and ``y_c = y[σ]``, the triangle inequality gives ``||x_π(i) - y_i|| <=
+||x_π(i) - y_π(i)|| + ||y_π(i) - y_i||`` and ``||x_i - y_σ(i)|| <= ||x_i - y_i|| + ||y_i -
+y_σ(i)||``; averaged over the batch (π is a permutation) that is ``L >= (1 - 2λ)
+mean||x - y|| - λ mean(||y_π - y|| + ||y - y_σ||)``, a bound set by the fixed teacher
+vectors, which ``x = y`` reaches at λ = 0.5. Above 0.5, scaling the student's vectors up
+lowers the loss without limit (the positive term grows like ``|x|``, the negatives like
+``2λ|x|``), so λ > 0.5 is refused.
 
 Each epoch ends with a validation on held-out pairs: the MSE between student and teacher
 vectors, and translation retrieval accuracy (the share of held-out target sentences whose
@@ -23,8 +29,11 @@ epochs, as in the paper. Every epoch is a checkpoint in the run format of
 with the same settings continues after the last finished epoch.
 
 The student reads Moses-tokenised text (as the probing suites are): target sentences are
-tokenised here with the tokenizer ``sentprobe build`` uses; the teacher gets the source side
-as written.
+tokenised here with the tokenizer ``sentprobe build`` uses. The teacher gets the source side
+the way it reads text: Moses-tokenised for encoders that split on whitespace (a run trained
+by sentprobe, bag-of-vectors; an encoder class may say so with ``tokenized_input = True``),
+as written for everything else (Hugging Face and sentence-transformers models tokenise raw
+text themselves).
 
 Long because the loss, its negatives, the stopping rule, validation and the resumable epoch
 loop of this one objective are read together.
@@ -37,25 +46,27 @@ import json
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
+
+from sentprobe.progress import tqdm
 
 from ..datasets.parallel import ParallelCorpus, shipped_parallel_path
 from ..encoders.base import Encoder
 from ..encoders.cache import EmbeddingCache
 from ..encoders.hf import set_torch_threads, sorted_batches
-from ..encoders.static import load_word_vectors
+from ..encoders.static import BUILTIN_VECTORS, BoVEncoder, load_word_vectors
 from ..errors import SentprobeError
 from ..generation.corpus import MosesPreprocessor
 from ..io import atomic_write_text
 from .architectures import SentenceEncoder, build_encoder
 from .checkpoint import (
     FORMAT,
+    TrainedRunEncoder,
     completed_epochs,
     load_encoder,
     load_state,
@@ -64,6 +75,7 @@ from .checkpoint import (
     save_epoch,
     write_manifest,
 )
+from .randomness import restore_rng_states, rng_states
 from .vocab import Vocabulary, embedding_matrix
 
 __all__ = [
@@ -183,9 +195,9 @@ class StudentConfig:
     epochs: int = 10
 
     def check(self) -> None:
-        if not 0 <= self.lam < 0.5:
+        if not 0 <= self.lam <= 0.5:
             raise SentprobeError(
-                f"--lambda {self.lam}: must be in [0, 0.5); from 0.5 on the loss has no "
+                f"--lambda {self.lam}: must be in [0, 0.5]; above 0.5 the loss has no "
                 "minimum (scaling the student's vectors up lowers it without limit)"
             )
         if self.monitor not in MONITORS:
@@ -206,6 +218,15 @@ class _Data:
     sha256: str
 
 
+def teacher_reads_tokens(teacher: Encoder) -> bool:
+    """Whether ``teacher`` splits its input on whitespace and so needs Moses-tokenised text
+    (a sentprobe-trained run, bag-of-vectors, or a class that sets ``tokenized_input``)."""
+    declared = getattr(teacher, "tokenized_input", None)
+    if declared is not None:
+        return bool(declared)
+    return isinstance(teacher, TrainedRunEncoder | BoVEncoder)
+
+
 def _prepare(
     corpus: ParallelCorpus,
     lang: str,
@@ -213,11 +234,20 @@ def _prepare(
     cache: EmbeddingCache,
     config: StudentConfig,
     progress: bool,
+    source_language: str = "en",
 ) -> _Data:
-    """Tokenise the targets, hold out ``valid_size`` pairs, encode the sources with the teacher."""
+    """Tokenise the targets (and the sources for a teacher that reads tokens), hold out
+    ``valid_size`` pairs, encode the sources with the teacher."""
     tokenizer = MosesPreprocessor(lang=lang)
-    pairs = [(s, " ".join(tokenizer.tokenize(t))) for s, t in corpus.pairs()]
-    pairs = [(s, t) for s, t in pairs if t]
+    source_tokenizer = (
+        MosesPreprocessor(lang=source_language) if teacher_reads_tokens(teacher) else None
+    )
+    pairs = [
+        (" ".join(source_tokenizer.tokenize(s)) if source_tokenizer else s,
+         " ".join(tokenizer.tokenize(t)))
+        for s, t in corpus.pairs()
+    ]  # fmt: skip
+    pairs = [(s, t) for s, t in pairs if s.strip() and t]
     if len(pairs) < config.valid_size + config.batch_size:
         raise SentprobeError(
             f"{len(pairs)} sentence pairs: too few for {config.valid_size} held-out pairs "
@@ -254,7 +284,7 @@ def _build_student(
         wv = load_word_vectors(config.vectors)
         embeddings, _ = embedding_matrix(vocab, wv, seed=config.seed)
         emb_dim = wv.dim
-        vectors_entry = {"spec": str(config.vectors), "id": wv.id}
+        vectors_entry = {"spec": _vectors_spec(config.vectors), "id": wv.id}
     options: dict[str, Any] = {"layers": config.layers, "dropout": config.dropout}
     dims = [config.dim] if config.dim else [d for d in (out_dim // 2, out_dim) if d > 0]
     torch.manual_seed(config.seed)
@@ -282,6 +312,14 @@ def _build_student(
         f"{config.arch} with --dim {', '.join(map(str, dims))} does not output the teacher's "
         f"{out_dim} dimensions; choose --dim so that it does"
     )
+
+
+def _vectors_spec(vectors: str) -> str:
+    """A built-in name as is, a file by its absolute path: the run is probed and resumed
+    from other directories too."""
+    if vectors in BUILTIN_VECTORS:
+        return vectors
+    return str(Path(vectors).expanduser().resolve())
 
 
 def _encode_with(student: SentenceEncoder, vocab: Vocabulary, batch_size: int = 256) -> EncodeFn:
@@ -353,9 +391,12 @@ def _open_run(run_dir: Path, config: StudentConfig, data: _Data, meta: dict[str,
     student, spec, vectors_entry = _build_student(config, vocab, out_dim)
     manifest = {
         "format": FORMAT,
-        "name": f"{meta['teacher_label']}->{meta['language']}",
+        # <teacher>-><lang>/<run>: students of one teacher and language (other architectures,
+        # other settings) must not share a row name, or tables would merge them
+        "name": f"{meta['teacher_label']}->{meta['language']}/{run_dir.name}",
         "objective": "cross-lingual mapping (X-Probe 5.2)",
         "arch": config.arch,
+        "metric": {"name": config.monitor, "higher_is_better": MONITORS[config.monitor]},
         "encoder": spec,
         "mapping": {
             **meta,
@@ -424,11 +465,13 @@ def train_student(
     every core this process may use).
     """
     config.check()
+    if config.vectors:
+        config = replace(config, vectors=_vectors_spec(config.vectors))
     if config.monitor == "task" and validate is None:
         raise SentprobeError("monitor 'task' needs a downstream validation task")
     run_dir = Path(run_dir)
     set_torch_threads(threads)
-    data = _prepare(corpus, lang, teacher, cache, config, progress)
+    data = _prepare(corpus, lang, teacher, cache, config, progress, source_language)
     meta = {
         "teacher": teacher_spec,
         "teacher_label": teacher.name,
@@ -454,6 +497,7 @@ def train_student(
     if run.state is not None:
         optimizer.load_state_dict(run.state["optimizer"])
         stopper.restore(run.state["early_stopping"])
+        restore_rng_states(run.state)  # dropout masks as an uninterrupted run draws them
     encode = _encode_with(run.student, run.vocab)
     for epoch in range(run.start + 1, config.epochs + 1):
         began = time.perf_counter()
@@ -477,7 +521,11 @@ def train_student(
                 "reason": f"no better validation {config.monitor} for {config.patience} "
                 f"epochs; best epoch {stopper.best_epoch_}",
             }
-        state = {"optimizer": optimizer.state_dict(), "early_stopping": stopper.state()}
+        state = {
+            "optimizer": optimizer.state_dict(),
+            "early_stopping": stopper.state(),
+            **rng_states(),
+        }
         save_epoch(run_dir, run.manifest, epoch, run.student, state, metrics)
         log(
             f"epoch {epoch}: loss {metrics['train_loss']:.4f}, valid MSE "

@@ -48,6 +48,7 @@ from .checkpoint import (
 from .data import OBJECTIVES, PAIR_OBJECTIVES, Example, load_training_data
 from .objectives import METRIC, add_stats, build_head, metrics
 from .presets import preset
+from .randomness import restore_rng_states, rng_states
 from .vocab import BOS, EOS, UNK, Vocabulary, embedding_matrix, pad
 
 MAX_SOURCE = 64  # words per input sentence (longer ones are cut)
@@ -286,7 +287,7 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
         state = load_state(run_dir, last)
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
-        torch.set_rng_state(state["torch_rng"])
+        restore_rng_states(state)
         start = last + 1
     manifest = previous or _new_manifest(
         config, run_dir, spec, settings, data, vocab, target, vectors_info, len(examples)
@@ -320,7 +321,7 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
         state = {
             "model": model.state_dict(),
             "optimiser": optimiser.state_dict(),
-            "torch_rng": torch.get_rng_state(),
+            **rng_states(),
         }
         save_epoch(
             run_dir,
@@ -348,7 +349,7 @@ def _steps(
     metric_name: str,
     last_metric: float | None,
 ) -> Iterator[tuple[np.ndarray, float]]:
-    from tqdm.auto import tqdm
+    from sentprobe.progress import tqdm
 
     model.train()
     progress, position = bar_at
