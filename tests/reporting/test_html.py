@@ -85,7 +85,12 @@ def test_report_has_every_section_and_nothing_external(report_html):
     agreement = page[start : page.index("</figure>", start)]
     assert agreement.count(">100<") < 20 and re.search(r">[5-9]\d<", agreement)
     assert page.count("<svg") == len(plots)
-    assert "[" in page and "sel +" in page  # CIs and selectivity in the cells
+    # CIs and selectivity in the cells of the rows that have them: tiny@layer2 scores 55 + 15
+    # = 70 on SentLen, its control 50 (sel +20.0); Majority has no control, so no sel
+    cells = _row_cells(page, "tiny@layer2")
+    assert "sel +20.0" in cells[0] and "control task 50.0" in cells[0]
+    assert all("[" in c and "sel " in c for c in cells)  # WC: 45 vs 50, sel -5.0
+    assert "sel " not in "".join(_row_cells(page, "Majority"))
     assert 'class="reference"' in page and "Human (reference)" in page
     assert 'class="baseline"' in page
     # bold: each column's best and those not significantly worse (layer 0 is 15 points
@@ -97,6 +102,32 @@ def test_report_has_every_section_and_nothing_external(report_html):
     # self-contained: nothing is fetched when the file is opened
     external = r"""(src|href)\s*=\s*["']?(https?:|//)|url\(\s*["']?[^#\s"']|@import|<link"""
     assert not re.search(external, page)  # clip paths use url(#id), local to the page
+
+
+def _row_cells(page: str, label: str) -> list[str]:
+    """The data cells of the results-table row labelled ``label``."""
+    row = re.search(rf'<tr><td class="label">{re.escape(label)}</td>(.*?)</tr>', page)
+    assert row is not None, label
+    return re.findall(r"<td[^>]*>.*?</td>", row[1])
+
+
+def test_selectivity_survives_probe_suffixed_rows(tmp_path, make_record):
+    """A store with logreg runs (and their controls) and mdl runs of the same encoder labels
+    its rows "enc [logreg]" and "enc [mdl]": the logreg row keeps its selectivity."""
+    store = tmp_path / "r.sqlite"
+    rng = np.random.default_rng(0)
+    with ResultsStore(store) as s:
+        for probe, acc in (("logreg", 0.8), ("mdl", 0.8)):
+            extra = {"codelength": 1000.0, "compression": 1.5} if probe == "mdl" else {}
+            rec = make_record("enc", "Tense", acc, probe=probe, extra=extra, n_test=N_TEST)
+            s.add(rec, f"{probe}|Tense", _predictions(rng, acc, "Tense"))
+        rec = make_record("enc", "Tense~control", 0.55, n_test=N_TEST)
+        s.add(rec, "logreg|Tense~control", _predictions(rng, 0.55, "Tense~control"))
+    page = render_html(build_report(store, _load_results(store, None)))
+    (logreg,) = _row_cells(page, "enc [logreg]")
+    assert "sel +25.0" in logreg and "control task 55.0" in logreg
+    (mdl,) = _row_cells(page, "enc [mdl]")
+    assert "sel " not in mdl
 
 
 def test_element_ids_are_unique(report_html):
