@@ -11,7 +11,8 @@ Layout (stable; other code reads it)::
     runs/NAME/target-vocab.json         decoder vocabulary, when the objective has one
     runs/NAME/epoch-K/encoder.safetensors   the sentence encoder's weights after epoch K
     runs/NAME/epoch-K/state.pt              everything else needed to resume (heads,
-                                            optimiser, random states)
+                                            optimiser, random states): tensors and plain
+                                            values only, read with ``weights_only=True``
 
 An epoch directory is written under a temporary name and renamed when complete, then the
 manifest (written atomically) lists it: a killed run leaves only whole epochs, and a rerun
@@ -28,6 +29,8 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
+import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -101,7 +104,31 @@ def save_epoch(
 
 
 def load_state(run_dir: Path, epoch: int) -> dict[str, Any]:
-    return torch.load(epoch_dir(run_dir, epoch) / STATE_FILE, weights_only=False)
+    """The resume state of ``epoch``, read without running code.
+
+    A run folder may come from someone else, and unpickling can call any function, so the
+    file is read with ``torch.load(weights_only=True)``: tensors, dicts, lists, tuples,
+    strings, numbers and None only, which is all ``save_epoch`` writes (optimiser state
+    dicts, the torch RNG state as a byte tensor, early-stopping numbers). A file that needs
+    anything else is refused, its payload never called.
+    """
+    path = epoch_dir(run_dir, epoch) / STATE_FILE
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        found = re.search(r"GLOBAL ([\w.]+)", str(e))
+        needs = f"the Python object {found[1]}" if found else "more than tensors and plain values"
+        raise SentprobeError(
+            f"{path}: refused, loading it would need {needs}; a sentprobe state file holds "
+            "only tensors and plain values, and run folders are never unpickled with code"
+        ) from None
+    except FileNotFoundError:
+        raise SentprobeError(f"{path}: missing; the run's last epoch is incomplete") from None
+    except (RuntimeError, EOFError, ValueError) as e:
+        raise SentprobeError(f"{path}: damaged state file ({str(e).splitlines()[0]})") from None
+    if not isinstance(state, dict):
+        raise SentprobeError(f"{path}: not a sentprobe state file (a {type(state).__name__})")
+    return state
 
 
 def load_vocab(run_dir: Path, name: str = "vocab.json") -> Vocabulary:

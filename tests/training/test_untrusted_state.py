@@ -1,0 +1,91 @@
+"""A run folder from someone else cannot run code: a ``state.pt`` carrying a pickle payload
+is refused with one line on resume of ``sentprobe train`` and ``sentprobe map-encoder``, and
+the payload never runs (docs/security.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from typer.testing import CliRunner
+
+from sentprobe.cli.main import app
+from sentprobe.training.checkpoint import STATE_FILE, completed_epochs, read_manifest
+
+
+class _Payload:
+    """Unpickling this calls ``open(marker, "w")``: the file appears if the payload runs."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (str(self.marker), "w"))
+
+
+def _plant(run: Path, marker: Path) -> Path:
+    """Replace the last epoch's state file by one that keeps its values and adds a payload."""
+    state = run / f"epoch-{completed_epochs(read_manifest(run))[-1]}" / STATE_FILE
+    values = torch.load(state, weights_only=True)
+    torch.save({**values, "extra": _Payload(marker)}, state)
+    return state
+
+
+def _refused(res, state: Path, marker: Path, run: Path, epochs: int) -> None:
+    assert res.exit_code == 1, res.output
+    errors = [line for line in res.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and str(state) in errors[0] and "refused" in errors[0], res.output
+    assert "io.open" in errors[0] or "builtins.open" in errors[0], errors
+    assert "Traceback" not in res.output
+    assert not marker.exists()  # the payload never ran
+    assert len(completed_epochs(read_manifest(run))) == epochs  # nothing trained on it
+
+
+def test_train_resume_refuses_a_state_file_with_code(tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.tsv"
+    words = ["a", "b", "c", "d", "e"]
+    rows = [f"{words[i % 5]} {words[i % 3]}\t{words[i % 4]} {words[i % 2]}" for i in range(40)]
+    pairs.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    run = tmp_path / "run"
+    args = ["train", "--arch", "cnn-max", "--objective", "translation", "--data", str(pairs),
+            "-o", str(run), "--vectors", "none", "--preset", "demo", "--dim", "8",
+            "--batch-size", "8", "-q"]  # fmt: skip
+    res = CliRunner().invoke(app, [*args, "--epochs", "1"])
+    assert res.exit_code == 0, res.output
+    marker = tmp_path / "payload-ran"
+    state = _plant(run, marker)
+    res = CliRunner().invoke(app, [*args, "--epochs", "2"])
+    _refused(res, state, marker, run, epochs=1)
+
+
+TEACHER = """
+import numpy as np
+
+def encode(sentences):
+    out = np.zeros((len(sentences), 6), dtype=np.float32)
+    for i, s in enumerate(sentences):
+        for w in s.split():
+            out[i, sum(map(ord, w)) % 6] += 1.0
+    return out
+"""
+
+
+def test_map_encoder_resume_refuses_a_state_file_with_code(tmp_path: Path) -> None:
+    teacher = tmp_path / "teacher.py"
+    teacher.write_text(TEACHER, encoding="utf-8")
+    rng = np.random.default_rng(0)
+    words = ["chat", "chien", "dort", "mange", "le", "un"]
+    lines = [" ".join(rng.choice(words, size=4)) for _ in range(40)]
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("".join(f"{s}\t{s}\n" for s in lines), encoding="utf-8")
+    run = tmp_path / "map"
+    args = ["map-encoder", "--teacher", f"{teacher}:encode", "--parallel", str(pairs),
+            "--lang", "fr", "-o", str(run), "--valid-size", "8", "--batch-size", "8",
+            "--emb-dim", "8", "--cache-dir", str(tmp_path / "cache"), "-q"]  # fmt: skip
+    res = CliRunner().invoke(app, [*args, "--epochs", "1"])
+    assert res.exit_code == 0, res.output
+    marker = tmp_path / "payload-ran"
+    state = _plant(run, marker)
+    res = CliRunner().invoke(app, [*args, "--epochs", "2"])
+    _refused(res, state, marker, run, epochs=1)
