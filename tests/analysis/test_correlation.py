@@ -222,3 +222,42 @@ def test_mteb_old_format_and_errors(tmp_path):
     assert info.value.line == 1
     with pytest.raises(DataError, match="no train split"):
         read_downstream(old, split="train")
+
+
+def test_control_tasks_are_not_probing_tasks(tmp_path, make_record):
+    """A store with ``T~control`` records: one probing row per real task, and the Holm family
+    is the real tasks' cells only (the controls would double it)."""
+    from sentprobe.analysis.correlation import correlation_cells
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(
+        [
+            {"key": f"{e}|{t}", **make_record(e, t, float(rng.uniform(0.4, 0.9))).__dict__}
+            for e in [f"enc{i}" for i in range(5)]
+            for t in ("WC", "Tense", "WC~control", "Tense~control")
+        ]
+    )
+    down = tmp_path / "down.csv"
+    down.write_text("encoder,task,score\n" + "".join(f"enc{i},STS,{i}\n" for i in range(5)))
+    cells = correlation_cells(frame, down)
+    assert sorted(cells["probing_task"]) == ["Tense", "WC"]
+    real = cells["p"].to_numpy()
+    assert cells["p_holm"].to_numpy() == pytest.approx(holm(real))  # a family of 2, not 4
+
+
+def test_heatmap_title_fits_a_one_column_matrix():
+    """The n-encoders title of a narrow heatmap used to run past both edges of the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from sentprobe.reporting.plots import correlation_figure
+
+    for columns in (1, 2, 6):
+        rho = pd.DataFrame({f"STS{i}": [0.9, -0.2] for i in range(columns)}, index=["WC", "Tense"])
+        title = "Spearman ρ, probing vs downstream, across encoders (n = 4-6)"
+        fig = correlation_figure(rho, rho > 0.5, title)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        box = fig.axes[0].title.get_window_extent(canvas.get_renderer())
+        assert box.x0 >= 0 and box.x1 <= fig.bbox.width, (columns, box)
+        assert box.y0 >= 0 and box.y1 <= fig.bbox.height, (columns, box)
+        assert "n\u00a0=\u00a04-6" in fig.axes[0].get_title()  # the number is not split

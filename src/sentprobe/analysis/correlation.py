@@ -31,6 +31,7 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from sentprobe.analysis.stats import holm
+from sentprobe.datasets.controls import is_control
 from sentprobe.errors import DataError, SentprobeError
 from sentprobe.io import iter_lines
 from sentprobe.reporting.crosslang import language_scores
@@ -265,7 +266,10 @@ def probing_scores(
 ) -> pd.DataFrame:
     """Probing scores (points) per encoder x task x language, as the cross-language report
     reads them (latest record per unit, seeds averaged); baselines included: they count
-    where the downstream file has scores for them."""
+    where the downstream file has scores for them. Control tasks (``T~control``) are not
+    probing tasks: they are left out, so they neither add rows nor grow the Holm family."""
+    if "task" in frame.columns:
+        frame = frame[~frame["task"].astype(str).map(is_control)]
     return language_scores(frame, metric, encoders, include_baselines=True)
 
 

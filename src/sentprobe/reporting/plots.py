@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -236,7 +237,10 @@ def correlation_figure(
     image = draw_heatmap(ax, grid, rows, columns, Normalize(-1.0, 1.0), text=text, grey=grey)
     add_colorbar(fig, image, ax, "Spearman ρ")
     ax.set_xlabel(f"grey: not significant (Holm-adjusted p ≥ {alpha:g})", fontsize=8)
-    ax.set_title(title, fontsize=10)
+    # a narrow matrix must not clip its title: wrapped before layout, about 11 characters of
+    # 10-point text per inch, "n = 5" kept on one line
+    width = max(24, int(fig.get_size_inches()[0] * 11))
+    ax.set_title(textwrap.fill(title.replace(" = ", "\u00a0=\u00a0"), width), fontsize=10)
     return fig
 
 
