@@ -90,10 +90,17 @@ def test_map_encoder_trains_a_run_and_rejects_misaligned_data(tmp_path: Path) ->
     res = _invoke(*args, "--valid-task", "mock/Mock")
     assert res.exit_code == 0, res.output
     manifest = read_manifest(run)
-    assert manifest["name"] == "encode->fr" and len(manifest["epochs"]) == 1
+    assert manifest["name"] == "encode->fr/bilstm-max/map-xx" and len(manifest["epochs"]) == 1
     assert manifest["mapping"]["settings"]["monitor"] == "task"
     assert 0.0 <= manifest["epochs"][0]["valid_task"] <= 1.0
     assert "1 epochs, best epoch 1" in res.output
+    xprobe = tmp_path / "runs" / "map-2x"  # X-Probe's student: 2 layers, 10% dropout
+    res = _invoke(*[str(xprobe) if a == str(run) else a for a in args], "--layers", "2",
+                  "--dropout", "0.1", "--patience", "3")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    settings = read_manifest(xprobe)["mapping"]["settings"]
+    assert (settings["layers"], settings["dropout"], settings["patience"]) == (2, 0.1, 3)
+    assert read_manifest(xprobe)["encoder"]["options"] == {"layers": 2, "dropout": 0.1}
     bad = tmp_path / "bad.tsv"
     bad.write_text("a b\tc d\nno tab here\n", encoding="utf-8")
     res = _invoke(*[str(bad) if a == str(pairs) else a for a in args])

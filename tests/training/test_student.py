@@ -124,13 +124,14 @@ def test_student_trains_checkpoints_and_probes_as_an_encoder(tmp_path: Path) -> 
     manifest, logs = train(tmp_path)
     assert [e["epoch"] for e in manifest["epochs"]] == [1, 2]
     assert (tmp_path / "run" / "epoch-2" / "encoder.safetensors").is_file()
-    assert manifest["name"] == "Bag->fr" and manifest["encoder"]["dim"] == 4  # 2 x 4 = 8
+    assert manifest["name"] == "Bag->fr/bilstm-max/run"
+    assert manifest["encoder"]["dim"] == 4  # 2 x 4 = 8
     first, second = manifest["epochs"]
     assert second["valid_mse"] < first["valid_mse"]
     assert {"train_loss", "valid_mse", "valid_retrieval", "seconds"} <= set(first)
     encoder = TrainedRunEncoder(str(tmp_path / "run"))
     vectors = encoder.encode(["le chat dort", "une maison"])
-    assert vectors.shape == (2, 8) and encoder.name == "Bag->fr@epoch-2"
+    assert vectors.shape == (2, 8) and encoder.name == "Bag->fr/bilstm-max/run@epoch-2"
 
 
 def test_resume_continues_after_the_last_epoch(tmp_path: Path) -> None:
@@ -171,8 +172,181 @@ def test_bad_settings(tmp_path: Path) -> None:
     from dataclasses import replace
 
     with pytest.raises(SentprobeError, match="no minimum"):
-        train(tmp_path, replace(CONFIG, lam=0.5))
+        train(tmp_path, replace(CONFIG, lam=0.51))
     with pytest.raises(SentprobeError, match="too few"):
         train(tmp_path, replace(CONFIG, valid_size=100))
     with pytest.raises(SentprobeError, match="does not output the teacher's 8"):
         train(tmp_path, replace(CONFIG, dim=5))
+
+
+def _tiny_vec(path: Path) -> Path:
+    rng = np.random.default_rng(3)
+    lines = [f"{len(WORDS)} 6"]
+    lines += [w + " " + " ".join(f"{v:.4f}" for v in rng.normal(size=6)) for w in WORDS]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("with_vectors", [False, True])
+def test_interrupted_run_ends_with_the_weights_of_an_uninterrupted_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_vectors: bool
+) -> None:
+    """2 epochs, stopped after 1 and rerun, equals 2 epochs straight: frozen vectors stay
+    frozen (same trainable parameters, so the optimiser state loads) and dropout draws the
+    same masks (the torch RNG state is restored)."""
+    from dataclasses import replace
+
+    from safetensors.torch import load_file
+
+    monkeypatch.chdir(tmp_path)
+    _tiny_vec(tmp_path / "fr.vec")
+    config = replace(CONFIG, layers=2, dropout=0.3, vectors="fr.vec" if with_vectors else None)
+    straight = tmp_path / "straight"
+    straight.mkdir()
+    train(straight, config)
+    resumed = tmp_path / "resumed"
+    resumed.mkdir()
+    train(resumed, replace(config, epochs=1))
+    _, logs = train(resumed, config)
+    assert logs[0].endswith("resuming after epoch 1")
+    a = load_file(str(straight / "run" / "epoch-2" / "encoder.safetensors"))
+    b = load_file(str(resumed / "run" / "epoch-2" / "encoder.safetensors"))
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    if with_vectors:  # the input table is the word vectors, untouched by training
+        first = load_file(str(straight / "run" / "epoch-1" / "encoder.safetensors"))
+        assert torch.equal(a["embedding.weight"], first["embedding.weight"])
+
+
+def test_vectors_path_is_stored_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    monkeypatch.chdir(tmp_path)
+    _tiny_vec(tmp_path / "fr.vec")
+    manifest, _ = train(tmp_path, replace(CONFIG, epochs=1, vectors="fr.vec"))
+    assert manifest["vectors"]["spec"] == str(tmp_path / "fr.vec")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # probing from another directory finds the vectors
+    vectors = TrainedRunEncoder(str(tmp_path / "run")).encode(["le chat dort", "zzz"])
+    assert vectors.shape == (2, 8)
+    # and resuming from there with the file named another way is the same run
+    _, logs = train(tmp_path, replace(CONFIG, epochs=2, vectors="../fr.vec"))
+    assert logs[0].endswith("resuming after epoch 1")
+
+
+def test_students_of_one_teacher_and_language_get_distinct_rows(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from sentprobe.reporting.crosslang import reference_encoder
+
+    names = []
+    for arch in ("bilstm-max", "cnn-max"):
+        out = tmp_path / arch
+        out.mkdir()
+        config = replace(CONFIG, epochs=1, arch=arch, dim=8 if arch == "cnn-max" else None)
+        names.append(train(out, config)[0]["name"])
+        names[-1] = TrainedRunEncoder(str(out / "run")).name
+    # same teacher, language and run-directory name, other architectures: still two rows
+    assert len(set(names)) == 2, names
+    assert {reference_encoder(n, "fr") for n in names} == {"Bag"}  # both compared with Bag
+
+
+def test_report_curves_draws_a_student_run(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from sentprobe.reporting.curves import curves_from_runs
+
+    manifest, _ = train(tmp_path)
+    rows = [
+        {"encoder": f"{manifest['name']}@epoch-{e}", "task": "t", "test_score": 0.5 + e / 10}
+        for e in (1, 2)
+    ]
+    out = curves_from_runs(pd.DataFrame(rows), tmp_path / "run", tmp_path / "curves.png")
+    assert out.stat().st_size > 0
+
+
+def test_lambda_one_half_is_bounded_by_the_triangle_inequality() -> None:
+    """At λ = 0.5 no student beats the bound set by the teacher vectors, and x = y reaches
+    it; above 0.5 scaling the student up lowers the loss without limit."""
+    gen = torch.Generator().manual_seed(0)
+    y = torch.randn(16, 5, generator=gen)
+    pi, sigma = derangement(16, gen), derangement(16, gen)
+    spread = (torch.linalg.vector_norm(y[pi] - y, dim=1).mean()
+              + torch.linalg.vector_norm(y - y[sigma], dim=1).mean())  # fmt: skip
+    bound = -0.5 * spread.item()
+    at_y = alignment_loss(y, y, y[pi], y[sigma], 0.5).item()
+    assert at_y == pytest.approx(bound)
+    for scale in (1.0, 10.0, 1000.0):
+        x = scale * torch.randn(16, 5, generator=gen)
+        assert alignment_loss(x, y, x[pi], y[sigma], 0.5).item() >= bound - 1e-4
+    x = torch.randn(16, 5, generator=gen)
+    losses = [alignment_loss(s * x, y, s * x[pi], y[sigma], 0.6).item() for s in (1, 10, 100)]
+    assert losses[0] > losses[1] > losses[2] and losses[2] < 10 * bound
+    StudentConfig(lam=0.5).check()  # accepted
+    with pytest.raises(SentprobeError, match="above 0.5"):
+        StudentConfig(lam=0.500001).check()
+
+
+def test_cuda_random_states_are_saved_and_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The code path a GPU run takes, on CPU: each GPU's generator state goes into the saved
+    state (as tensors, which weights_only loading accepts) and comes back on resume."""
+    import io
+
+    from sentprobe.training import randomness
+
+    saved = [torch.tensor([1, 2, 3], dtype=torch.uint8), torch.tensor([4], dtype=torch.uint8)]
+    restored: list[tuple[list[int], int]] = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "get_rng_state_all", lambda: saved)
+    monkeypatch.setattr(
+        torch.cuda, "set_rng_state", lambda s, device: restored.append((s.tolist(), device))
+    )
+    state = randomness.rng_states()
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    buffer.seek(0)
+    state = torch.load(buffer, weights_only=True)
+    randomness.restore_rng_states(state)
+    assert restored == [([1, 2, 3], 0), ([4], 1)]
+    assert torch.equal(state["torch_rng"], torch.get_rng_state())
+
+
+def test_teacher_reads_the_source_side_the_way_it_tokenises(tmp_path: Path) -> None:
+    """A whitespace teacher (a sentprobe-trained run) gets Moses tokens, so "clarity." does
+    not become an unknown word; a model with its own tokenizer gets the text as written."""
+    seen: dict[str, list[str]] = {"raw": [], "tokens": []}
+
+    def recorder(kind: str):
+        def encode(sentences: list[str]) -> np.ndarray:
+            seen[kind].extend(sentences)
+            return bag_teacher(sentences)
+
+        return encode
+
+    pairs = ParallelCorpus()
+    for i in range(30):
+        pairs.add(f"The cat's {WORDS[i % 15]}, for clarity.", f"Le chat {i}, pour la clarté.", "")
+    config = replace_config(epochs=1)
+    for kind, tokenised in (("raw", False), ("tokens", True)):
+        teacher = CallableEncoder(recorder(kind), name=kind, fingerprint=f"{kind}-v1")
+        teacher.tokenized_input = tokenised  # type: ignore[attr-defined]
+        train_student(
+            tmp_path / kind, teacher, kind, pairs, "fr", config,
+            EmbeddingCache(tmp_path / f"cache-{kind}"), progress=False, log=lambda _: None,
+            threads=1,
+        )  # fmt: skip
+    assert "The cat's chat, for clarity." in seen["raw"]
+    assert "The cat 's chat , for clarity ." in seen["tokens"]
+    from sentprobe.training.student import teacher_reads_tokens
+
+    (tmp_path / "trained").mkdir()
+    train(tmp_path / "trained", config)
+    assert teacher_reads_tokens(TrainedRunEncoder(str(tmp_path / "trained" / "run")))
+    assert not teacher_reads_tokens(CallableEncoder(bag_teacher, name="b", fingerprint="b"))
+
+
+def replace_config(**kw) -> StudentConfig:
+    from dataclasses import replace
+
+    return replace(CONFIG, **kw)

@@ -123,6 +123,17 @@ def map_encoder(
         typer.Option(help="Hidden size [so that the output has the teacher's dimension]."),  # noqa: UP007
     ] = None,
     emb_dim: Annotated[int | None, typer.Option(help="Word embedding size [128].")] = None,  # noqa: UP007
+    layers: Annotated[
+        int | None,
+        typer.Option(help="Recurrent/convolutional layers [1; X-Probe's BiLSTM: 2]."),  # noqa: UP007
+    ] = None,
+    dropout: Annotated[
+        float | None,
+        typer.Option(
+            help="Dropout between LSTM layers (--layers 2+) and before the gated ConvNet's "
+            "convolutions [0; X-Probe: 0.1]."
+        ),  # noqa: UP007
+    ] = None,
     vectors: Annotated[
         str | None,
         typer.Option(help="Frozen input word vectors (e.g. map-words output) [trained]."),  # noqa: UP007
@@ -144,6 +155,10 @@ def map_encoder(
     valid_task: Annotated[
         str | None,
         typer.Option(help="A target-language task scored each epoch (dev accuracy)."),  # noqa: UP007
+    ] = None,
+    patience: Annotated[
+        int | None,
+        typer.Option(help="Stop after this many epochs without improvement [2]."),  # noqa: UP007
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of split, init and batches [0].")] = None,  # noqa: UP007
     cache_dir: CacheDir = None,
@@ -170,8 +185,9 @@ def map_encoder(
     if not parallel or not lang or output is None:
         raise SentprobeError("give --parallel, --lang and --output (or a --preset)")
     given: dict[str, Any] = {
-        "arch": arch, "dim": dim, "emb_dim": emb_dim, "vectors": vectors, "epochs": epochs,
-        "lam": lam, "lr": lr, "batch_size": batch_size, "valid_size": valid_size,
+        "arch": arch, "dim": dim, "emb_dim": emb_dim, "layers": layers, "dropout": dropout,
+        "vectors": vectors, "epochs": epochs, "patience": patience, "lam": lam, "lr": lr,
+        "batch_size": batch_size, "valid_size": valid_size,
         "monitor": monitor or ("task" if valid_task else None), "seed": seed,
     }  # fmt: skip
     known = {f.name for f in fields(StudentConfig)}

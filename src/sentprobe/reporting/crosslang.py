@@ -33,9 +33,12 @@ from sentprobe.reporting.tables import results_table
 Mode = Literal["diff", "ratio"]
 MODES: tuple[str, ...] = ("diff", "ratio")
 FORMATS = ("markdown", "csv", "latex", "json")
-#: A mapped student's row: teacher label, "->", its language, an optional "@epoch-K", and the
-#: " [probe]" suffix rows get when several probes were run.
-_MAPPED = re.compile(r"^(?P<teacher>.+)->(?P<lang>[A-Za-z][\w-]*)(?:@\S*)?(?P<probe> \[[^\]]*\])?$")
+#: A mapped student's row: teacher label, "->", its language, an optional "/run-name" (the
+#: student's run directory), an optional "@epoch-K", and the " [probe]" suffix rows get when
+#: several probes were run.
+_MAPPED = re.compile(
+    r"^(?P<teacher>.+)->(?P<lang>[A-Za-z][\w-]*)(?:/[^@\s]+)?(?:@\S*)?(?P<probe> \[[^\]]*\])?$"
+)
 
 
 def reference_encoder(encoder: str, language: str) -> str:

@@ -24,7 +24,9 @@ from sentprobe.reporting.plots import LINE_COLOURS, new_figure, save_figure
 
 _EPOCH = re.compile(r"^(?P<run>.+)@epoch-(?P<epoch>\d+)$")
 METRIC_LABEL = {"ppl": "validation perplexity", "acc": "validation accuracy (%)",
-                "token_acc": "validation token accuracy (%)"}  # fmt: skip
+                "token_acc": "validation token accuracy (%)", "mse": "validation MSE",
+                "retrieval": "validation retrieval (share)",
+                "task": "validation task accuracy (share)"}  # fmt: skip
 
 
 def epoch_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
@@ -39,8 +41,17 @@ def epoch_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFram
 
 
 def _validation(manifest: Mapping[str, Any]) -> tuple[str, dict[int, float]]:
-    name = manifest.get("metric", {}).get("name", "loss")
-    return name, {int(e["epoch"]): float(e["valid"][name]) for e in manifest.get("epochs", [])}
+    """The run's validation metric and its value per epoch. ``sentprobe train`` runs keep
+    each epoch's metrics under ``valid``; cross-lingual students (``map-encoder``) keep them
+    as ``valid_<monitor>`` and name the monitor in ``mapping.settings``."""
+    monitor = manifest.get("mapping", {}).get("settings", {}).get("monitor")
+    name = manifest.get("metric", {}).get("name") or monitor or "loss"
+    values = {}
+    for e in manifest.get("epochs", []):
+        value = e.get("valid", {}).get(name, e.get(f"valid_{name}"))
+        if value is not None:
+            values[int(e["epoch"])] = float(value)
+    return name, values
 
 
 def _sweeps(manifests: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:

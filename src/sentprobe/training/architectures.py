@@ -389,9 +389,17 @@ def build_from_spec(spec: dict[str, Any]) -> SentenceEncoder:
         freeze_embeddings=spec.get("freeze_embeddings", True),
         **spec.get("options", {}),
     )
+    encoder: SentenceEncoder
     if spec.get("bidirectional_lm"):
-        return BidirectionalLM(
+        encoder = BidirectionalLM(
             build_encoder(spec["arch"], causal=True, **common),
             build_encoder(spec["arch"], causal=True, **common),
         )
-    return build_encoder(spec["arch"], **common)
+    else:
+        encoder = build_encoder(spec["arch"], **common)
+    # The spec says whether the word tables were frozen; without ``embeddings`` the
+    # constructor leaves them trainable, so a resumed run would train its frozen vectors.
+    for module in encoder.modules():
+        if isinstance(module, SentenceEncoder) and hasattr(module, "embedding"):
+            module.embedding.weight.requires_grad_(not common["freeze_embeddings"])
+    return encoder

@@ -85,6 +85,7 @@ __all__ = [
     "alignment_loss",
     "derangement",
     "retrieval_accuracy",
+    "teacher_reads_tokens",
     "train_student",
 ]
 
@@ -391,9 +392,9 @@ def _open_run(run_dir: Path, config: StudentConfig, data: _Data, meta: dict[str,
     student, spec, vectors_entry = _build_student(config, vocab, out_dim)
     manifest = {
         "format": FORMAT,
-        # <teacher>-><lang>/<run>: students of one teacher and language (other architectures,
-        # other settings) must not share a row name, or tables would merge them
-        "name": f"{meta['teacher_label']}->{meta['language']}/{run_dir.name}",
+        # <teacher>-><lang>/<arch>/<run>: students of one teacher and language (other
+        # architectures, other settings) must not share a row name, or tables merge them
+        "name": f"{meta['teacher_label']}->{meta['language']}/{config.arch}/{run_dir.name}",
         "objective": "cross-lingual mapping (X-Probe 5.2)",
         "arch": config.arch,
         "metric": {"name": config.monitor, "higher_is_better": MONITORS[config.monitor]},
