@@ -77,7 +77,7 @@ def test_swaps_are_symmetric_so_context_words_are_no_cue(paragraphs):
 
 
 def test_eos_pairs_are_adjacent_and_invalid_ones_resegmented(paragraphs):
-    tokenized = [[MosesPreprocessor().tokenize(s) for s in p] for p in paragraphs[:60]]
+    tokenized = [[MosesPreprocessor().tokenize(s) for s in p] for p in paragraphs[:100]]
     fw = EndOfSentence(size=100, sigma=2.0).generate(tokenized, seed=0)
     assert fw.counts() == {"acceptable": 50, "unacceptable": 50}
     for item in fw.items:

@@ -16,7 +16,9 @@ reports can tabulate them.
 One module per family of checks: :mod:`.splits` (sizes, identical and overlapping splits,
 several labels per sentence), :mod:`.balance` (classes and lengths), :mod:`.lexical` (the
 lexical split), :mod:`.twins` (original/altered forms across splits), :mod:`.surface` (the
-single-position rules), :mod:`.tokens` (the best "contains token X" rule), :mod:`.baselines`
+single-position rules), :mod:`.tokens` (the best "contains token X" rule),
+:mod:`.agreement_cues` (article/noun agreement, segment lengths of two-sentence items),
+:mod:`.baselines`
 (the text baselines); :mod:`.cues` scores a cue, :mod:`.views` shows cross-validated and
 sentence-pair tasks to the checks, and :mod:`.base` holds the thresholds, options and what
 the paper says about a task.
@@ -24,6 +26,7 @@ the paper says about a task.
 
 from __future__ import annotations
 
+from sentprobe.analysis.checks.agreement_cues import AGREEMENT_CHECKS
 from sentprobe.analysis.checks.balance import (
     check_balance,
     check_length,
@@ -90,6 +93,7 @@ CHECKS: tuple[Check, ...] = (
     *(_rule_check(rule) for rule in RULES if rule is not CASING_RULE),
     check_casing_cue,
     check_contains_token,
+    *AGREEMENT_CHECKS,
     check_length,
     check_baselines,
 )

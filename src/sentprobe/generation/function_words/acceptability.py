@@ -32,6 +32,7 @@ from .rules import (
     only_key,
     only_position,
     resegment_index,
+    resegment_range,
     swap_articles,
     swap_only,
 )
@@ -269,18 +270,33 @@ def eos_tokens(tokens: Sequence[str]) -> Tokens:
     return tuple(t.lower() for t in tokens if not is_punctuation(t))
 
 
+def _near_shapes(first: int, second: int, tolerance: int) -> list[tuple[int, int]]:
+    """(first, second) segment lengths within ``tolerance`` words each, nearest first."""
+    shapes = [
+        (first + d1, second + d2)
+        for d1 in range(-tolerance, tolerance + 1)
+        for d2 in range(-tolerance, tolerance + 1)
+    ]
+    return sorted(shapes, key=lambda s: (abs(s[0] - first) + abs(s[1] - second), s))
+
+
 @dataclass
 class EndOfSentence:
     """Two adjacent sentences of one paragraph, punctuation and case removed. Valid half: split
     at the true boundary; invalid half: the concatenation re-split at round(N(boundary,
     sigma)), redrawn while it equals the true boundary. Adjacent pairs do not overlap, so
-    no sentence is in two items. ``min_tokens``/``max_tokens`` bound each sentence."""
+    no sentence is in two items. ``min_tokens``/``max_tokens`` bound each segment shown, the
+    wrongly split ones too (otherwise "a segment under 5 words" marks invalid items), and
+    each invalid item is coupled with a valid pair of the same segment lengths."""
 
     name: ClassVar[str] = "acceptability-eos"
     size: int | None = None
     sigma: float = 3.0
     min_tokens: int = 5
     max_tokens: int = 40
+    #: a valid partner's segments may differ by this many words each when no pair of the
+    #: very same lengths is left (nearest first)
+    length_tolerance: int = 1
 
     def generate(self, paragraphs: Sequence[Sequence[Tokens]], seed: int) -> FunctionWordSet:
         rng = make_rng(seed, self.name)
@@ -292,24 +308,55 @@ class EndOfSentence:
             i = 0
             while i + 1 < len(clean):
                 a, b = clean[i], clean[i + 1]
-                if all(self.min_tokens <= len(s) <= self.max_tokens for s in (a, b)):
-                    pairs.append((a, b, sent_id + i))
-                    i += 2
-                else:
+                allowed = resegment_range(len(a) + len(b), self.min_tokens, self.max_tokens)
+                if not all(self.min_tokens <= len(s) <= self.max_tokens for s in (a, b)):
                     stats[f"skipped: a sentence outside {self.min_tokens}-{self.max_tokens}"] += 1
                     i += 1
+                elif len(allowed) < 2:
+                    # every pair may be the invalid one, whose segments obey the same limits
+                    stats["skipped: no wrong boundary within the limits"] += 1
+                    i += 1
+                else:
+                    pairs.append((a, b, sent_id + i))
+                    i += 2
             sent_id += len(clean)
         stats["sentences read"] = sent_id
         stats["adjacent pairs"] = len(pairs)
-        n = _check_size(self.name, self.size, len(pairs) - len(pairs) % 2, "adjacent pairs")
-        chosen = [pairs[i] for i in sorted(rng.choice(len(pairs), n, replace=False))]
-        order = rng.permutation(n)
+        if len(pairs) < 2:
+            _check_size(self.name, self.size, len(pairs), "adjacent pairs")
+        # Half the pairs (at random) may be re-segmented, the other half are the valid pool.
+        # Each invalid item is coupled with a valid pair of the same two segment lengths, so
+        # "a segment shorter/longer than any true sentence" cannot tell the classes apart
+        # (moving the boundary shortens one side and lengthens the other).
+        order = rng.permutation(len(pairs))
+        sources, pool = order[: len(order) // 2], order[len(order) // 2 :]
+        valid_by_shape: dict[tuple[int, int], list[int]] = defaultdict(list)
+        for p in pool:
+            valid_by_shape[len(pairs[p][0]), len(pairs[p][1])].append(int(p))
+        wanted = None if self.size is None else self.size // 2
         couples = []
-        for j in range(0, n, 2):
-            (a1, b1, id1), (a2, b2, id2) = chosen[order[j]], chosen[order[j + 1]]
-            valid = Item(" ".join(a1), " ".join(b1), "acceptable", corpus_sent_id=id1)
+        for p in sources:
+            if wanted is not None and len(couples) >= wanted:
+                break
+            a2, b2, id2 = pairs[p]
             words = a2 + b2
-            k = resegment_index(len(words), len(a2), self.sigma, rng)
+            k = resegment_index(
+                len(words), len(a2), self.sigma, rng,
+                min_side=self.min_tokens, max_side=self.max_tokens,
+            )  # fmt: skip
+            partners = next(
+                (
+                    valid_by_shape[shape]
+                    for shape in _near_shapes(k, len(words) - k, self.length_tolerance)
+                    if valid_by_shape.get(shape)
+                ),
+                None,
+            )
+            if not partners:
+                stats["dropped: no valid pair with the same segment lengths"] += 1
+                continue
+            a1, b1, id1 = pairs[partners.pop()]
+            valid = Item(" ".join(a1), " ".join(b1), "acceptable", corpus_sent_id=id1)
             misc = {
                 "mutation": {
                     "rule": "eos-resegment",
@@ -328,6 +375,10 @@ class EndOfSentence:
             stats["items: eos-resegment"] += 1
             stats[f"shift {min(abs(k - len(a2)), 5)}{'+' if abs(k - len(a2)) >= 5 else ''}"] += 1
             couples.append((valid, invalid))
+        _check_size(
+            self.name, self.size, 2 * len(couples),
+            "adjacent pairs coupled with a valid pair of the same segment lengths",
+        )  # fmt: skip
         items = _deal(couples, rng)
         stats["items"] = len(items)
         params = {"size": self.size, "sigma": self.sigma, "seed": seed,

@@ -73,3 +73,29 @@ def indefinite_for(word: str, capital: bool = False) -> str:
     """ "a" or "an" before ``word`` ("A"/"An" when ``capital``)."""
     article = "an" if takes_an(word) else "a"
     return article.capitalize() if capital else article
+
+
+#: Plurals without -s, and -s words that are singular (or not nouns) although the regular
+#: -s rule would take them for plurals.
+IRREGULAR_PLURALS = frozenset(
+    "people children men women feet teeth mice geese oxen dice police cattle".split()  # noqa: SIM905
+)
+SINGULAR_S = frozenset(
+    """always perhaps whereas thus plus yes this his hers its ours yours theirs was has does is
+    news series species means lens bus gas alias atlas bias canvas chaos christmas physics
+    mathematics economics politics ethics athletics linguistics statistics genetics
+    headquarters measles mumps billiards diabetes lbs""".split()  # noqa: SIM905
+)
+_LOWER_WORD = re.compile(r"^[a-z]+$")
+
+
+def looks_plural(word: str) -> bool:
+    """A plural noun by its form, without a tagger: an irregular plural, or a lower-case word
+    of 4+ letters in -s that is not in -ss/-us/-is nor a known singular -s word ("houses",
+    "people"; not "glass", "status", "news")."""
+    w = word.lower()
+    if w in IRREGULAR_PLURALS:
+        return True
+    if not _LOWER_WORD.match(word) or len(w) < 4 or w in SINGULAR_S:
+        return False
+    return w.endswith("s") and not w.endswith(("ss", "us", "is"))

@@ -46,7 +46,8 @@ COMPARATIVES: dict[str, tuple[str, ...]] = {
 QUANTIFIERS: dict[str, tuple[str, ...]] = {
     "quant_some_all": ("all", "some", "none", "every", "each", "any", "no"),
     "quant_least_most": ("least", "most", "many", "few", "several"),
-    "quant_quarter_half": ("half", "quarter", "one-third", "third", "two-thirds", "percent"),
+    # fractions only: "third" alone is mostly an ordinal ("the nation's third largest employer")
+    "quant_quarter_half": ("half", "quarter", "one-third", "thirds", "two-thirds", "percent"),
     "quant_num": (
         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
         "eleven", "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "hundreds",

@@ -14,7 +14,10 @@ from collections.abc import Sequence
 from sentprobe.annotation.record import AnnotatedSentence
 
 from ..base import base_deprel
+from .articles import indefinite_for
+from .lexicon import INDEFINITE
 from .rules import Mutation, match_case
+from .wordnet import UPOS_TO_WORDNET
 
 NEGATORS = frozenset({"not", "n't", "never", "no", "nobody", "nothing", "neither", "nor"})
 _DO = {"VBD": "did", "VBZ": "does", "VBP": "do", "VB": "do"}
@@ -58,21 +61,33 @@ def explicit_negation(record: AnnotatedSentence) -> tuple[list[str], Mutation] |
     return new, Mutation("explicit-negation", (root,), (tokens[root],), (do, "not", lemma))
 
 
-def antonym_positions(record: AnnotatedSentence, lexicon: dict[str, frozenset[str]]) -> list[int]:
-    """Positions of uninflected content words (form = lemma) that have a WordNet antonym."""
+def antonym_positions(
+    record: AnnotatedSentence, lexicon: dict[tuple[str, str], frozenset[str]]
+) -> list[int]:
+    """Positions of uninflected content words (form = lemma) that have a WordNet antonym of
+    their own part of speech (``lexicon``: :func:`.wordnet.antonyms_by_pos`)."""
     return [
         i
         for i, (tok, lemma, upos) in enumerate(zip(record.tokens, record.lemmas, record.upos))
-        if upos in ("ADJ", "ADV", "NOUN", "VERB")
+        if upos in UPOS_TO_WORDNET
         and tok.lower() == lemma.lower()
-        and tok.lower() in lexicon
+        and (tok.lower(), UPOS_TO_WORDNET[upos]) in lexicon
     ]
 
 
 def lexical_negation(
     tokens: Sequence[str], position: int, antonym: str
 ) -> tuple[list[str], Mutation]:
-    """``tokens`` with the word at ``position`` replaced by ``antonym`` (case kept)."""
+    """``tokens`` with the word at ``position`` replaced by ``antonym`` (case kept), and an
+    "a"/"an" right before it made to fit the antonym's sound ("a common" -> "an uncommon",
+    not "a uncommon"): a broken article would tell mutated items from originals."""
     new = list(tokens)
     new[position] = match_case(tokens[position], antonym)
-    return new, Mutation("lexical-negation", (position,), (tokens[position],), (new[position],))
+    where, old = [position], [tokens[position]]
+    if position > 0 and tokens[position - 1].lower() in INDEFINITE:
+        article = match_case(tokens[position - 1], indefinite_for(antonym))
+        if article != tokens[position - 1]:
+            new[position - 1] = article
+            where, old = [position - 1, position], [tokens[position - 1], tokens[position]]
+    mutation = Mutation("lexical-negation", tuple(where), tuple(old), tuple(new[i] for i in where))
+    return new, mutation

@@ -291,17 +291,19 @@ class Negation(NLISet):
     wordnet: str | None = None
 
     def items_for(self, pair: Pair, rng: np.random.Generator, stats: Counter) -> list[Item]:
-        from .wordnet import DEFAULT_WORDNET, antonyms
+        from .wordnet import UPOS_TO_WORDNET, antonyms_by_pos, default_wordnet
 
-        lexicon = antonyms(self.wordnet or DEFAULT_WORDNET)
+        lexicon = antonyms_by_pos(self.wordnet or default_wordnet())
         if is_negated(pair.premise) or is_negated(pair.hypothesis):
             return []
         hyp_words = _words(pair.hypothesis)
         found = []
         for i in antonym_positions(pair.premise, lexicon):
+            pos = UPOS_TO_WORDNET[pair.premise.upos[i]]
             word = pair.premise.tokens[i].lower()
             for j in antonym_positions(pair.hypothesis, lexicon):
-                if hyp_words[j] in lexicon[word]:
+                same_pos = UPOS_TO_WORDNET[pair.hypothesis.upos[j]] == pos
+                if same_pos and hyp_words[j] in lexicon[word, pos]:
                     found.append((i, j))
         if not found:
             return []

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .articles import indefinite_for
+from .articles import indefinite_for, looks_plural
 from .lexicon import CONJUNCTIONS, DEFINITE, INDEFINITE, WH_WORDS
 
 Tokens = tuple[str, ...]
@@ -108,14 +108,38 @@ def swap_conjunction(
 # -- articles -----------------------------------------------------------------------------------
 def article_kind(tokens: Sequence[str]) -> str | None:
     """ "the" or "a" when the sentence has two or more of that article and fewer than two of
-    the other (the paper swaps all occurrences of a repeated article); else None."""
+    the other (the paper swaps all occurrences of a repeated article); else None. A "the"
+    sentence with a plural noun phrase (:func:`plural_after_the`) is None too: whether it is
+    kept as an original or mutated, both classes then hold only singular "the" phrases."""
     n_def = len(positions_of(tokens, (DEFINITE,)))
     n_indef = len(positions_of(tokens, INDEFINITE))
     if n_def >= 2 and n_indef < 2:
-        return "the"
+        return None if plural_after_the(tokens) else "the"
     if n_indef >= 2 and n_def < 2:
         return "a"
     return None
+
+
+#: Words that end the noun phrase an article opens (for :func:`plural_after_the`).
+_NP_END = frozenset(
+    """of in on at by for from to with into and or but that which who whom whose is are was
+    were be been has have had will would can could may might must should""".split()  # noqa: SIM905
+)
+
+
+def plural_after_the(tokens: Sequence[str], window: int = 3) -> bool:
+    """Whether some "the" opens a noun phrase with a plural-looking word in its first
+    ``window`` words ("the houses", "the old stone houses"): "the -> a" there would make a
+    number-agreement error ("a houses"), a cue a model can spot without knowing anything of
+    definiteness. The phrase ends at punctuation or a preposition, conjunction or verb of
+    ``_NP_END``; the test is deliberately wider than the audit's (next word only)."""
+    for i in positions_of(tokens, (DEFINITE,)):
+        for t in tokens[i + 1 : i + 1 + window]:
+            if t.lower() in _NP_END or not any(ch.isalnum() for ch in t):
+                break
+            if looks_plural(t):
+                return True
+    return False
 
 
 def swap_articles(tokens: Sequence[str]) -> Mutation:
@@ -152,18 +176,33 @@ def article_key(tokens: Sequence[str]) -> Hashable:
 
 
 # -- end of sentence ----------------------------------------------------------------------------
+def resegment_range(n_tokens: int, min_side: int = 1, max_side: int | None = None) -> range:
+    """The boundaries that leave both sides ``min_side``..``max_side`` tokens long."""
+    hi = n_tokens - min_side if max_side is None else min(n_tokens - min_side, max_side)
+    lo = min_side if max_side is None else max(min_side, n_tokens - max_side)
+    return range(max(lo, 1), max(hi, 0) + 1)
+
+
 def resegment_index(
-    n_tokens: int, boundary: int, sigma: float, rng: np.random.Generator, max_draws: int = 10_000
+    n_tokens: int,
+    boundary: int,
+    sigma: float,
+    rng: np.random.Generator,
+    max_draws: int = 10_000,
+    min_side: int = 1,
+    max_side: int | None = None,
 ) -> int:
     """A wrong sentence boundary: round(N(boundary, sigma)), redrawn while it equals the true
-    ``boundary`` or leaves either side empty (it must lie in 1..n_tokens-1)."""
-    if not 0 < boundary < n_tokens or n_tokens < 3:
+    ``boundary`` or leaves a side shorter than ``min_side`` (default: empty) or longer than
+    ``max_side`` tokens, so the wrongly split sentences obey the limits the true ones do."""
+    allowed = resegment_range(n_tokens, min_side, max_side)
+    if not [k for k in allowed if k != boundary]:
         raise ValueError(f"no other boundary than {boundary} in {n_tokens} tokens")
     if sigma <= 0:
         raise ValueError(f"sigma must be positive, got {sigma}")
     for _ in range(max_draws):
         k = int(np.rint(rng.normal(boundary, sigma)))
-        if k != boundary and 0 < k < n_tokens:
+        if k != boundary and k in allowed:
             return k
     raise ValueError(
         f"no boundary other than {boundary} of {n_tokens} tokens in {max_draws} draws at "

@@ -18,6 +18,13 @@ from pathlib import Path
 from sentprobe.errors import SentprobeError
 
 DEFAULT_WORDNET = Path(os.environ.get("WNSEARCHDIR", "/usr/share/wordnet"))
+
+
+def default_wordnet() -> Path:
+    """``$WNSEARCHDIR`` as it is now (set after import too), else Debian's folder."""
+    return Path(os.environ.get("WNSEARCHDIR", "/usr/share/wordnet"))
+
+
 POS_FILES = {"a": "adj", "s": "adj", "r": "adv", "n": "noun", "v": "verb"}
 _MARKER = re.compile(r"\((?:a|p|ip)\)$")
 
@@ -43,9 +50,22 @@ def _synsets(path: Path) -> dict[int, tuple[list[str], list[tuple[int, str, int,
     return out
 
 
-@lru_cache(maxsize=4)
 def antonyms(root: str | Path = DEFAULT_WORDNET) -> dict[str, frozenset[str]]:
     """Lower-cased single word -> its WordNet antonyms (all parts of speech)."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for (word, _), targets in antonyms_by_pos(root).items():
+        found[word] |= targets
+    return {w: frozenset(v) for w, v in found.items()}
+
+
+#: UD part of speech -> WordNet's ("a": adjectives, satellites included).
+UPOS_TO_WORDNET = {"ADJ": "a", "ADV": "r", "NOUN": "n", "VERB": "v"}
+
+
+@lru_cache(maxsize=4)
+def antonyms_by_pos(root: str | Path = DEFAULT_WORDNET) -> dict[tuple[str, str], frozenset[str]]:
+    """(lower-cased single word, WordNet part of speech a/r/n/v) -> its antonyms of the same
+    part of speech, so a verb is never swapped for an adjective's antonym."""
     root = Path(root)
     missing = [p for p in sorted(set(POS_FILES.values())) if not (root / f"data.{p}").is_file()]
     if missing:
@@ -54,13 +74,16 @@ def antonyms(root: str | Path = DEFAULT_WORDNET) -> dict[str, frozenset[str]]:
             "wordnet-base, or set WNSEARCHDIR to a WordNet 3.0 dict directory"
         )
     tables = {p: _synsets(root / f"data.{p}") for p in sorted(set(POS_FILES.values()))}
-    found: dict[str, set[str]] = defaultdict(set)
-    for table in tables.values():
+    found: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for file_pos, table in tables.items():
         for words, ptrs in table.values():
             for target, pos, source_no, target_no in ptrs:
+                if POS_FILES[pos] != file_pos:
+                    continue  # WordNet's antonyms stay within one part of speech
                 target_words = tables[POS_FILES[pos]][target][0]
                 a, b = words[source_no - 1], target_words[target_no - 1]
                 if "_" not in a and "_" not in b and a != b:
-                    found[a].add(b)
-                    found[b].add(a)
-    return {w: frozenset(v) for w, v in found.items()}
+                    tag = "a" if pos == "s" else pos
+                    found[a, tag].add(b)
+                    found[b, tag].add(a)
+    return {k: frozenset(v) for k, v in found.items()}

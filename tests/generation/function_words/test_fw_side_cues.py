@@ -1,0 +1,128 @@
+"""Only the function word may give the label away: EOS segments obey the length limits and
+match between classes, "the -> a" never lands before a plural, lexical negation fixes the
+article, "third" is no quantifier, and without WordNet only the Negation set fails."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gen_function_words import synthetic_corpus
+from sentprobe.analysis.checks import CheckOptions, audit_view
+from sentprobe.analysis.checks.agreement_cues import (
+    article_before_plural,
+    check_segment_length,
+    wrong_article_sound,
+)
+from sentprobe.datasets.loaders.dnc import load_dnc
+from sentprobe.generation.corpus import MosesPreprocessor
+from sentprobe.generation.function_words import EndOfSentence, build_function_words
+from sentprobe.generation.function_words.lexicon import QUANTIFIERS
+from sentprobe.generation.function_words.negation import lexical_negation
+from sentprobe.generation.function_words.rules import article_kind, swap_articles
+
+NLI_PAIRS = __import__("pathlib").Path(__file__).parent / "nli_pairs.jsonl"
+
+
+def _eos_paragraphs(n: int, seed: int = 0) -> list[list[tuple[str, ...]]]:
+    """Paragraphs of sentences of 5+ words, short ones commoner (as in running text)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for p in range(n):
+        para = []
+        for s in range(6):
+            k = 4 + int(rng.geometric(0.1))  # 5 words or more, sentences over 40 skipped
+            para.append(tuple(f"w{p}s{s}t{j}" for j in range(k)) + (".",))
+        out.append(para)
+    return out
+
+
+def test_eos_wrong_segments_obey_the_limits():
+    fw = EndOfSentence(size=600, sigma=3.0).generate(_eos_paragraphs(400), seed=0)
+    for item in fw.items:
+        for segment in (item.context, item.hypothesis):
+            assert 5 <= len(segment.split()) <= 40, item
+    stats = fw.stats
+    assert stats["dropped: no valid pair with the same segment lengths"] < 0.1 * len(fw.items)
+
+
+def test_eos_segment_rule_stays_at_majority_on_a_generated_set(tmp_path):
+    fw = EndOfSentence(size=800, sigma=3.0).generate(_eos_paragraphs(700, seed=1), seed=3)
+    from sentprobe.generation.function_words import write_function_word_suite
+
+    write_function_word_suite(tmp_path, [fw], {}, corpus="synthetic", corpus_license="CC0")
+    (task,) = load_dnc(tmp_path)
+    (finding,) = check_segment_length(audit_view(task), CheckOptions())
+    assert finding.data["gain_points"] <= 3, finding.message
+
+
+def test_the_to_a_never_before_a_plural_noun():
+    plural = ["The", "houses", "near", "the", "river", "were", "swept", "away", "."]
+    assert article_kind(plural) is None  # not a candidate at all: no "A houses"
+    assert (
+        article_kind(["The", "old", "stone", "houses", "by", "the", "river", "fell", "."]) is None
+    )
+    singular = ["The", "house", "near", "the", "river", "was", "swept", "away", "."]
+    assert article_kind(singular) == "the"
+    new = list(singular)
+    m = swap_articles(singular)
+    for i, w in zip(m.positions, m.replacements):
+        new[i] = w
+    assert not article_before_plural(" ".join(new)) and not wrong_article_sound(" ".join(new))
+
+
+def test_definiteness_set_has_no_a_before_plurals():
+    pre = MosesPreprocessor()
+    paragraphs = synthetic_corpus(160)
+    extra = [f"The {n}s near the gate were old in year {i} ." for i, n in enumerate("ab" * 60)]
+    sentences = list(pre([s for p in paragraphs for s in p] + extra))
+    from sentprobe.generation.function_words import Definiteness
+
+    fw = Definiteness(size=None).generate(sentences, seed=0)
+    assert fw.items
+    assert not any(article_before_plural(i.context) for i in fw.items)
+
+
+def test_lexical_negation_fixes_the_article():
+    tokens, m = lexical_negation(["It", "is", "a", "common", "right", "."], 3, "uncommon")
+    assert " ".join(tokens) == "It is an uncommon right ."
+    assert m.positions == (2, 3) and m.replaced == ("a", "common")
+    tokens, _ = lexical_negation(["An", "honest", "man", "."], 1, "dishonest")
+    assert tokens[:2] == ["A", "dishonest"]
+    tokens, m = lexical_negation(["The", "common", "room", "."], 1, "uncommon")
+    assert tokens[0] == "The" and m.positions == (1,)
+
+
+def test_third_is_not_a_quantifier():
+    words = {w for ws in QUANTIFIERS.values() for w in ws}
+    assert "third" not in words and "one-third" in words
+
+
+def test_without_wordnet_only_negation_fails(tmp_path, monkeypatch):
+    empty = tmp_path / "no-wordnet"
+    empty.mkdir()
+    monkeypatch.setenv("WNSEARCHDIR", str(empty))
+    out = tmp_path / "suite"
+    result = build_function_words([NLI_PAIRS], out, size=None, seed=0, skip_failed=True)
+    assert set(result.failures) == {"nli-negation"}
+    assert "WordNet" in result.failures["nli-negation"]
+    built = {fw.name for fw in result.sets}
+    assert built == {"nli-prepositions", "nli-comparatives", "nli-quantification", "nli-spatial"}
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "nli-negation" not in manifest["sets"]
+
+
+@pytest.mark.skipif(
+    not __import__("pathlib").Path("/usr/share/wordnet/data.adj").is_file(),
+    reason="WordNet (Debian wordnet-base) not installed",
+)
+def test_antonyms_keep_the_part_of_speech():
+    from sentprobe.generation.function_words.wordnet import antonyms_by_pos
+
+    lexicon = antonyms_by_pos("/usr/share/wordnet")
+    assert "cold" in lexicon["hot", "a"]
+    assert all(pos in "arnv" for _, pos in lexicon)
+    # "left" the adjective has "right"; the verb "leave" is no antonym of "right"
+    assert ("right", "v") not in lexicon or "left" not in lexicon["right", "v"]
