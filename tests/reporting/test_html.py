@@ -5,6 +5,8 @@ DOM, a working sort, no console error. The browser tests skip where Chromium is 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 import shutil
@@ -162,7 +164,8 @@ def test_missing_pieces_are_explained(tmp_path, make_record):
 
 def test_markdown_subset():
     out = markdown_html("## Title\n\n| a | b |\n|---|--:|\n| **x** | 1 |\n\n- one `c`\n- <two>\n")
-    assert "<h4>Title</h4>" in out and "<b>x</b>" in out and "<td>1</td>" in out
+    assert "<h4>Title</h4>" in out and "<strong>x</strong>" in out
+    assert '<td style="text-align:right">1</td>' in out
     assert "<li>one <code>c</code></li>" in out and "&lt;two&gt;" in out
 
 
@@ -173,6 +176,14 @@ needs_chromium = pytest.mark.skipif(
     CHROMIUM is None,
     reason="headless Chromium not installed (apt-get install chromium; .ci/run does it)",
 )
+
+
+def with_test_script(page: str, script: str) -> str:
+    """``page`` with ``script`` run at the end of its body, its hash added to the page's
+    Content-Security-Policy (which lets only the report's own script run)."""
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    page = page.replace("script-src ", f"script-src 'sha256-{digest}' ", 1)
+    return page.replace("</body>", f"<script>{script}</script></body>")
 
 
 def _chromium(page: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -220,16 +231,16 @@ def test_report_renders_in_chromium(report_html, tmp_path):
 @needs_chromium
 def test_results_table_sorts_on_click(report_html, tmp_path):
     page, _ = report_html
-    probe = """<script>
+    probe = """
       document.querySelector('th.sortable[data-col="1"]').click();
       var rows = document.querySelectorAll("#results-table tbody.encoder tr");
       var values = Array.prototype.map.call(rows, function (r) {
         return r.cells[1].getAttribute("data-v");
       });
       document.body.setAttribute("data-order", JSON.stringify(values));
-    </script></body>"""
+    """
     path = tmp_path / "sorted.html"
-    path.write_text(page.replace("</body>", probe), encoding="utf-8")
+    path.write_text(with_test_script(page, probe), encoding="utf-8")
     res = _chromium(path, tmp_path, "--dump-dom")
     assert res.returncode == 0, res.stderr[-2000:]
     raw = res.stdout.split('data-order="', 1)[1].split('"', 1)[0].replace("&quot;", '"')

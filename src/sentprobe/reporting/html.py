@@ -3,7 +3,11 @@
 Everything is inline: the style sheet, the figures (SVG from :mod:`.plots`, text kept as
 text), and a 30-line script that sorts the results table when a column header is clicked
 (no library, no CDN, nothing fetched at view time). Every piece of text that comes from
-results, task files or manifests goes through :func:`html.escape`.
+results, task files or manifests goes through :func:`html.escape`; a suite's QUALITY.md goes
+through markdown-it-py with raw HTML off, images off and links kept only for http(s), mailto
+and in-page anchors. The page carries a Content-Security-Policy that lets only its own
+script run (by hash): a report made from someone else's suite or results store cannot run
+theirs (docs/security.md).
 
 This module only lays out what it is given (a :class:`Report`); what goes in it (scores,
 intervals, controls, figures, task metadata, provenance) is gathered by the command line
@@ -12,11 +16,16 @@ intervals, controls, figures, task metadata, provenance) is gathered by the comm
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from html import escape
-from typing import Literal
+from typing import Any, Literal
+
+from markdown_it import MarkdownIt
 
 RowKind = Literal["baseline", "reference", "encoder"]
 
@@ -193,6 +202,16 @@ _SCRIPT = """
 """
 
 
+#: Only the page's own script may run (matched by its SHA-256); styles are inline (the
+#: style sheet and the SVG figures' style attributes); images only as data: URIs; nothing
+#: is fetched, no form posts, no <base> redirect.
+CSP = (
+    "default-src 'none'; "
+    f"script-src 'sha256-{base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()}'; "
+    "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+)
+
+
 def _num(value: float, decimals: int = 1, sign: bool = False) -> str:
     if value is None or not math.isfinite(value):
         return ""
@@ -296,46 +315,37 @@ def _inline(text: str) -> str:
     return "".join(out)
 
 
+#: Link targets a report keeps; any other (javascript:, data:, file:, relative paths...)
+#: leaves the link as plain text.
+_SAFE_LINK = re.compile(r"(https?://|mailto:|#)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    """CommonMark with pipe tables, raw HTML shown as text, no images (nothing is fetched)."""
+    md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+    md.validateLink = lambda url: bool(_SAFE_LINK.match(url.strip()))  # type: ignore[method-assign]
+
+    def table_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        return '<div class="scroll">' + self.renderToken(tokens, idx, options, env)
+
+    def table_close(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        return self.renderToken(tokens, idx, options, env) + "</div>"
+
+    md.add_render_rule("table_open", table_open)
+    md.add_render_rule("table_close", table_close)
+    return md
+
+
 def markdown_html(text: str) -> str:
-    """The markdown sentprobe writes (QUALITY.md: headings, pipe tables, bullet lists,
-    paragraphs, **bold**, `code`) as HTML; anything else shows as escaped text."""
-    out: list[str] = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i].rstrip()
-        if not line:
-            i += 1
-        elif line.startswith("#"):
-            level = min(6, len(line) - len(line.lstrip("#")) + 2)
-            out.append(f"<h{level}>{_inline(line.lstrip('#').strip())}</h{level}>")
-            i += 1
-        elif line.startswith("|"):
-            block = []
-            while i < len(lines) and lines[i].startswith("|"):
-                block.append(lines[i])
-                i += 1
-            rows = [[c.strip() for c in re.split(r"(?<!\\)\|", r.strip())[1:-1]] for r in block]
-            rows = [r for r in rows if not all(re.fullmatch(r":?-+:?", c) for c in r if c)]
-            head = "".join(f"<th>{_inline(c)}</th>" for c in rows[0]) if rows else ""
-            body = "".join(
-                "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows[1:]
-            )
-            out.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead>')
-            out.append(f"<tbody>{body}</tbody></table></div>")
-        elif re.match(r"[-*] ", line):
-            items = []
-            while i < len(lines) and re.match(r"[-*] ", lines[i]):
-                items.append(f"<li>{_inline(lines[i][2:].strip())}</li>")
-                i += 1
-            out.append(f"<ul>{''.join(items)}</ul>")
-        else:
-            para = []
-            while i < len(lines) and lines[i].strip() and not re.match(r"[#|]|[-*] ", lines[i]):
-                para.append(lines[i].strip())
-                i += 1
-            out.append(f"<p>{_inline(' '.join(para))}</p>")
-    return "\n".join(out)
+    """Markdown (a suite's QUALITY.md) as HTML, headings moved two levels down (the page's
+    own h1/h2 come first); raw HTML and unsafe links come out as escaped text."""
+    md = _markdown()
+    tokens = md.parse(text)
+    for token in tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1]) + 2)}"
+    return md.renderer.render(tokens, md.options, {})
 
 
 def render_html(report: Report) -> str:
@@ -395,6 +405,7 @@ def render_html(report: Report) -> str:
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(report.title)}</title><style>{_CSS}</style></head><body>"
         f"<header><h1>{escape(report.title)}</h1><p>{escape(report.subtitle)}</p></header>"
