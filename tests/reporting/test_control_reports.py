@@ -100,6 +100,30 @@ def test_report_sections(results) -> None:
     assert all("selectivity" in r for r in records)
 
 
+def test_tidy_report_keeps_confidence_intervals(results) -> None:
+    """With control and MDL results the csv/json report is the tidy table: it must carry each
+    cell's CI bounds as the wide table does, not drop them."""
+    from sentprobe.cli.report import intervals
+
+    store, frame = results
+    interval = intervals(store, frame)
+    tidy = pd.read_csv(io.StringIO(report_text(frame, "csv", interval=interval)))
+    assert tidy[["ci_low", "ci_high"]].notna().all().all()
+    assert ((tidy["ci_low"] <= tidy["score"]) & (tidy["score"] <= tidy["ci_high"])).all()
+    from sentprobe.reporting.tables import results_table
+
+    tasks, _ = split_controls(frame)
+    wide = pd.read_csv(io.StringIO(results_table(tasks, fmt="csv", interval=interval)))
+    for r in tidy.itertuples():  # the same bounds as the results table's
+        name = r.encoder if frame["probe"][frame["encoder"] == r.encoder].nunique() < 2 else None
+        row = wide[wide["encoder"] == (name or f"{r.encoder} [{r.probe}]")].iloc[0]
+        assert (r.ci_low, r.ci_high) == pytest.approx(
+            (row[f"{r.task} ci_low"], row[f"{r.task} ci_high"]), abs=0.06
+        )
+    records = json.loads(report_text(frame, "json", interval=interval))
+    assert all(r["ci_low"] <= r["score"] <= r["ci_high"] for r in records)
+
+
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "sentprobe", *args], cwd=cwd, capture_output=True, text=True

@@ -116,8 +116,8 @@ def results_section(
             # each task record's (row, column) as the table labels it: labelling ``sel`` on
             # its own would drop the " [probe]" suffix when only one probe has controls
             where = dict(zip(keyed["key"], zip(keyed["row"], keyed["column"], strict=True)))
-            cells = [where.get(k) for k in sel["key"]]
-            sel = sel.assign(_cell=cells).dropna(subset=["_cell"])
+            located = [where.get(k) for k in sel["key"]]
+            sel = sel.assign(_cell=located).dropna(subset=["_cell"])
             for cell, scores in sel.groupby("_cell", sort=False)["control_score"]:
                 control[cell] = 100.0 * float(scores.mean())
     baselines = {b.lower() for b in paper_labels()}

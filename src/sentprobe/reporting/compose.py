@@ -32,7 +32,8 @@ def report_text(
     ``options`` go to the results table (:func:`~sentprobe.reporting.tables.results_table`)."""
     tasks, _ = split_controls(frame)
     table = results_table(tasks, metric=metric, fmt=fmt, **options)
-    methods = methods_report(frame, fmt) if metric == "test_score" else ""
+    interval = options.get("interval")
+    methods = methods_report(frame, fmt, interval=interval) if metric == "test_score" else ""
     if fmt in ("markdown", "latex"):
         parts = [table.rstrip("\n")]
         if methods:

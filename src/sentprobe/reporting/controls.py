@@ -16,7 +16,7 @@ import pandas as pd
 from sentprobe.datasets.controls import controlled_name, is_control
 from sentprobe.errors import SentprobeError
 from sentprobe.reporting.render import csv_table, json_records
-from sentprobe.reporting.tables import results_table
+from sentprobe.reporting.tables import IntervalFn, results_table
 
 _MATCH = ["encoder", "probe", "seed", "base", "task_source", "language"]
 #: Tidy columns of :func:`method_frame` (percent for scores, kbit for codelength).
@@ -73,14 +73,20 @@ def mdl_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def method_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """One tidy row per (encoder, task, probe): mean over seeds of the score, and where known
-    the control score, selectivity (percent) and MDL codelength (kbit) and compression."""
+def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.DataFrame:
+    """One tidy row per (encoder, task, probe): mean over seeds of the score, its 95% CI
+    (``ci_low``/``ci_high``, with ``interval`` as the results table's), and where known the
+    control score, selectivity (percent) and MDL codelength (kbit) and compression."""
     tasks, _ = split_controls(frame)
     keys = ["encoder", "task", "probe"]
     df = _latest(tasks)
     out = df.groupby(keys, sort=False).agg(seeds=("seed", "nunique"), score=("test_score", "mean"))
     out["score"] *= 100
+    if interval is not None and "key" in df.columns:
+        bounds = {cell: interval(list(k)) for cell, k in df.groupby(keys, sort=False)["key"]}
+        found = [bounds.get(cell) for cell in out.index]
+        for side, name in enumerate(("ci_low", "ci_high")):
+            out[name] = [None if b is None else 100 * b[side] for b in found]
     sel = selectivity_frame(frame)
     if not sel.empty:
         means = sel.groupby(keys, sort=False)[["control_score", "selectivity"]].mean() * 100
@@ -91,14 +97,17 @@ def method_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def methods_report(frame: pd.DataFrame, fmt: str, decimals: int = 1) -> str:
+def methods_report(
+    frame: pd.DataFrame, fmt: str, decimals: int = 1, interval: IntervalFn | None = None
+) -> str:
     """The control and MDL tables (markdown/latex: one titled table per measure in the results
-    table's layout; csv/json: the tidy :func:`method_frame`); "" when there is nothing."""
+    table's layout; csv/json: the tidy :func:`method_frame`, with the CIs of ``interval``);
+    "" when there is nothing."""
     sel, mdl = selectivity_frame(frame), mdl_frame(frame)
     if sel.empty and mdl.empty:
         return ""
     if fmt in ("csv", "json"):
-        tidy = method_frame(frame).round(decimals + 1)
+        tidy = method_frame(frame, interval).round(decimals + 1)
         if fmt == "csv":
             return csv_table(tidy)
         return json_records(tidy.to_dict(orient="records"))
