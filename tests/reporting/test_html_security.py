@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 from test_html import CHROMIUM, _chromium, needs_chromium, with_test_script
 
+from sentprobe.analysis.quality import quality_report
 from sentprobe.cli import report_meta
 from sentprobe.cli.report import _load_results
 from sentprobe.cli.report_html import build_report
+from sentprobe.datasets.loaders.manifest import load_manifest_dir
 from sentprobe.evaluation.store import ResultsStore
 from sentprobe.reporting.html import _SCRIPT, CSP, render_html
 
@@ -49,13 +51,13 @@ def _suite(directory: Path) -> Path:
         "tasks": {TASK: {"file": "evil.txt", "labels": labels}},
     }
     (directory / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    audit = quality_report(load_manifest_dir(directory), baselines=False)  # quotes sentences
     quality = [
-        f"# Quality report {SCRIPT}",
+        audit,
+        f"## Notes {SCRIPT}",
         "",
         f"A paragraph with {IMG}, [a link]({JS_URL}), <{JS_URL}> and "
         f'<a href="{JS_URL}">raw</a>, [data](data:text/html,{SCRIPT}).',
-        "",
-        "## Warnings and errors",
         "",
         f"- label `{labels[0]}` and sentence *sentence 1 {IMG} .*",
         f"- [click me]({JS_URL.upper()})",
@@ -114,6 +116,7 @@ def test_payloads_render_as_text(evil_page):
     for text in ("&lt;script&gt;", "&lt;img src=x onerror=", "[a link](javascript:"):
         assert text in evil_page  # shown, as text
     assert "Quality report" in evil_page and "A suite" in evil_page  # the suite's texts
+    assert "e.g. &quot;sentence 0 &lt;script&gt;" in evil_page  # a sentence, via the audit
 
 
 def test_page_allows_only_its_own_script(evil_page):

@@ -79,6 +79,14 @@ def run(
             "10-fold CV within each set, marked ¶ in the table.",
         ),
     ] = None,
+    allow_heuristic_labels: Annotated[
+        bool,
+        typer.Option(
+            "--allow-heuristic-labels",
+            help="Score items whose labels are a generator's rule, not annotators' (generated "
+            "NLI sets before `sentprobe annotate`); refused without it, marked ♯ in the table.",
+        ),
+    ] = False,
     controls: Annotated[
         bool,
         typer.Option(
@@ -128,6 +136,7 @@ def run(
         encoder_options=options,
         progress=not quiet,
         nli_train=nli_train,
+        allow_heuristic_labels=allow_heuristic_labels,
         executor=executor,
         controls=controls,
     )

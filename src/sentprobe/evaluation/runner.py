@@ -36,6 +36,7 @@ from sentprobe.evaluation.executors import check_executor, run_ray
 from sentprobe.evaluation.folds import (
     ZERO_SHOT,
     HeadCache,
+    check_heuristic_labels,
     cross_validate,
     protocol,
     protocol_signature,
@@ -495,6 +496,7 @@ def run(
     progress: bool = True,
     controls: bool = False,
     nli_train: str | Path | None = None,
+    allow_heuristic_labels: bool = False,
     executor: str = "local",
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks``; returns one row per result.
@@ -504,6 +506,8 @@ def run(
     adds each task's control task (``sentprobe.datasets.controls``) after the tasks.
     ``probe`` None: each task's own probe (Kim et al.'s 512-unit MLP for ``kim2019``), else
     logreg. ``nli_train``: an NLI training file for zero-shot NLI sets (evaluation/folds.py).
+    ``allow_heuristic_labels``: score items whose labels are a generator's rule, not
+    annotators' (refused otherwise; their cells are marked).
     ``executor``: ``local``, or ``ray`` / ``ray:ADDRESS`` / ``ray://HOST:PORT`` to run the
     units on a Ray cluster (evaluation/executors.py); the results are the same.
     """
@@ -515,6 +519,7 @@ def run(
         task_list = list(cast("Sequence[ProbingTask]", tasks))  # loaded tasks: the first decides
     else:
         task_list = resolve_tasks(cast("str | Sequence[str]", tasks))
+    check_heuristic_labels(task_list, allow_heuristic_labels)
     if controls:
         task_list += [control_task(t) for t in task_list]
     rows: list[tuple[Baseline | Encoder, str | None, int | None]] = []
