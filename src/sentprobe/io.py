@@ -26,6 +26,7 @@ from sentprobe.errors import DataError
 __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
+    "inside",
     "iter_lines",
     "open_binary",
     "open_text",
@@ -121,3 +122,23 @@ def atomic_write_bytes(
 def atomic_write_text(path: str | Path, text: str) -> Path:
     """Write UTF-8 text with ``\\n`` line ends, replacing ``path`` only once complete."""
     return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def inside(root: str | Path, name: str | Path, source: str | Path | None = None) -> Path:
+    """``root / name`` for a file name read from a file (a manifest entry, an index row) or
+    found in a folder, refused unless it stays inside ``root``: not absolute, and under
+    ``root`` once every ``..`` and symbolic link is followed. A shared suite, annotation
+    folder, results store or cache therefore cannot make sentprobe read, write or delete
+    anything outside itself (docs/security.md). ``source``: the file that names it, for the
+    one-line DataError (default ``root``)."""
+    root = Path(root)
+    path = root / name
+    if Path(name).is_absolute() or not path.resolve().is_relative_to(root.resolve()):
+        target = f" (a link to {path.resolve()})" if path.is_symlink() else ""
+        raise DataError(
+            source or root,
+            None,
+            f"{str(name)!r}{target} is outside {root}; refused: a suite, store or cache may "
+            "only name files inside its own folder",
+        )
+    return path
