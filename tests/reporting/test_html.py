@@ -101,6 +101,7 @@ def test_report_has_every_section_and_nothing_external(report_html):
     assert len(TASKS) <= bold < 5 * len(TASKS)
     baseline = page[page.index('<tbody class="baseline">') : page.index("</tbody>")]
     assert "best" not in baseline
+    assert "failure to reject, not evidence of a tie" in page  # what bold does not mean
     # self-contained: nothing is fetched when the file is opened
     external = r"""(src|href)\s*=\s*["']?(https?:|//)|url\(\s*["']?[^#\s"']|@import|<link"""
     assert not re.search(external, page)  # clip paths use url(#id), local to the page

@@ -226,3 +226,25 @@ def test_cells_no_seed_can_change_say_so_instead_of_zero_std():
     assert "° nothing here depends on the seed" in text
     one_seed = frame[frame["seed"] == 0].assign(extra=[{"seeded": False, "seeds": 1}] * 2)
     assert "°" not in results_table(one_seed)  # one seed asked for: nothing to explain
+
+
+def test_seedless_cells_show_no_seed_spread_and_the_legend_says_what_a_fold_spread_is():
+    """° says there is no ± over seeds: a deterministic unit stored once per seed shows no
+    "± 0.0", and where a cross-validated cell shows its spread over folds (§), the ° note
+    says so instead of claiming no ± is shown (kim2019: "50.0 ± 0.0 (±4.1)°§")."""
+    extra = {"seeded": False, "seeds": 3}
+    folds = {**extra, "fold_scores": [0.5] * 10}
+    frame = pd.DataFrame(
+        [
+            *({**rec("Majority", "SentLen", 0.17, seed=s), "extra": extra} for s in range(3)),
+            {**rec("Majority", "EOS", 0.5), "extra": folds},
+            *({**rec("MiniLM", "SentLen", 0.8, seed=s), "extra": {"seeds": 3}} for s in range(3)),
+        ]
+    )
+    text = results_table(frame)
+    _, _, rows = header_and_rows(text.split("\n\n")[0])
+    assert rows["Majority"] == ["17.0°", "50.0 ± 0.0°§"]
+    legend = next(line for line in text.splitlines() if line.startswith("° "))
+    assert "no ± over seeds" in legend and "§" in legend
+    shown = [c for cells in rows.values() for c in cells if "°" in c and " ± " in c]
+    assert all("§" in c for c in shown)  # a ± on a ° cell is always a fold spread

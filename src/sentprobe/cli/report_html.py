@@ -162,7 +162,8 @@ def results_section(
         notes.append(
             "Bold: the best encoder of the column and those not significantly worse than it "
             "(exact McNemar test on the same test items, Holm-corrected per column, "
-            f"α = {alpha:g})."
+            f"α = {alpha:g}). A bold cell is a failure to reject, not evidence of a tie: "
+            "on small test sets rows several points apart can both be bold."
         )
     if control:
         notes.append(

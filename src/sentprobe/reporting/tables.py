@@ -45,7 +45,7 @@ NOTES = {
     OLD_TASK: "computed on an older version of this task's data than the newest result in its "
     "column (another task hash): rerun this row to compare like with like.",
     NO_SEED: "nothing here depends on the seed (deterministic probe and encoder): computed "
-    "once, so no ± is shown.",
+    "once, so there is no ± over seeds (a ± beside § is the spread over folds).",
     FOLD_SD: "mean test accuracy over the task's cross-validation folds; ± is the standard "
     "deviation over folds, also where ° says the cell was computed once (with several seeds or "
     "restarts, ± is over those instead).",
@@ -56,8 +56,9 @@ NOTES = {
 IntervalFn = Callable[[Sequence[str]], tuple[float, float] | None]
 CI_NOTE = (
     "±x after a score: half the width of its 95% bootstrap confidence interval (1,000 "
-    "resamples of the test items; with several seeds, in brackets after mean ± sd, seeds are "
-    "resampled too); csv/json give the interval's bounds. No ±: no stored predictions."
+    "resamples of the test items; in brackets after mean ± sd over seeds or folds; with "
+    "several seeds, seeds are resampled too); csv/json give the interval's bounds. No ±x: "
+    "no stored predictions."
 )
 
 
@@ -211,7 +212,8 @@ def _mark(summary: _Summary, df: pd.DataFrame) -> None:
         if seeds > 1:
             fixed = pd.Series([e.get("seeded") is False for e in extras], index=df.index)
             for (row, column), group in fixed.groupby([df["row"], df["column"]], sort=False):
-                if group.all():
+                if group.all():  # identical records if stored per seed: no spread to show
+                    summary.cells.loc[(row, column), ["std", "n"]] = (math.nan, 1)
                     mark = summary.cell_marks.get((row, column), "")
                     summary.cell_marks[(row, column)] = mark + NO_SEED
                     notes.setdefault(row, []).append(f"{column}: no seed dependence")
