@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -484,7 +484,7 @@ class Runner:
 
 
 def run(
-    encoders: Sequence[str | Encoder] = ("minilm",),
+    encoders: Sequence[str | Encoder] | Mapping[str, Mapping[str, Any]] = ("minilm",),
     tasks: str | Sequence[str] | Sequence[ProbingTask] = "sample-en",
     *,
     baselines: str | Sequence[str] | None = None,
@@ -500,6 +500,10 @@ def run(
     executor: str = "local",
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks``; returns one row per result.
+
+    ``encoders``: names (or ``Encoder`` objects), or a mapping from name to that encoder's
+    own options (``{"minilm": {}, "hf:bert-base-uncased": {"layer": "all"}}``), which add to
+    and override ``encoder_options``, the options every encoder is given.
 
     Everything that can be checked is checked before anything is written: task files are
     loaded and validated, encoders built, baseline and probe names resolved. ``controls``
@@ -527,11 +531,15 @@ def run(
         item = registry.baselines.get(name)
         made = item if item.kind == "text" else item.make()
         rows.append((made, item.probe, item.restarts))
-    # 'runs/*@all' names every training run it matches
-    specs = [one for s in encoders for one in ([s] if isinstance(s, Encoder) else expand(s))]
-    for spec in specs:
-        enc = spec if isinstance(spec, Encoder) else get_encoder(spec, **(encoder_options or {}))
-        rows.append((enc, None, None))
+    # a mapping gives each encoder its own options, on top of the common encoder_options
+    named = encoders.items() if isinstance(encoders, Mapping) else ((s, {}) for s in encoders)
+    for spec, own in named:
+        if isinstance(spec, Encoder):
+            rows.append((spec, None, None))
+            continue
+        given = {**(encoder_options or {}), **own}
+        for one in expand(spec):  # 'runs/*@all' names every training run it matches
+            rows.append((get_encoder(one, **given), None, None))
     if probe is not None:
         make_probe(probe, "check")  # an unknown probe name fails before anything is written
     pairs = load_nli_pairs(nli_train) if nli_train is not None else None
