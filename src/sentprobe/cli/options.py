@@ -26,6 +26,16 @@ class Format(str, Enum):
     json = "json"
 
 
+class ReportFormat(str, Enum):
+    """``report``'s formats: a table, or MTEB's results folder (``-o DIR``)."""
+
+    markdown = "markdown"
+    csv = "csv"
+    latex = "latex"
+    json = "json"
+    mteb = "mteb"
+
+
 class Metric(str, Enum):
     test_score = "test_score"
     dev_score = "dev_score"

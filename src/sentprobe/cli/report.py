@@ -19,8 +19,8 @@ from sentprobe.cli.options import (
     Metric,
     Mode,
     ProbeFilter,
+    ReportFormat,
     Results,
-    TableFormat,
     TableOutput,
 )
 from sentprobe.errors import SentprobeError
@@ -90,7 +90,15 @@ def _by_subtype(results: Path, frame, fmt: str) -> str:
 
 def report(
     results: Results = DEFAULT_RESULTS,
-    fmt: TableFormat = Format.markdown,
+    fmt: Annotated[
+        ReportFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="Table format, or mteb: MTEB's results layout in the folder -o names "
+            "(results/<model>/<revision>/<task>.json), which mteb.ResultCache(DIR) loads.",
+        ),
+    ] = ReportFormat.markdown,
     metric: Annotated[
         Metric, typer.Option(help="test_score, or dev_score (the selection score).")
     ] = Metric.test_score,
@@ -241,6 +249,14 @@ def report(
         write_output(layers_report(frame, fmt.value), output)
         return
     interval = intervals(results, frame) if ci and not frame.empty else None
+    if fmt is ReportFormat.mteb:
+        from sentprobe.reporting.mteb import write_mteb_results
+
+        if output is None:
+            raise SentprobeError("--format mteb writes a folder: name it with -o DIR")
+        files = write_mteb_results(frame, output, interval)
+        note(f"wrote {len(files)} MTEB result files under {output / 'results'}")
+        return
     table = report_text(frame, fmt.value, metric.value, rows, interval=interval)
     write_output(table, output)
 

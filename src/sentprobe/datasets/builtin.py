@@ -29,6 +29,7 @@ from sentprobe.datasets.loaders.dnc import (
 )
 from sentprobe.datasets.loaders.dnc import CITATION as DNC_CITATION
 from sentprobe.datasets.loaders.dnc import data_files as dnc_data_files
+from sentprobe.datasets.loaders.hf import HUB_PREFIX, load_hf_dir, load_hub, split_options
 from sentprobe.datasets.mock import MOCK_TASKS, make_mock_task, mock_metadata
 from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
 from sentprobe.errors import SentprobeError
@@ -208,9 +209,10 @@ def register_builtin() -> None:
 def resolve_tasks(spec: str | Sequence[str]) -> list[ProbingTask]:
     """Load the tasks a user asked for.
 
-    Each item (comma-separated in a string) is a registered suite, a registered task, or a
-    path to a task file or directory; registered names win over same-named paths. Tasks are
-    returned in the order asked, each once.
+    Each item (comma-separated in a string) is a registered suite, a registered task, a Hub
+    dataset (``hf:ORG/NAME[:CONFIG]``), or a path to a task file or directory (a dataset
+    folder may end in ``?sentence=COL&label=COL``); registered names win over same-named
+    paths. Tasks are returned in the order asked, each once.
     """
     register_builtin()
     items = spec.split(",") if isinstance(spec, str) else list(spec)
@@ -237,6 +239,13 @@ def resolve_tasks(spec: str | Sequence[str]) -> list[ProbingTask]:
         elif item in registry.tasks:
             if item not in out:
                 add(f"task {item}", registry.tasks.get(item)())
+        elif item.startswith(HUB_PREFIX):  # a Hugging Face Hub dataset
+            for task in load_hub(item):
+                add(item, task)
+        elif "?" in item and Path(item.partition("?")[0]).expanduser().is_dir():
+            base, columns = split_options(item)  # a dataset folder with its column names
+            for task in load_hf_dir(Path(base).expanduser(), columns):
+                add(str(Path(base).expanduser().resolve()), task)
         elif Path(item).expanduser().exists():
             for task in load_tasks(item):
                 add(str(Path(item).expanduser().resolve()), task)
@@ -267,3 +276,16 @@ def list_tasks() -> list[TaskInfo]:
 def list_suites() -> list[SuiteInfo]:
     register_builtin()
     return [SuiteInfo(name, list(names)) for name, names in registry.suites.items()]
+
+
+def suite_manifest(spec: str) -> dict | None:
+    """The ``manifest.json`` of a suite named on the command line: a folder's own, or the
+    shipped folder whose manifest names that suite; None when there is none."""
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return read_manifest(path)
+    for directory in (*SAMPLE_DIRS, *DNC_SAMPLE_DIRS):
+        manifest = read_manifest(directory) if directory.is_dir() else None
+        if manifest and manifest.get("suite") == spec:
+            return manifest
+    return None

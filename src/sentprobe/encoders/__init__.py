@@ -151,7 +151,8 @@ def get_encoder(spec: str = DEFAULT_ENCODER, **options: Any) -> Encoder:
     """Build the encoder a user named on the command line.
 
     ``spec`` is one of: a registered name (``minilm``, ``bov-glove``...); ``hf:<model>``;
-    ``st:<model>``; ``precomputed:<matrix>:<sentences>``; user code ``file.py[:obj]`` or
+    ``st:<model>``; ``mteb:<MTEB model name>[@local weights]``;
+    ``precomputed:<matrix>:<sentences>``; user code ``file.py[:obj]`` or
     ``package.module:obj``; a training run (``runs/NAME[@epoch-K|@all]``); or a local model
     directory (HFEncoder when ``layer`` or ``pooling`` is given or it has no
     ``modules.json``, else sentence-transformers).
@@ -165,6 +166,8 @@ def get_encoder(spec: str = DEFAULT_ENCODER, **options: Any) -> Encoder:
         return _build(spec, LazyFactory(".hf:HFEncoder", model=rest), options)
     if prefix == "st" and rest:
         return _build(spec, LazyFactory(".sbert:SentenceTransformerEncoder", model=rest), options)
+    if prefix == "mteb" and rest:
+        return _build(spec, LazyFactory(".mteb:MTEBEncoder", model=rest), options)
     if prefix == "precomputed" and rest:
         matrix, sentences = _split_precomputed(rest)
         factory = LazyFactory(
@@ -187,6 +190,6 @@ def get_encoder(spec: str = DEFAULT_ENCODER, **options: Any) -> Encoder:
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise SentprobeError(
         f"unknown encoder {spec!r}{hint}. Use a registered name ({', '.join(encoders.names())}), "
-        "hf:<model>, st:<model>, precomputed:<matrix>:<sentences>, a local model directory, "
-        "file.py[:object] or package.module:object"
+        "hf:<model>, st:<model>, mteb:<model>, precomputed:<matrix>:<sentences>, a local model "
+        "directory, file.py[:object] or package.module:object"
     )

@@ -42,7 +42,7 @@ def _matplotlib() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise SentprobeError("plots need matplotlib: pip install matplotlib") from None
+        raise SentprobeError("plots need matplotlib: pip install 'sentprobe[plots]'") from None
     return matplotlib
 
 

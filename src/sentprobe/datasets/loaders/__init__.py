@@ -28,6 +28,7 @@ from sentprobe.datasets.loaders.common import (
     task_lines,
 )
 from sentprobe.datasets.loaders.dnc import is_dnc_dir, load_dnc, load_dnc_set
+from sentprobe.datasets.loaders.hf import holds_hf_dirs, is_hf_dir, load_hf_dir, load_hub
 from sentprobe.datasets.loaders.manifest import (
     declares_folders,
     load_manifest_dir,
@@ -62,12 +63,15 @@ __all__ = [
     "XPROBE_SPLIT_FILES",
     "declares_folders",
     "is_dnc_dir",
+    "is_hf_dir",
     "is_senteval_candidate",
     "is_xprobe_task",
     "task_lines",
     "language_of",
     "load_dnc",
     "load_dnc_set",
+    "load_hf_dir",
+    "load_hub",
     "load_manifest_dir",
     "load_manifest_entry",
     "load_senteval_dir",
@@ -91,14 +95,17 @@ __all__ = [
 def load_tasks(path: str | Path) -> list[ProbingTask]:
     """Load every task at ``path``, detecting the format.
 
-    A directory whose manifest lists X-Probe task folders (a built X-Probe suite) is read
-    through the manifest; otherwise a directory is X-Probe if it (or its subfolders) hold
-    ``tr.txt``/``te.txt`` task folders, otherwise SentEval. A file is JSONL by extension,
-    SentEval if its first line starts with a split name and has three columns, otherwise a
-    TSV with a header.
+    A Hugging Face dataset folder (``save_to_disk`` or parquet files), or a folder of them,
+    is read by :mod:`.hf`. A directory whose manifest lists X-Probe task folders (a built
+    X-Probe suite) is read through the manifest; otherwise a directory is X-Probe if it (or
+    its subfolders) hold ``tr.txt``/``te.txt`` task folders, otherwise SentEval. A file is
+    JSONL by extension, SentEval if its first line starts with a split name and has three
+    columns, otherwise a TSV with a header.
     """
     path = Path(path).expanduser()
     if path.is_dir():
+        if is_hf_dir(path) or holds_hf_dirs(path):
+            return load_hf_dir(path)
         if is_dnc_dir(path):
             manifest = read_manifest(path)
             return load_dnc(path, suite=(manifest or {}).get("suite"))

@@ -24,6 +24,7 @@ from sentprobe.datasets.loaders.xprobe import (
 )
 from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
 from sentprobe.errors import DataError
+from sentprobe.io import inside
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any] | None:
@@ -47,7 +48,8 @@ def read_manifest(directory: str | Path) -> dict[str, Any] | None:
 
 def manifest_tasks(directory: str | Path) -> list[tuple[TaskMetadata, Path]]:
     """(metadata, data file or X-Probe task folder) for each task a manifest lists, without
-    reading the data.
+    reading the data. An entry naming a path outside ``directory`` (absolute, ``..``, or a
+    symbolic link out) is refused before anything is read.
 
     Names are ``<suite>/<task>`` when the manifest names a suite, so a task has the same name
     whether loaded from its directory or from the registry.
@@ -59,7 +61,7 @@ def manifest_tasks(directory: str | Path) -> list[tuple[TaskMetadata, Path]]:
     prefix = f"{manifest['suite']}/" if manifest.get("suite") else ""
     out = []
     for key, entry in manifest.get("tasks", {}).items():
-        file = directory / entry["file"]
+        file = inside(directory, entry["file"], directory / MANIFEST)
         if not (file.is_file() or is_xprobe_task(file)):
             raise DataError(
                 directory / MANIFEST,

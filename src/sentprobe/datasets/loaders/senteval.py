@@ -20,6 +20,7 @@ from sentprobe.datasets.validation import (
     TaskBuilder,
     normalize_split,
 )
+from sentprobe.io import inside
 
 
 def senteval_metadata(path: Path) -> TaskMetadata:
@@ -77,8 +78,12 @@ def looks_like_senteval(path: Path) -> bool:
 
 
 def task_files(directory: Path) -> list[Path]:
+    """The ``*.txt`` / ``*.txt.gz`` files of a directory; a symbolic link among them that
+    leads outside it is refused (a shared suite cannot make sentprobe read other files)."""
     return sorted(
-        p for p in directory.iterdir() if p.is_file() and p.name.endswith((".txt", ".txt.gz"))
+        inside(directory, p.name)
+        for p in directory.iterdir()
+        if p.is_file() and p.name.endswith((".txt", ".txt.gz"))
     )
 
 

@@ -20,14 +20,17 @@ from sentprobe.datasets.validation import (
     TaskBuilder,
 )
 from sentprobe.errors import DataError
+from sentprobe.io import inside
 
 _LANGUAGE_CODE = re.compile(r"^[A-Za-z]{2,3}$")
 
 
 def split_file(folder: Path, short: str) -> Path | None:
+    """``folder``'s split file (``tr.txt`` or ``tr.txt.gz``...); one that is a symbolic link
+    leading outside the folder is refused."""
     for name in (f"{short}.txt", f"{short}.txt.gz"):
         if (folder / name).is_file():
-            return folder / name
+            return inside(folder, name)
     return None
 
 
@@ -104,7 +107,7 @@ def load_xprobe_dir(directory: str | Path, language: str | None = None) -> list[
         raise DataError(directory, None, "not a directory")
     if is_xprobe_task(directory):
         return [load_xprobe_task(directory, language)]
-    subdirs = sorted(p for p in directory.iterdir() if p.is_dir())
+    subdirs = sorted(inside(directory, p.name) for p in directory.iterdir() if p.is_dir())
     task_dirs = [p for p in subdirs if is_xprobe_task(p)]
     if task_dirs:
         lang = language or language_of(directory)

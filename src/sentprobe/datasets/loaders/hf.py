@@ -1,0 +1,261 @@
+"""Hugging Face datasets: ``-t hf:ORG/NAME[:CONFIG]`` from the Hub, and local folders written by
+``datasets``' ``save_to_disk`` or holding parquet files (what ``sentprobe export`` writes).
+
+A task is one dataset (one Hub config) with a sentence column and a label column (``sentence``
+and ``label`` unless a spec ends in ``?sentence=COL&label=COL``) and splits train / validation
+/ test (any spelling of :data:`~sentprobe.datasets.validation.SPLIT_ALIASES`). Rows go through
+the same :class:`~sentprobe.datasets.validation.TaskBuilder` as file lines, so the same
+problems fail the same way; the "line" of an error is the row number (1-based) in its split.
+A ``ClassLabel`` column gives the label names, in its order. A ``sentprobe.json`` beside the
+data (written by ``sentprobe export``) restores the task's metadata, so an exported task loads
+back under its own name with the same content hash.
+
+Parquet folders are read with pyarrow (a core dependency); ``save_to_disk`` folders and the
+Hub need the ``datasets`` package (``pip install 'sentprobe[hf-datasets]'``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl
+
+from sentprobe.datasets.loaders.common import task_order
+from sentprobe.datasets.task import ProbingTask, TaskMetadata
+from sentprobe.datasets.validation import (
+    ALLOWED_SPLITS,
+    Problems,
+    TaskBuilder,
+    normalize_split,
+)
+from sentprobe.errors import DataError, SentprobeError, require
+
+#: Metadata sidecar written by ``sentprobe export`` next to each task's data.
+METADATA_FILE = "sentprobe.json"
+#: The spec prefix of Hub datasets.
+HUB_PREFIX = "hf:"
+#: Column options a spec may set after ``?``.
+COLUMN_OPTIONS = ("sentence", "label")
+_EXTRA = "hf-datasets"
+
+
+def split_options(spec: str) -> tuple[str, dict[str, str]]:
+    """``NAME?sentence=text&label=y`` -> (``NAME``, the column names); unknown keys are an
+    error naming the key."""
+    base, sep, query = spec.partition("?")
+    columns = {"sentence": "sentence", "label": "label"}
+    if not sep:
+        return base, columns
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        if key not in COLUMN_OPTIONS:
+            raise SentprobeError(
+                f"{spec}: unknown option {key!r} after '?' (known: {', '.join(COLUMN_OPTIONS)})"
+            )
+        if not value:
+            raise SentprobeError(f"{spec}: option {key!r} needs a column name")
+        columns[key] = value
+    return base, columns
+
+
+def _parquet_files(path: Path) -> list[Path]:
+    return sorted(p for p in path.glob("*.parquet") if p.is_file())
+
+
+def is_hf_dir(path: Path) -> bool:
+    """A folder of one task: a ``save_to_disk`` dataset (dict) or parquet files."""
+    return path.is_dir() and (
+        (path / "dataset_dict.json").is_file()
+        or (path / "state.json").is_file()
+        or bool(_parquet_files(path))
+        or bool(_parquet_files(path / "data"))
+    )
+
+
+def holds_hf_dirs(path: Path) -> bool:
+    """A folder whose subfolders are HF task folders (an export of a whole suite)."""
+    return path.is_dir() and not is_hf_dir(path) and any(map(is_hf_dir, path.iterdir()))
+
+
+def _read_metadata(folder: Path) -> TaskMetadata | None:
+    file = folder / METADATA_FILE
+    if not file.is_file():
+        return None
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+        fields = {f.name for f in dataclasses.fields(TaskMetadata)}
+        unknown = sorted(set(data) - fields)
+        if unknown:
+            raise DataError(file, None, f"unknown metadata key(s) {', '.join(unknown)}")
+        for key in ("labels", "baselines"):
+            if key in data:
+                data[key] = tuple(data[key])
+        return TaskMetadata(**data)
+    except (json.JSONDecodeError, TypeError, UnicodeDecodeError) as e:
+        raise DataError(file, None, f"not valid task metadata: {e}") from None
+
+
+def metadata_json(meta: TaskMetadata) -> str:
+    """The ``sentprobe.json`` sidecar of an exported task."""
+    return json.dumps(dataclasses.asdict(meta), ensure_ascii=False, indent=2) + "\n"
+
+
+def _split_of(raw: str, origin: str) -> str:
+    split = normalize_split(raw)
+    if split is None:
+        raise DataError(origin, None, f"unknown split {raw!r} (allowed: {ALLOWED_SPLITS})")
+    return split
+
+
+def task_from_columns(
+    origin: str,
+    splits: Mapping[str, tuple[Sequence[str], Sequence[Any], Sequence[str] | None]],
+    columns: Mapping[str, str],
+    metadata: TaskMetadata,
+) -> ProbingTask:
+    """Build a validated task from ``{split: (column names, rows as dicts, label names)}``.
+
+    Label names (a ``ClassLabel``'s) turn integer labels into their names; without them a
+    label is its ``str``. Every problem is collected first and raised as one DataError.
+    """
+    problems = Problems(origin)
+    builder = TaskBuilder(problems, metadata.labels)
+    names: Sequence[str] | None = None
+    for raw_split, (column_names, rows, label_names) in splits.items():
+        split = _split_of(raw_split, origin)
+        where = f"{origin} [{raw_split} split]"
+        missing = [columns[k] for k in COLUMN_OPTIONS if columns[k] not in column_names]
+        if missing:
+            raise DataError(
+                where,
+                None,
+                f"no column {', '.join(map(repr, missing))} (columns: {', '.join(column_names)}); "
+                "name the columns with ?sentence=COL&label=COL",
+            )
+        names = names or label_names
+        for i, row in enumerate(rows, start=1):
+            sentence, label = row[columns["sentence"]], row[columns["label"]]
+            if not isinstance(sentence, str):
+                problems.add(
+                    i, f"sentence must be a string, found {type(sentence).__name__}", where
+                )
+                continue
+            if label is None:
+                problems.add(i, "empty label", where)
+                continue
+            if label_names is not None and isinstance(label, int):
+                if not 0 <= label < len(label_names):
+                    problems.add(i, f"label {label} is not a class of the label column", where)
+                    continue
+                label = label_names[label]
+            builder.add(split, str(label), sentence, i, where)
+    task = builder.build(metadata)
+    if names and not metadata.labels:
+        task.metadata = dataclasses.replace(metadata, labels=tuple(names))
+    return task
+
+
+def _class_names(feature: Any) -> list[str] | None:
+    names = getattr(feature, "names", None)
+    if names is None and isinstance(feature, Mapping) and feature.get("_type") == "ClassLabel":
+        names = feature.get("names")
+    return list(names) if names else None
+
+
+def _from_datasets(
+    origin: str, dataset: Mapping[str, Any], columns: Mapping[str, str], meta: TaskMetadata
+) -> ProbingTask:
+    """A ``datasets.DatasetDict`` (or a mapping of split -> ``Dataset``) as a task."""
+    splits = {}
+    for name, ds in dataset.items():
+        label_feature = ds.features.get(columns["label"])
+        splits[name] = (list(ds.column_names), ds, _class_names(label_feature))
+    return task_from_columns(origin, splits, columns, meta)
+
+
+def _read_parquet(folder: Path, columns: Mapping[str, str], meta: TaskMetadata) -> ProbingTask:
+    """Parquet files named after their split (``train.parquet``, ``validation-00000-of-00001
+    .parquet``...), in the folder or its ``data/`` subfolder (the Hub's layout)."""
+    import pyarrow.parquet as pq
+
+    files = _parquet_files(folder) or _parquet_files(folder / "data")
+    by_split: dict[str, list[Path]] = {}
+    for file in files:
+        raw = file.stem.split("-")[0]
+        if normalize_split(raw) is None:
+            raise DataError(
+                file, None, f"unknown split {raw!r} in the file name (allowed: {ALLOWED_SPLITS})"
+            )
+        by_split.setdefault(raw, []).append(file)
+    splits: dict[str, tuple[Sequence[str], Sequence[Any], Sequence[str] | None]] = {}
+    for raw, parts in by_split.items():
+        rows: list[dict[str, Any]] = []
+        names: list[str] | None = None
+        column_names: list[str] = []
+        for file in parts:
+            try:
+                table = pq.read_table(file)
+            except Exception as e:  # pyarrow raises several types for a damaged file
+                raise DataError(file, None, f"not a readable parquet file: {e}") from None
+            column_names = table.column_names
+            hf = (table.schema.metadata or {}).get(b"huggingface")
+            if hf:
+                features = json.loads(hf).get("info", {}).get("features", {})
+                names = names or _class_names(features.get(columns["label"]))
+            rows += table.to_pylist()
+        splits[raw] = (column_names, rows, names)
+    return task_from_columns(str(folder), splits, columns, meta)
+
+
+def _default_metadata(name: str, source: str) -> TaskMetadata:
+    return TaskMetadata(name=name, language="und", source=source)
+
+
+def load_hf_dir(path: str | Path, columns: Mapping[str, str] | None = None) -> list[ProbingTask]:
+    """The task(s) in a local folder: one HF task folder, or a folder of them (an export)."""
+    path = Path(path)
+    columns = dict(columns or {"sentence": "sentence", "label": "label"})
+    if not is_hf_dir(path):
+        if holds_hf_dirs(path):
+            tasks = [load_hf_dir(p, columns)[0] for p in path.iterdir() if is_hf_dir(p)]
+            return sorted(tasks, key=task_order)  # the paper's order, as in the suite
+        raise DataError(path, None, "not a Hugging Face dataset folder (save_to_disk or parquet)")
+    meta = _read_metadata(path) or _default_metadata(path.name, str(path))
+    if _parquet_files(path) or _parquet_files(path / "data"):
+        return [_read_parquet(path, columns, meta)]
+    datasets = require("datasets", _EXTRA, f"{path} (a save_to_disk folder)")
+    try:
+        loaded = datasets.load_from_disk(str(path))
+    except (FileNotFoundError, ValueError, OSError) as e:
+        raise DataError(path, None, f"cannot load the dataset: {e}") from None
+    if not isinstance(loaded, Mapping):  # one Dataset: its split is in its info, else train
+        loaded = {str(loaded.split or "train"): loaded}
+    return [_from_datasets(str(path), loaded, columns, meta)]
+
+
+def load_hub(spec: str) -> list[ProbingTask]:
+    """``hf:ORG/NAME[:CONFIG][?sentence=COL&label=COL]``: one task from the Hub (through
+    ``datasets.load_dataset``, which caches it)."""
+    base, columns = split_options(spec)
+    name, _, config = base[len(HUB_PREFIX) :].partition(":")
+    if not name:
+        raise SentprobeError(f"{spec}: expected hf:ORG/NAME[:CONFIG]")
+    datasets = require("datasets", _EXTRA, f"-t {spec}")
+    try:
+        loaded = datasets.load_dataset(name, config or None)
+    except Exception as e:  # network, missing dataset or config: all one line for the user
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SentprobeError(f"{spec}: cannot load the dataset: {first}") from None
+    any_split = next(iter(loaded.values()), None)
+    info = getattr(any_split, "info", None)
+    meta = TaskMetadata(
+        name=f"{name}:{config}" if config else name,
+        language="und",
+        source=f"https://huggingface.co/datasets/{name}",
+        license=str(getattr(info, "license", "") or ""),
+        citation=str(getattr(info, "citation", "") or ""),
+        description=str(getattr(info, "description", "") or ""),
+    )
+    return [_from_datasets(spec, loaded, columns, meta)]

@@ -1,0 +1,165 @@
+"""sentprobe's probing tasks inside MTEB: :func:`to_mteb_tasks` turns a suite into MTEB
+classification tasks that MTEB's own ``mteb.evaluate`` runs and returns MTEB result objects for.
+
+    import mteb
+    from sentprobe.datasets.mteb_tasks import to_mteb_tasks
+
+    tasks = to_mteb_tasks("sample-en")               # any -t spec: suite, task, folder, hf:...
+    result = mteb.evaluate(mteb.get_model("sentence-transformers/all-MiniLM-L6-v2"), tasks)
+
+Each task is an ``AbsTaskClassification`` whose data comes from sentprobe (no download): the
+text column is the sentence, the label column the label's index in the task's label list, and
+the splits are train, validation and test. How it differs from ``sentprobe run``: MTEB scores
+with its own protocol, a scikit-learn ``LogisticRegression(max_iter=100)`` on the raw vectors
+with no dev selection. By default that classifier is trained once on *all* of train
+(``samples_per_label`` = the largest class count, ``n_experiments=1``), as a probing paper
+does, instead of MTEB's default of 10 experiments on 8 sentences per label; pass
+``samples_per_label=8, n_experiments=10`` to get MTEB's few-shot protocol. MTEB's scores are
+therefore close to, not equal to, sentprobe's ``logreg`` scores.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from sentprobe.datasets.task import ProbingTask
+from sentprobe.errors import SentprobeError, require
+
+#: ISO 639-1 codes of the languages sentprobe builds suites for (and a few more) -> MTEB's
+#: ``language-Script`` codes; any other language becomes ``und-Zyyy`` (undetermined).
+MTEB_LANGUAGES = {
+    "en": "eng-Latn",
+    "fr": "fra-Latn",
+    "es": "spa-Latn",
+    "ru": "rus-Cyrl",
+    "de": "deu-Latn",
+    "it": "ita-Latn",
+    "pt": "por-Latn",
+    "nl": "nld-Latn",
+    "tr": "tur-Latn",
+    "fi": "fin-Latn",
+    "pl": "pol-Latn",
+    "ar": "ara-Arab",
+    "zh": "zho-Hans",
+    "ja": "jpn-Jpan",
+}
+_EXTRA = "mteb"
+
+
+def mteb_task_name(name: str) -> str:
+    """``sample-en/SentLen`` -> ``sentprobe.sample-en.SentLen``: MTEB's name of a sentprobe
+    task (MTEB's names have no '/', and its results files are named after them)."""
+    return "sentprobe." + name.replace("/", ".").replace(":", ".")
+
+
+def mteb_metadata(task: ProbingTask, dataset_path: str | None = None) -> Any:
+    """MTEB ``TaskMetadata`` of a probing task; ``dataset`` names sentprobe's data (with the
+    content hash as its revision), it is never downloaded."""
+    mteb = require("mteb", _EXTRA, "MTEB tasks")
+    meta = task.metadata
+    fields = _metadata_fields(task, dataset_path)
+    try:  # MTEB accepts a fixed list of licences: the task's own if it is one of them
+        return mteb.TaskMetadata(license=meta.license.lower() or "not specified", **fields)
+    except ValueError:  # pydantic's ValidationError
+        several = " and " in meta.license.lower()
+        return mteb.TaskMetadata(license="multiple" if several else "not specified", **fields)
+
+
+def _metadata_fields(task: ProbingTask, dataset_path: str | None) -> dict[str, Any]:
+    meta = task.metadata
+    return dict(
+        name=mteb_task_name(task.name),
+        description=meta.description or f"sentprobe probing task {task.name}",
+        reference=None,
+        dataset={"path": dataset_path or f"sentprobe/{task.name}", "revision": task.content_hash()},
+        type="Classification",
+        category="t2c",
+        modalities=["text"],
+        eval_splits=["test"],
+        eval_langs=[MTEB_LANGUAGES.get(meta.language, "und-Zyyy")],
+        main_score="accuracy",
+        date=None,
+        domains=None,
+        task_subtypes=None,
+        annotations_creators="derived",
+        dialect=[],
+        sample_creation="found",
+        bibtex_citation=meta.citation,
+    )
+
+
+def to_mteb_task(
+    task: ProbingTask, *, samples_per_label: int | None = None, n_experiments: int = 1
+) -> Any:
+    """One probing task as an MTEB classification task instance (see the module docstring)."""
+    datasets = require("datasets", "hf-datasets", "MTEB tasks")
+    if task.folds or any(s.sentences2 is not None for s in task.splits.values()):
+        raise SentprobeError(
+            f"task {task.name}: only single-sentence tasks without folds become MTEB tasks"
+        )
+    labels = task.labels
+    index = {label: i for i, label in enumerate(labels)}
+    hub = {"train": "train", "dev": "validation", "test": "test"}
+    largest = max(Counter(task.splits["train"].labels).values())
+
+    def load_data(self: Any, num_proc: int | None = None, **kwargs: Any) -> None:
+        if self.data_loaded:
+            return
+        self.dataset = datasets.DatasetDict(
+            {
+                hub[name]: datasets.Dataset.from_dict(
+                    {"text": split.sentences, "label": [index[y] for y in split.labels]}
+                )
+                for name, split in task.splits.items()
+            }
+        )
+        self.data_loaded = True
+
+    cls = type(
+        mteb_task_name(task.name).replace(".", "_").replace("-", "_"),
+        (require("mteb.abstasks", _EXTRA, "MTEB tasks").AbsTaskClassification,),
+        {
+            "metadata": mteb_metadata(task),
+            "samples_per_label": samples_per_label or largest,
+            "n_experiments": n_experiments,
+            "load_data": load_data,
+            "__doc__": f"The sentprobe probing task {task.name} (content hash "
+            f"{task.content_hash()}).",
+        },
+    )
+    return cls()
+
+
+def to_mteb_tasks(
+    spec: str | Sequence[str] | Sequence[ProbingTask],
+    *,
+    samples_per_label: int | None = None,
+    n_experiments: int = 1,
+) -> list[Any]:
+    """The tasks ``spec`` names (anything ``-t`` takes, or loaded tasks) as MTEB tasks, for
+    ``mteb.evaluate(model, tasks)``."""
+    from sentprobe.datasets.builtin import resolve_tasks
+
+    if spec and not isinstance(spec, str) and isinstance(spec[0], ProbingTask):
+        tasks = [t for t in spec if isinstance(t, ProbingTask)]
+    else:
+        tasks = resolve_tasks(spec)  # type: ignore[arg-type]
+    return [
+        to_mteb_task(t, samples_per_label=samples_per_label, n_experiments=n_experiments)
+        for t in tasks
+    ]
+
+
+def probing_metadata() -> Any:
+    """The MTEB ``TaskMetadata`` that sentprobe passes to an MTEB model's ``encode`` when it
+    probes one (``-e mteb:NAME``): one for every task, so an instruction-tuned model gets the
+    same prompt (MTEB's classification default) on every task and cached vectors are shared."""
+    from sentprobe.datasets.task import Split, TaskMetadata
+
+    stand_in = ProbingTask(
+        TaskMetadata(name="probing", language="und", description="sentprobe probing"),
+        {"train": Split(["."], ["0"]), "test": Split(["."], ["0"])},
+    )
+    return mteb_metadata(stand_in, dataset_path="sentprobe/probing")
