@@ -11,6 +11,7 @@ file behind, and two writers never share a temporary name (``.tmp-<name>.<random
 from __future__ import annotations
 
 import bz2
+import errno
 import gzip
 import hashlib
 import io
@@ -21,11 +22,13 @@ import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from sentprobe.errors import DataError
+from sentprobe.errors import DataError, SentprobeError
 
 __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
+    "check_writable_dir",
+    "write_problem",
     "inside",
     "iter_lines",
     "open_binary",
@@ -122,6 +125,66 @@ def atomic_write_bytes(
 def atomic_write_text(path: str | Path, text: str) -> Path:
     """Write UTF-8 text with ``\\n`` line ends, replacing ``path`` only once complete."""
     return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+#: errno values that mean "no room": the fix is space, not another path.
+_NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+#: errno values that mean "not allowed to write here".
+_NOT_WRITABLE = {errno.EACCES, errno.EPERM, errno.EROFS}
+
+
+def _file_in_the_way(path: Path) -> Path | None:
+    """The nearest existing ancestor of ``path`` (or ``path`` itself) that is not a folder."""
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            return None if candidate.is_dir() else candidate
+    return None
+
+
+def write_problem(path: str | Path, exc: OSError, what: str, elsewhere: str = "path") -> str:
+    """One line saying why ``what`` at ``path`` could not be written, with the fix that fits
+    the cause: a file where a folder should be, no permission or a read-only file system, no
+    space; ``elsewhere`` names the option that picks another place."""
+    path = Path(path)
+    reason = exc.strerror or str(exc)
+    blocker = _file_in_the_way(path) if exc.errno in (errno.ENOTDIR, errno.EEXIST) else None
+    if blocker is not None:
+        return (
+            f"{path}: cannot write the {what}: {blocker} is a file, not a folder; choose "
+            f"another {elsewhere}"
+        )
+    if exc.errno in _NOT_WRITABLE:
+        hint = f"not writable; choose another {elsewhere} or fix the permissions"
+    elif exc.errno in _NO_SPACE:
+        hint = f"free space or choose another {elsewhere}"
+    else:
+        hint = f"choose another {elsewhere}"
+    return f"{path}: cannot write the {what} ({reason}): {hint}"
+
+
+def check_writable_dir(
+    folder: str | Path, what: str, elsewhere: str = "path", target: str | Path | None = None
+) -> Path:
+    """Make ``folder`` (and its parents) and check a file can be created in it, so an output
+    that cannot be written fails before any work, not after it. A one-line SentprobeError
+    (``write_problem``, naming ``target``, the file to be written there, else ``folder``)
+    otherwise; the probe file is anonymous and never left behind."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder, prefix=".tmp-probe."):
+            pass
+    except OSError as e:
+        named = folder if target is None else Path(target)
+        if e.errno in (errno.ENOTDIR, errno.EEXIST):  # find the file from the folder
+            blocker = _file_in_the_way(folder)
+            if blocker is not None:
+                raise SentprobeError(
+                    f"{named}: cannot write the {what}: {blocker} is a file, not a folder; "
+                    f"choose another {elsewhere}"
+                ) from None
+        raise SentprobeError(write_problem(named, e, what, elsewhere)) from None
+    return folder
 
 
 def inside(root: str | Path, name: str | Path, source: str | Path | None = None) -> Path:

@@ -24,7 +24,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,12 +123,14 @@ class Case:
     code: int
     expect: list[str]
     #: optional set-up before the command: (working dir, monkeypatch)
-    setup: Callable[[Path, pytest.MonkeyPatch], None] | None = None
+    setup: Callable[[Path, pytest.MonkeyPatch], object] | None = None
     #: result rows the store may hold afterwards (None: the store must not exist)
     rows: int | None = None
     marks: list = field(default_factory=list)
     #: where the message is: stderr, or stdout for audit (a load error is one of its findings)
     stream: str = "stderr"
+    #: a further check of the working dir afterwards (e.g. that a file was not changed)
+    after: Callable[[Path], None] | None = None
 
 
 def _unreadable(d: Path, mp: pytest.MonkeyPatch) -> None:
@@ -178,6 +180,85 @@ def _crosslang_store(d: Path, mp: pytest.MonkeyPatch) -> None:
     res = CliRunner().invoke(app, run("-e", "enc.py:encode"), catch_exceptions=False)
     assert res.exit_code == 0, res.stderr
     (d / "out" / "t.md").unlink()
+
+
+def _stored_units(path: Path, n: int) -> dict:
+    """A results store of ``n`` units, each with its test predictions; key -> record."""
+    from sentprobe.evaluation.predictions import Predictions
+    from sentprobe.evaluation.store import ResultRecord, ResultsStore
+
+    units = {}
+    with ResultsStore(path) as store:
+        for i in range(n):
+            record = ResultRecord(
+                encoder=f"enc{i % 7}", encoder_fingerprint=f"fp{i % 7}", task=f"task{i}",
+                task_source="synthetic", task_hash=f"h{i}", category="other", language="en",
+                seed=0, probe="logreg", selection="dev", config={"C": 1.0}, dev_score=0.5,
+                test_score=i / n, n_train=10, n_dev=2, n_test=4, n_classes=2, dim=8,
+            )  # fmt: skip
+            store.add(record, f"k{i}", Predictions.from_labels("abab", "abba"))
+            units[f"k{i}"] = record
+    return units
+
+
+def _halved_store(d: Path, mp: pytest.MonkeyPatch | None) -> dict:
+    """full.sqlite, a results store of 300 units, and half.sqlite, a copy of it cut to half
+    its size (a copy or a disk that stopped); the units by key."""
+    units = _stored_units(d / "full.sqlite", 300)
+    data = (d / "full.sqlite").read_bytes()
+    (d / "half.sqlite").write_bytes(data[: len(data) // 2])
+    (d / "before.bytes").write_bytes(data[: len(data) // 2])
+    return units
+
+
+def _read_only_store(d: Path, mp: pytest.MonkeyPatch) -> None:
+    """A finished run's store in a folder nobody may write: by permissions, or (as root, who
+    writes anyway) by making the folder immutable (``chattr +i``), undone at teardown."""
+    _crosslang_store(d, mp)
+    folder = d / "out"
+    for name in ("r.sqlite-wal", "r.sqlite-shm"):  # as a clean close leaves it
+        (folder / name).unlink(missing_ok=True)
+    (d / "before.bytes").write_bytes((folder / "r.sqlite").read_bytes())
+    _make_read_only(folder, mp)
+
+
+def _make_read_only(folder: Path, mp: pytest.MonkeyPatch) -> None:
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+    else:
+        done = subprocess.run(["chattr", "+i", str(folder)], capture_output=True, text=True)
+        if done.returncode != 0:
+            pytest.skip(f"running as root, and chattr +i fails here: {done.stderr.strip()}")
+    _READ_ONLY.append(folder)
+
+
+#: Folders a case made read-only; ``_writable_again`` undoes it (before the checks and at
+#: teardown, since pytest must be able to delete them).
+_READ_ONLY: list[Path] = []
+
+
+def _writable_again() -> None:
+    while _READ_ONLY:
+        folder = _READ_ONLY.pop()
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        else:
+            folder.chmod(0o755)
+
+
+def _unchanged(name: str) -> Callable[[Path], None]:
+    """After the command: the file ``name`` holds exactly what it held before (before.bytes)."""
+
+    def check(d: Path) -> None:
+        assert (d / name).read_bytes() == (d / "before.bytes").read_bytes()
+
+    return check
+
+
+def _hf_dir_without_config(d: Path, mp: pytest.MonkeyPatch) -> None:
+    """A model folder with weights but no config.json."""
+    (d / "weights").mkdir()
+    (d / "weights" / "model.safetensors").write_bytes(b"weights")
 
 
 CASES = [
@@ -332,6 +413,13 @@ CASES = [
         ),  # fmt: skip
         rows=0,
     ),
+    Case(
+        "encoder-dir-without-config",
+        run("-e", "hf:weights"),
+        1,
+        ["weights: no config.json in weights"],
+        setup=_hf_dir_without_config,
+    ),
     # stores and caches
     Case(
         "store-not-sqlite",
@@ -340,6 +428,45 @@ CASES = [
         ["garbage.sqlite: not a sentprobe results file"],
     ),
     Case("store-newer-schema", ["report", "--results", "newer.sqlite"], 1, ["schema version 99"]),
+    Case(
+        "store-damaged",
+        ["report", "--results", "half.sqlite"],
+        1,
+        ["half.sqlite: damaged results store", "`sentprobe salvage half.sqlite NEW.sqlite`"],
+        setup=_halved_store,
+        after=_unchanged("half.sqlite"),
+    ),
+    Case(
+        "store-read-only-folder-report",
+        ["report", "--results", "out/r.sqlite", "-f", "csv"],
+        0,
+        ["encode,50.0"],
+        setup=_read_only_store,
+        rows=1,
+        after=_unchanged("out/r.sqlite"),
+        stream="stdout",
+    ),
+    Case(
+        "store-read-only-folder-run",
+        run("-e", "enc.py:encode"),
+        1,
+        ["out/r.sqlite: cannot write the results store", "not writable", "--results"],
+        setup=_read_only_store,
+        rows=1,
+        after=_unchanged("out/r.sqlite"),
+    ),
+    Case(
+        "store-cache-under-a-file",
+        run("-e", "enc.py:encode", "--baselines", "majority", "--cache-dir", "afile/cache"),
+        1,
+        ["afile/cache: cannot write the embedding cache", "afile is a file, not a folder"],
+    ),
+    Case(
+        "store-results-under-a-file",
+        run("-e", "enc.py:encode", "--results", "afile/r.sqlite"),
+        1,
+        ["afile/r.sqlite: cannot write the results store", "afile is a file, not a folder"],
+    ),
     Case(
         "store-readonly-cache",
         run("-e", "enc.py:encode"),
@@ -376,14 +503,15 @@ CASES = [
 
 
 @pytest.fixture
-def workdir(tmp_path, monkeypatch) -> Path:
+def workdir(tmp_path, monkeypatch) -> Iterator[Path]:
     """A working directory whose path is over 80 characters (messages must not wrap)."""
     d = tmp_path / ("a-directory-with-a-long-name-" * 3)
     d.mkdir()
     assert len(str(d)) > 80
     _files(d)
     monkeypatch.chdir(d)
-    return d
+    yield d
+    _writable_again()
 
 
 def _leftovers(d: Path) -> list[str]:
@@ -400,6 +528,7 @@ def test_fault(case: Case, workdir: Path, monkeypatch) -> None:
     if case.setup:
         case.setup(workdir, monkeypatch)
     res = CliRunner().invoke(app, case.args, prog_name="sentprobe")
+    _writable_again()
     err = res.stderr
     assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
     assert "Traceback" not in err
@@ -419,6 +548,8 @@ def test_fault(case: Case, workdir: Path, monkeypatch) -> None:
         assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == case.rows
         con.close()
+    if case.after:
+        case.after(workdir)
 
 
 def test_messages_never_wrap_with_a_long_path(workdir: Path) -> None:
@@ -443,6 +574,48 @@ def test_reliability_doc_lists_every_case() -> None:
     for ref in tests:
         path, name = ref.split("::")
         assert f"def {name}(" in (ROOT / path).read_text(encoding="utf-8"), ref
+
+
+def test_damaged_store_is_salvaged(workdir: Path) -> None:
+    """Case 1's way out: ``sentprobe salvage`` copies every unit that still reads back whole
+    (with its predictions) into a new store, reads the damaged one only, and writes nothing
+    when nothing can be read or the new store's path is taken."""
+    from sentprobe.evaluation.predictions import Predictions
+    from sentprobe.evaluation.store import ResultsStore
+
+    units = _halved_store(workdir, None)
+    damaged = (workdir / "half.sqlite").read_bytes()
+    expected = Predictions.from_labels("abab", "abba")
+    for source, new in (("full.sqlite", "all.sqlite"), ("half.sqlite", "new.sqlite")):
+        res = CliRunner().invoke(app, ["salvage", source, new])
+        assert res.exit_code == 0, res.stderr
+        said = re.fullmatch(
+            rf"salvaged (\d+) results \((\d+) with predictions\) into {new}; \d+ rows found "
+            r"but unreadable\n",
+            res.stderr,
+        )
+        assert said, res.stderr
+        with ResultsStore(new, readonly=True) as store:
+            keys = list(store.to_frame()["key"])
+            records = store.records()
+            kept = store.predictions_for(keys)
+        assert len(records) == int(said[1]) and len(kept) == int(said[2])
+        assert all(units[k] == r for k, r in zip(keys, records, strict=True))
+        assert all(p.labels == expected.labels and (p.pred == expected.pred).all()
+                   for p in kept.values())  # fmt: skip
+        if source == "full.sqlite":  # an undamaged store: everything, in the same order
+            assert keys == list(units) and len(kept) == 300
+        else:
+            assert 0 < len(records) < 300
+    assert (workdir / "half.sqlite").read_bytes() == damaged
+    # the new store's path is taken: refused, that file untouched
+    res = CliRunner().invoke(app, ["salvage", "half.sqlite", "afile"])
+    assert res.exit_code == 1 and "afile: already exists" in res.stderr
+    assert (workdir / "afile").read_text() == "a file, not a directory\n"
+    # nothing readable: refused, nothing written
+    res = CliRunner().invoke(app, ["salvage", "garbage.sqlite", "none.sqlite"])
+    assert res.exit_code == 1 and res.stderr.startswith("error: garbage.sqlite: ")
+    assert not list(workdir.glob("none.sqlite*"))
 
 
 # ---------------------------------------------------------------------------- real processes

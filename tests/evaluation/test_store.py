@@ -1,6 +1,7 @@
 import multiprocessing
 import os
 import sqlite3
+import subprocess
 import sys
 
 import numpy as np
@@ -89,13 +90,30 @@ def test_readonly_open_takes_no_write_lock(tmp_path):
         writer.close()
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only files")
 def test_readonly_open_reads_a_read_only_file(tmp_path):
-    path = tmp_path / "r.sqlite"
+    """A WAL store in a folder nobody may write (no ``-shm`` can be made there) still reads;
+    as root, who writes anyway, the folder is made immutable (``chattr +i``) instead."""
+    folder = tmp_path / "ro"
+    path = folder / "r.sqlite"
     rec = _stored(path)
+    assert not path.with_name("r.sqlite-shm").exists()  # a clean close removed it
+    before = path.read_bytes()
     path.chmod(0o444)
-    with ResultsStore(path, readonly=True) as store:
-        assert store.records() == [rec]
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+    elif subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode:
+        pytest.skip("running as root, and chattr +i fails on this file system")
+    try:
+        assert not os.access(folder, os.W_OK) or os.geteuid() == 0
+        with ResultsStore(path, readonly=True) as store:
+            assert store.records() == [rec]
+        with pytest.raises(SentprobeError, match="cannot write the results store"):
+            ResultsStore(path)
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        folder.chmod(0o755)
+    assert path.read_bytes() == before and sorted(os.listdir(folder)) == ["r.sqlite"]
 
 
 def test_readonly_open_creates_nothing(tmp_path):

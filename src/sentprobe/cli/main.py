@@ -118,12 +118,13 @@ from sentprobe.cli.label import label  # noqa: E402
 from sentprobe.cli.listing import encoders, tasks  # noqa: E402
 from sentprobe.cli.report import crosslang, report  # noqa: E402
 from sentprobe.cli.run import run  # noqa: E402
+from sentprobe.cli.salvage import salvage  # noqa: E402
 from sentprobe.cli.train import train  # noqa: E402
 
 # In this order in ``sentprobe --help``.
 for _command in (
     run, report, compare, tasks, encoders, audit, crosslang, correlate, build, label, train,
-    export,
+    export, salvage,
 ):  # fmt: skip
     app.command()(_command)
 for _dashed in (map_words, map_encoder):  # map-words, map-encoder

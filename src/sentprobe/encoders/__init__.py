@@ -186,6 +186,11 @@ def get_encoder(spec: str = DEFAULT_ENCODER, **options: Any) -> Encoder:
         from .custom import load_user_encoder
 
         return _build(spec, lambda batch_size=None: load_user_encoder(spec, batch_size), options)
+    if path.is_dir():  # a model directory without its config: say so, not "unknown encoder"
+        raise SentprobeError(
+            f"{path}: no config.json in {path} (a Hugging Face model directory holds "
+            "config.json beside its weights)"
+        )
     close = difflib.get_close_matches(spec, encoders.names(), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise SentprobeError(

@@ -22,6 +22,7 @@ import numpy as np
 
 from sentprobe.encoders.base import Encoder
 from sentprobe.encoders.shards import (
+    CACHE_ELSEWHERE,
     KEY_BYTES,
     META_FILE,
     CacheWarning,
@@ -31,6 +32,7 @@ from sentprobe.encoders.shards import (
     sentence_key,
 )
 from sentprobe.errors import SentprobeError
+from sentprobe.io import check_writable_dir
 from sentprobe.progress import tqdm
 
 #: Flush early for wide (e.g. all-layers) vectors: what is encoded but not yet written, and
@@ -205,6 +207,13 @@ class EmbeddingCache:
         self.flush_seconds = _flush_seconds(flush_seconds)
         self.last_encoded = 0
         self._dirs: dict[str, EncoderDir] = {}
+
+    def check_writable(self) -> None:
+        """Make the cache folder and check a shard can be written there, so a cache that
+        cannot take vectors (a file in its path, a read-only folder) fails before any
+        result is computed rather than at the first flush."""
+        if self.root is not None:
+            check_writable_dir(self.root, "embedding cache", CACHE_ELSEWHERE)
 
     def _dir(self, fingerprint: str) -> EncoderDir | None:
         if self.root is None:

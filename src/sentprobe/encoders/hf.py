@@ -165,10 +165,11 @@ def _is_sha(s: str) -> bool:
 
 
 def _load_error(model: str | Path, e: Exception) -> SentprobeError:
+    problem = " ".join(str(e).split())  # transformers' messages span lines; ours is one
     return SentprobeError(
-        f"could not load model {str(model)!r}: {type(e).__name__}: {e}\n"
-        "Give a local directory with config.json or a Hugging Face hub name "
-        "(downloads need internet or a filled HF cache)."
+        f"could not load model {str(model)!r}: {type(e).__name__}: {problem}; give a local "
+        "directory with config.json or a Hugging Face hub name (downloads need internet or a "
+        "filled HF cache)"
     )
 
 
@@ -203,6 +204,13 @@ class HFEncoder(Encoder):
             layer = int(layer)
         if not (isinstance(layer, int) or layer in ("last", "all")):
             raise SentprobeError(f"layer must be an int, 'last' or 'all', not {layer!r}")
+        local = Path(model).expanduser()
+        if local.is_dir() and not (local / "config.json").is_file():
+            # transformers would go on to a multi-line tokenizer or hub error
+            raise SentprobeError(
+                f"{local}: no config.json in {local} (a Hugging Face model directory holds "
+                "config.json beside its weights)"
+            )
         self.model_name = str(model)
         self.layer = layer
         self.pooling = pooling

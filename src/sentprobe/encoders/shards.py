@@ -39,13 +39,15 @@ from pathlib import Path
 import numpy as np
 
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.io import atomic_write_bytes
+from sentprobe.io import atomic_write_bytes, write_problem
 
 MAGIC = b"SPSHARD1\n"
 KEY_BYTES = 16
 ROW_BITS = 32
 SHARD_SUFFIX = ".shard"
 META_FILE = "meta.json"
+#: How a user points the cache elsewhere (named in write errors).
+CACHE_ELSEWHERE = "--cache-dir / $SENTPROBE_CACHE"
 
 
 class CacheWarning(UserWarning):
@@ -277,11 +279,8 @@ class EncoderDir:
         try:
             self._write(keys, vectors, meta)
         except OSError as e:
-            raise SentprobeError(
-                f"{self.path}: cannot write the embedding cache ({e.strerror or e}); free "
-                "space or choose another --cache-dir / $SENTPROBE_CACHE (what was stored "
-                "before is intact)"
-            ) from None
+            problem = write_problem(self.path, e, "embedding cache", CACHE_ELSEWHERE)
+            raise SentprobeError(f"{problem} (what was stored before is intact)") from None
 
     def _write(self, keys: Sequence[bytes], vectors: np.ndarray, meta: dict) -> None:
         self.path.mkdir(parents=True, exist_ok=True)

@@ -45,6 +45,7 @@ from sentprobe.evaluation.folds import (
 )
 from sentprobe.evaluation.predictions import Predictions
 from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
+from sentprobe.io import check_writable_dir
 from sentprobe.probes import make_probe
 from sentprobe.progress import tqdm
 from sentprobe.registry import Baseline
@@ -544,8 +545,9 @@ def run(
         make_probe(probe, "check")  # an unknown probe name fails before anything is written
     pairs = load_nli_pairs(nli_train) if nli_train is not None else None
 
-    Path(results).parent.mkdir(parents=True, exist_ok=True)
+    check_writable_dir(Path(results).parent, "results store", "--results", results)
     cache = EmbeddingCache(cache_dir if cache_dir is not None else default_cache_dir())
+    cache.check_writable()
     with ResultsStore(results) as store:
         runner = Runner(
             task_list,

@@ -25,6 +25,7 @@ import pandas as pd
 
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions, decode, encode
+from sentprobe.io import check_writable_dir, write_problem
 
 SCHEMA_VERSION = 2
 #: Older versions this sentprobe reads (and upgrades when it writes).
@@ -102,34 +103,77 @@ class ResultsStore:
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         """Open (or create) the store at ``path``; ``readonly`` opens an existing one for
-        reading only, so a store on read-only media or without write permission can be
-        reported on (no write lock is taken, nothing is created)."""
+        reading only, so a store on read-only media or in a folder without write permission
+        can be reported on (no write lock is taken, nothing is created). Opened for writing,
+        the folder and the file are checked first: one that cannot be written fails here,
+        before any work, with the reason (a file in the way, permissions, space)."""
         self.path = Path(path)
         self.readonly = readonly
         if self.path.is_dir():
             raise SentprobeError(f"{self.path}: results store path is a directory")
         if readonly and not self.path.is_file():
             raise SentprobeError(f"{self.path}: no results store here")
-        if not readonly:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            # isolation_level=None: transactions are ours (BEGIN IMMEDIATE in _setup), not the
-            # sqlite3 module's implicit ones, which commit a CREATE TABLE on its own.
-            target = f"{self.path.resolve().as_uri()}?mode=ro" if readonly else self.path
-            self._db = sqlite3.connect(target, timeout=30.0, isolation_level=None, uri=readonly)
-        except sqlite3.Error as e:
-            raise SentprobeError(f"{self.path}: cannot open results file ({e})") from None
-        try:
+            self._db = self._connect_readonly() if readonly else self._connect()
             if readonly:
                 self._check_schema()
             else:
                 self._setup()
         except sqlite3.DatabaseError as e:
-            self._db.close()
-            raise SentprobeError(f"{self.path}: not a sentprobe results file ({e})") from None
+            if hasattr(self, "_db"):
+                self._db.close()
+            raise self._error(e) from None
         except SentprobeError:
-            self._db.close()
+            if hasattr(self, "_db"):
+                self._db.close()
             raise
+
+    def _connect(self) -> sqlite3.Connection:
+        """A writing connection, once the folder (SQLite creates ``-wal``/``-shm`` files
+        beside the store) and the file itself are known to be writable."""
+        check_writable_dir(self.path.parent, "results store", "--results", self.path)
+        if self.path.exists():
+            try:
+                with open(self.path, "r+b"):
+                    pass
+            except OSError as e:
+                raise SentprobeError(
+                    write_problem(self.path, e, "results store", "--results")
+                ) from None
+        # isolation_level=None: transactions are ours (BEGIN IMMEDIATE in _setup), not the
+        # sqlite3 module's implicit ones, which commit a CREATE TABLE on its own.
+        return sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+
+    def _connect_readonly(self) -> sqlite3.Connection:
+        """``mode=ro``; in a read-only folder, a WAL store whose ``-shm`` file is gone cannot
+        be opened that way, so it is opened ``immutable`` (safe then: with no ``-wal`` file
+        there is nothing outside the main file, and no writer can start in that folder)."""
+        uri = self.path.resolve().as_uri()
+        db = sqlite3.connect(f"{uri}?mode=ro", timeout=30.0, isolation_level=None, uri=True)
+        try:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError as e:
+            wal = self.path.with_name(self.path.name + "-wal")
+            if getattr(e, "sqlite_errorname", "") != "SQLITE_CANTOPEN" or wal.exists():
+                db.close()
+                raise
+            db.close()
+            db = sqlite3.connect(f"{uri}?immutable=1", isolation_level=None, uri=True)
+        return db
+
+    def _error(self, e: sqlite3.Error) -> SentprobeError:
+        """The one-line error for an SQLite failure: damaged (with how to salvage what is
+        readable), not writable, or not a results file at all."""
+        name = getattr(e, "sqlite_errorname", "")
+        if name.startswith("SQLITE_CORRUPT"):
+            return SentprobeError(
+                f"{self.path}: damaged results store ({e}); `sentprobe salvage {self.path} "
+                "NEW.sqlite` copies the results that can still be read into a new store"
+            )
+        if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_FULL", "SQLITE_IOERR")):
+            verb = "read" if self.readonly else "write"
+            return SentprobeError(f"{self.path}: cannot {verb} the results store ({e})")
+        return SentprobeError(f"{self.path}: not a sentprobe results file ({e})")
 
     def _check_schema(self) -> None:
         """The read-only open's check: a sentprobe results file of this schema version."""
@@ -205,6 +249,8 @@ class ResultsStore:
         try:
             return self._db.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as e:
+            if getattr(e, "sqlite_errorname", "").startswith("SQLITE_CORRUPT"):
+                raise self._error(e) from None
             raise SentprobeError(f"{self.path}: cannot read results ({e})") from None
 
     def has(self, key: str) -> bool:
@@ -244,6 +290,8 @@ class ResultsStore:
                     db.execute("ROLLBACK")
                 raise
         except sqlite3.DatabaseError as e:
+            if getattr(e, "sqlite_errorname", "").startswith("SQLITE_CORRUPT"):
+                raise self._error(e) from None
             raise SentprobeError(f"{self.path}: cannot write result ({e})") from None
 
     def predictions(self, key: str) -> Predictions | None:
