@@ -32,7 +32,7 @@ from sentprobe.encoders.shards import (
     sentence_key,
 )
 from sentprobe.errors import SentprobeError
-from sentprobe.io import check_writable_dir
+from sentprobe.io import check_writable_dir, inside
 from sentprobe.progress import tqdm
 
 #: Flush early for wide (e.g. all-layers) vectors: what is encoded but not yet written, and
@@ -219,7 +219,8 @@ class EmbeddingCache:
         if self.root is None:
             return None
         if fingerprint not in self._dirs:
-            path = self.root / fingerprint_dirname(fingerprint)
+            # a folder of someone else's cache that links elsewhere is refused, not written
+            path = inside(self.root, fingerprint_dirname(fingerprint))
             self._dirs[fingerprint] = EncoderDir(path, fingerprint)
         store = self._dirs[fingerprint]
         store.refresh()
@@ -391,7 +392,9 @@ class EmbeddingCache:
     def _fingerprint_dirs(self) -> list[Path]:
         if self.root is None or not self.root.is_dir():
             return []
-        return sorted(p for p in self.root.iterdir() if (p / META_FILE).is_file())
+        return sorted(
+            inside(self.root, p.name) for p in self.root.iterdir() if (p / META_FILE).is_file()
+        )
 
     def info(self) -> list[CacheInfo]:
         """One entry per cached encoder: fingerprint, distinct sentences, bytes on disk."""
@@ -425,7 +428,7 @@ class EmbeddingCache:
         if self.root is None:
             return 0
         if fingerprint is not None:
-            paths = [self.root / fingerprint_dirname(fingerprint)]
+            paths = [inside(self.root, fingerprint_dirname(fingerprint))]
             paths = [p for p in paths if p.is_dir()]
         else:
             paths = self._fingerprint_dirs()
