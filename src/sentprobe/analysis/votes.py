@@ -12,6 +12,9 @@ items the votes support, and report agreement like the paper's Table 3.
   sense". An item with any "does not make sense" vote is dropped; votes map 5, 4 ->
   entailment, 3 -> neutral, 2, 1 -> contradiction, and the strict majority is the label.
 - Items without a strict majority are dropped.
+- In Prep, Comp, Quant and Spatial (items in original/mutated pairs) a pair whose two members
+  end with the same label is dropped, as the release keeps only mutations that change the
+  label.
 
 Agreement (Table 3): pairwise agreement of the votes (``Agree``), the share of unanimous items
 (``Unan.``) and the share of votes equal to the final label (``Accuracy``), on the final
@@ -236,6 +239,32 @@ def _balance(kept: list[tuple[dict, dict, bool]], rng: np.random.Generator) -> l
     return out
 
 
+#: NLI sets whose items come in (original, mutated) pairs of one ``tuple_id``: the release
+#: keeps a pair only when its two members' labels differ (all 179 Prep pairs, and every Comp,
+#: Quant and Spatial pair; not Negation, whose 16 patterns include label-keeping ones).
+LABEL_MUST_CHANGE = frozenset(
+    {"nli-prepositions", "nli-comparatives", "nli-quantification", "nli-spatial"}
+)
+
+
+def _label_changed(kept: list[tuple[dict, dict, bool]], outcome: SetOutcome) -> list:
+    """``kept`` without the pairs (two kept items of one ``tuple_id``) whose final labels are
+    equal: a mutation that did not change the label does not test the function word."""
+    by_tuple: dict[object, list[int]] = defaultdict(list)
+    for k, (_, meta, _) in enumerate(kept):
+        tuple_id = meta.get("misc", {}).get("tuple_id")
+        if tuple_id is not None:
+            by_tuple[tuple_id].append(k)
+    drop = {
+        k
+        for ks in by_tuple.values()
+        if len(ks) == 2 and kept[ks[0]][0]["label"] == kept[ks[1]][0]["label"]
+        for k in ks
+    }
+    outcome.reasons["dropped: the mutation did not change the label"] = len(drop)
+    return [entry for k, entry in enumerate(kept) if k not in drop]
+
+
 def judge_set(
     name: str, items: dict[str, tuple[dict, dict]], votes: dict[str, list[str]], seed: int
 ) -> SetOutcome:
@@ -262,6 +291,8 @@ def judge_set(
             misc["expected_label_before_votes"] = data["label"]
         new_meta = {**meta, "creation-approach": "crowdsource", "misc": misc}
         kept.append((new_data, new_meta, len(set(labels)) == 1))
+    if name in LABEL_MUST_CHANGE:
+        kept = _label_changed(kept, outcome)
     rng = np.random.default_rng(seed)
     if not nli:
         before = len(kept)

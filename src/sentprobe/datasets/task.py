@@ -55,6 +55,9 @@ class TaskMetadata:
     #: baselines (``sentprobe.registry.baselines`` names) that ``--baselines default`` adds
     #: for this task: the controls its paper reports
     baselines: tuple[str, ...] = ()
+    #: items whose label is a generator's rule, not an annotator's judgment (generated NLI
+    #: sets before ``sentprobe annotate``): ``sentprobe run`` scores them only when asked to
+    heuristic_labels: int = 0
 
     @property
     def expects_no_surface_cue(self) -> bool:

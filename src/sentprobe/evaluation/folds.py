@@ -33,6 +33,7 @@ import numpy as np
 
 from sentprobe.datasets.loaders.nli import NLIPairs
 from sentprobe.datasets.task import ProbingTask, Split
+from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions
 from sentprobe.io import atomic_write_bytes
 from sentprobe.probes import MLPProbe
@@ -148,6 +149,26 @@ class Outcome:
         }
 
 
+def _heuristic(task: ProbingTask) -> dict[str, int]:
+    """``extra`` of a unit scored on heuristic labels (tables mark its cell)."""
+    n = task.metadata.heuristic_labels
+    return {"heuristic_labels": n} if n else {}
+
+
+def check_heuristic_labels(tasks: Sequence[ProbingTask], allow: bool) -> None:
+    """Refuse to score items whose labels are a generator's unverified rule (generated NLI
+    sets before annotation) unless ``allow`` (``run --allow-heuristic-labels``): a number on
+    them measures agreement with the rule, not with people."""
+    flagged = [t for t in tasks if t.metadata.heuristic_labels]
+    if flagged and not allow:
+        shown = ", ".join(f"{t.name} ({t.metadata.heuristic_labels})" for t in flagged)
+        raise SentprobeError(
+            f"items with heuristic labels, not annotators': {shown}; annotate them "
+            "(sentprobe annotate) or pass --allow-heuristic-labels to score them anyway "
+            "(their cells are marked)"
+        )
+
+
 def _dim(X: Any) -> int:
     return int(X.shape[1]) if isinstance(X, np.ndarray) else 0
 
@@ -191,7 +212,7 @@ def cross_validate(
         n_dev=round(float(np.mean([len(f["dev"]) if "dev" in f else 0 for f in folds]))),
         n_test=len(gold),
         dim=dim,
-        extra={"protocol": name, "fold_scores": scores},
+        extra={"protocol": name, "fold_scores": scores, **_heuristic(task)},
     )
 
 
@@ -262,5 +283,8 @@ def zero_shot(task: ProbingTask, lookup: Lookup, head: Any, pairs: NLIPairs) -> 
         n_dev=int(getattr(head, "n_head_dev_", 0)),
         n_test=len(items),
         dim=_dim(X),
-        extra={"protocol": ZERO_SHOT, "nli_train": str(pairs.path), "nli_train_sha": pairs.sha},
-    )
+        extra={
+            "protocol": ZERO_SHOT, "nli_train": str(pairs.path), "nli_train_sha": pairs.sha,
+            **_heuristic(task),
+        },
+    )  # fmt: skip

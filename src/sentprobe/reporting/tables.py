@@ -38,6 +38,7 @@ REQUIRED = ("encoder", "task", "probe", "seed")
 MISSING = "-"
 UNRESOLVED, OLD_TASK, NO_SEED = "†", "‡", "°"
 FOLD_SD, FALLBACK = "§", "¶"  # cross-validated tasks (evaluation/folds.py)
+HEURISTIC = "♯"  # scored on a generator's labels, not annotators' (run --allow-heuristic-labels)
 #: What each marker says; shown under the table whenever the marker appears in it.
 NOTES = {
     UNRESOLVED: "hub revision unresolved: the model's commit could not be found when it ran "
@@ -51,6 +52,8 @@ NOTES = {
     "restarts, ± is over those instead).",
     FALLBACK: "NLI set probed by 10-fold cross-validation within the set (no --nli-train): "
     "NOT the paper's protocol, which scores these sets zero-shot with an MNLI-trained head.",
+    HEURISTIC: "scored on labels a generator's rule assigned, not annotators' (run "
+    "--allow-heuristic-labels): agreement with the rule, not with human judgments.",
 }
 #: A cell's record keys -> its confidence interval (fractions), or None when it has none.
 IntervalFn = Callable[[Sequence[str]], tuple[float, float] | None]
@@ -231,6 +234,8 @@ def _fold_spread(summary: _Summary, df: pd.DataFrame, scale: float) -> None:
         if any(e.get("protocol") == "cv-fallback" for e in group):
             marks += FALLBACK
             summary.row_notes.setdefault(row, []).append(f"{column}: CV within the set")
+        if any(e.get("heuristic_labels") for e in group):
+            marks += HEURISTIC
         scores = group.iloc[0].get("fold_scores") if len(group) == 1 else None
         if scores and len(scores) > 1:
             spread = float(pd.Series(scores).std()) * scale
@@ -330,6 +335,7 @@ _TEX_MARKS = {
     NO_SEED: r"\circ",
     FOLD_SD: r"\S",
     FALLBACK: r"\P",
+    HEURISTIC: r"\sharp",
 }
 
 

@@ -22,6 +22,9 @@ set is given (items sharing a premise or an MNLI ``tuple_id`` kept in one part, 
 
 Any problem (malformed JSON, an item without metadata, an unknown label, a fold lacking a
 split) raises one DataError naming the file and the item's ``pair-id``; nothing is returned.
+Items of a generated NLI set marked ``expected_label: unverified`` (their rule is below 80 %
+agreement with the release) are for annotators only and are not loaded; those marked
+``heuristic`` are counted in ``TaskMetadata.heuristic_labels``.
 """
 
 from __future__ import annotations
@@ -238,6 +241,7 @@ def load_dnc_set(
     problems = Problems(data_file)
     seen: set[str] = set()
     sents, sents2, golds, groups, miscs, ids = [], [], [], [], [], []
+    unverified = heuristic = 0
     for item in items:
         pid = str(item["pair-id"])
         where = f"pair-id {pid}"
@@ -249,6 +253,11 @@ def load_dnc_set(
         if found is None:
             problems.add(None, f"{where}: no entry in {meta_file.name}")
             continue
+        expected = found["misc"].get("expected_label")
+        if expected == "unverified":  # written for annotators only: its rule is unverified
+            unverified += 1
+            continue
+        heuristic += expected == "heuristic"
         label = item.get("label")
         if label not in labels:
             problems.add(
@@ -275,6 +284,8 @@ def load_dnc_set(
         ids.append(pid)
     if not items:
         problems.add(None, "no items (an empty array)")
+    elif not ids and not len(problems):
+        problems.add(None, f"all {unverified} items are unverified (for annotation only)")
     problems.raise_if_any()
 
     assignments = _fold_assignments(miscs, ids, golds, sents, nli, meta_file, problems)
@@ -309,8 +320,19 @@ def load_dnc_set(
         format=info.format,
         probe=PROBE,
         baselines=BASELINES,
+        heuristic_labels=heuristic,
     )
     task = ProbingTask(metadata=metadata, splits=folds[0], folds=folds)
+    if unverified:
+        task.warnings.append(
+            f"{unverified} items not loaded: their labelling rule agrees with the release's "
+            "annotators on under 80 % of its items, so they await annotation (sentprobe annotate)"
+        )
+    if heuristic:
+        task.warnings.append(
+            f"{heuristic} of {len(ids)} items have a generator's heuristic label, not an "
+            "annotator's (sentprobe run scores them only with --allow-heuristic-labels)"
+        )
     task.warnings.extend(task_warnings(_joined(task) if second is not None else task))
     return task
 

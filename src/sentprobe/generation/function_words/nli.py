@@ -12,10 +12,13 @@
   explicitly negated ("neg"), lexically negated (the word swapped for its antonym, "lneg")
   or both ("lexpneg"), named ``<premise>-<hypothesis>`` as the release's ``task_desc``.
 
-Labels: the original pair keeps its label; a mutated pair gets a heuristic *expected* label
-(negating one side swaps entailment and contradiction, neutral stays; two negations of one
-side cancel; a preposition swap is expected neutral), recorded as such. The paper's labels
-come from annotators (``sentprobe annotate``), and so should a generated set's.
+Labels: the original pair keeps its label; a mutated pair gets its rule's label (negating one
+side swaps entailment and contradiction, neutral stays; two negations of one side cancel; a
+preposition swap is neutral) only when that rule reproduced the release's annotators on at
+least 80 % of its items (``RULE_AGREEMENT_FILE``, measured by
+``scripts/measure_nli_rules.py``), recorded as ``expected_label: heuristic``; otherwise the
+item is ``unverified``: written for annotation only, never scored. The paper's labels come
+from annotators (``sentprobe annotate``), and so should a generated set's.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -40,6 +44,13 @@ from .negation import antonym_positions, explicit_negation, is_negated, lexical_
 from .release import Item
 from .rules import Mutation, match_case
 
+#: The measured agreement of every labelling rule with the release's annotators
+#: (``scripts/measure_nli_rules.py`` writes it; docs/function-words.md shows it).
+RULE_AGREEMENT_FILE = (
+    Path(__file__).resolve().parents[2] / "datasets/data/kim2019_nli_rule_agreement.json"
+)
+#: A rule labels items only when it agrees with the release's annotators this often.
+MIN_RULE_AGREEMENT = 0.8
 LABELS = {"entailment": "entailment", "neutral": "neutral", "contradiction": "contradiction",
           "e": "entailment", "n": "neutral", "c": "contradiction"}  # fmt: skip
 FLIP = {"entailment": "contradiction", "contradiction": "entailment", "neutral": "neutral"}
@@ -116,6 +127,54 @@ def _item(pair: Pair, context: Sequence[str], hyp: Sequence[str], label: str, **
     return Item(" ".join(context), " ".join(hyp), label, corpus_sent_id=pair.pair_id, misc=misc)
 
 
+#: The four mutations of one sentence, in the release's names, and how many times each
+#: negates it (lexical + explicit cancel out).
+PATTERNS = {"unchanged": 0, "neg": 1, "lneg": 1, "lexpneg": 2}
+
+
+def rule_name(set_name: str, pattern: str = "") -> str:
+    """The labelling rule of a mutated item: one per set, one per pattern for negation."""
+    if set_name == "nli-negation":
+        return f"{set_name}:{pattern}"
+    return f"{set_name}:{'swap' if set_name == 'nli-prepositions' else 'negated-hypothesis'}"
+
+
+def rule_label(set_name: str, original: str, pattern: str = "") -> str:
+    """The rule's label for a mutated item of a pair labelled ``original``: a preposition swap
+    -> neutral; a negated hypothesis -> entailment and contradiction swapped; a negation
+    pattern -> swapped once per negation of either side (lexical + explicit cancel)."""
+    if set_name == "nli-prepositions":
+        return "neutral"
+    if set_name == "nli-negation":
+        premise, hypothesis = pattern.split("-")
+        flips = PATTERNS[premise] + PATTERNS[hypothesis]
+        return original if flips % 2 == 0 else FLIP[original]
+    return FLIP[original]
+
+
+@lru_cache(maxsize=4)
+def rule_agreement(path: Path = RULE_AGREEMENT_FILE) -> dict[str, dict[str, Any]]:
+    """Rule name -> {n, agree, share, ...} as measured on the release (empty if unmeasured)."""
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text("utf-8"))["rules"]
+
+
+def rule_verified(name: str, table: dict[str, dict[str, Any]] | None = None) -> bool:
+    """Whether rule ``name`` may label items: it reproduced the release's annotators on at
+    least ``MIN_RULE_AGREEMENT`` of that rule's items (an unmeasured rule may not)."""
+    entry = (rule_agreement() if table is None else table).get(name)
+    return entry is not None and entry["share"] >= MIN_RULE_AGREEMENT
+
+
+def _mutated_label(set_name: str, original: str, pattern: str = "") -> tuple[str, str]:
+    """(label, expected_label) of a mutated item: the rule's label, recorded as "heuristic"
+    when the rule is verified, else as "unverified" (written for annotation only: the loader
+    does not score it, and its label field just holds the rule's guess)."""
+    verified = rule_verified(rule_name(set_name, pattern))
+    return rule_label(set_name, original, pattern), "heuristic" if verified else "unverified"
+
+
 @dataclass
 class NLISet:
     """An NLI set: ``size`` = items at most (None: all the input supports)."""
@@ -184,11 +243,12 @@ class Prepositions(NLISet):
         )  # fmt: skip
         stats[f"swapped: {prep}"] += 1
         hyp = " ".join(tokens)
+        label, expected = _mutated_label(self.name, pair.label)
         return [
             _item(pair, pair.premise.tokens, pair.hypothesis.tokens, pair.label,
                   task_desc=prep, category="prepswap", original=True),
-            _item(pair, pair.premise.tokens, mutated, "neutral", task_desc=prep,
-                  category="prepswap", original=False, expected_label="heuristic",
+            _item(pair, pair.premise.tokens, mutated, label, task_desc=prep,
+                  category="prepswap", original=False, expected_label=expected,
                   mutation={**mutation.to_json(), "original": hyp}),
         ]  # fmt: skip
 
@@ -230,11 +290,12 @@ class NegatedHypothesis(NLISet):
         tokens, mutation = negated
         stats[f"sub-type: {sub}"] += 1
         hyp = " ".join(pair.hypothesis.tokens)
+        label, expected = _mutated_label(self.name, pair.label)
         return [
             _item(pair, pair.premise.tokens, pair.hypothesis.tokens, pair.label,
                   task_desc=sub, category=self.category, original=True),
-            _item(pair, pair.premise.tokens, tokens, FLIP[pair.label], task_desc=sub,
-                  category=self.category, original=False, expected_label="heuristic",
+            _item(pair, pair.premise.tokens, tokens, label, task_desc=sub,
+                  category=self.category, original=False, expected_label=expected,
                   mutation={**mutation.to_json(), "original": hyp}),
         ]  # fmt: skip
 
@@ -255,11 +316,6 @@ class Quantification(NegatedHypothesis):
 class Spatial(NegatedHypothesis):
     name: ClassVar[str] = "nli-spatial"
     table: ClassVar[dict[str, tuple[str, ...]]] = SPATIAL
-
-
-#: The four mutations of one sentence, in the release's names, and how many times each
-#: negates it (lexical + explicit cancel out).
-PATTERNS = {"unchanged": 0, "neg": 1, "lneg": 1, "lexpneg": 2}
 
 
 def _negation_forms(
@@ -318,13 +374,16 @@ class Negation(NLISet):
         items = []
         for p_name, (p_tokens, p_mut) in p_forms.items():
             for h_name, (h_tokens, h_mut) in h_forms.items():
-                flips = PATTERNS[p_name] + PATTERNS[h_name]
-                label = pair.label if flips % 2 == 0 else FLIP[pair.label]
+                pattern = f"{p_name}-{h_name}"
+                if pattern == "unchanged-unchanged":
+                    label, expected = pair.label, "original"
+                else:
+                    label, expected = _mutated_label(self.name, pair.label, pattern)
                 items.append(
                     _item(
-                        pair, p_tokens, h_tokens, label, task_desc=f"{p_name}-{h_name}",
-                        category="negation", original=p_name == h_name == "unchanged",
-                        expected_label="original" if flips == 0 else "heuristic",
+                        pair, p_tokens, h_tokens, label, task_desc=pattern,
+                        category="negation", original=pattern == "unchanged-unchanged",
+                        expected_label=expected,
                         antonyms=[a, b],
                         mutation={"premise": p_mut, "hypothesis": h_mut,
                                   "original": list(pair.text())},
