@@ -1,5 +1,5 @@
-"""sentprobe.io.file_sha256: content hashes that ignore compression, and corrupt input as a
-DataError (a one-line message), never a raw EOFError."""
+"""sentprobe.io: content hashes that ignore compression, corrupt input as a DataError (a
+one-line message), never a raw EOFError; the CSV reader of user-written tables."""
 
 from __future__ import annotations
 
@@ -27,3 +27,42 @@ def test_truncated_gzip_is_a_data_error_naming_the_file(tmp_path):
     with pytest.raises(DataError, match="corrupt compressed data") as info:
         file_sha256(path)
     assert str(path) in str(info.value)
+
+
+def test_csv_table_reads_what_a_spreadsheet_saves(tmp_path):
+    """A byte-order mark, spaces and capitals in the header, CRLF, blank lines and a quoted
+    value spanning lines: read as plain CSV, each row numbered by the line it starts on."""
+    from sentprobe.io import read_csv_table
+
+    path = tmp_path / "sheet.csv"
+    path.write_bytes(
+        b'\xef\xbb\xbf Encoder , task ,score \r\n\r\na , STS,0.5\r\n"b\nc",STS,0.6\r\nd,X,1\r\n'
+    )
+    rows = read_csv_table(path, ("encoder", "task", "score"))
+    assert rows == [
+        (3, {"encoder": "a", "task": "STS", "score": "0.5"}),
+        (4, {"encoder": "b\nc", "task": "STS", "score": "0.6"}),
+        (6, {"encoder": "d", "task": "X", "score": "1"}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("model,task\n", "t.csv, line 1: header lacks column(s) encoder; the header must name "
+         "the columns encoder, task (found: model, task)"),
+        ("\ufeffencoder,task,x\n", "t.csv, line 1: unknown column(s) x; the columns are "
+         "encoder, task, note"),
+        ("encoder,task\na,b\n\n'c,d,e\n", "t.csv, line 4: 3 fields, the header has 2"),
+        ("# only a comment\n\n", "t.csv: empty file; expected a header naming the columns "
+         "encoder, task"),
+    ],
+)  # fmt: skip
+def test_csv_table_errors_name_file_and_line(tmp_path, text, message):
+    from sentprobe.io import read_csv_table
+
+    path = tmp_path / "t.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        read_csv_table(path, ("encoder", "task"), ("note",), comments=True)
+    assert str(err.value) == f"{path.parent}/{message}"

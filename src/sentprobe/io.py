@@ -11,6 +11,7 @@ file behind, and two writers never share a temporary name (``.tmp-<name>.<random
 from __future__ import annotations
 
 import bz2
+import csv
 import errno
 import gzip
 import hashlib
@@ -19,7 +20,7 @@ import lzma
 import os
 import tempfile
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from sentprobe.errors import DataError, SentprobeError
@@ -28,6 +29,7 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "check_writable_dir",
+    "read_csv_table",
     "write_problem",
     "inside",
     "iter_lines",
@@ -94,6 +96,89 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                 yield lineno, line.rstrip("\r\n")
         except (EOFError, OSError, lzma.LZMAError, zlib.error) as e:
             raise DataError(path, lineno + 1, f"corrupt compressed data: {e}") from None
+
+
+def read_csv_table(
+    path: str | Path,
+    required: Sequence[str],
+    optional: Sequence[str] | None = (),
+    *,
+    comments: bool = False,
+    hint: str | None = None,
+) -> list[tuple[int, dict[str, str]]]:
+    """The rows of a CSV file with a header line, as ``(line number, {column: value})``.
+
+    The one reader of every user-written table (``correlate`` scores, ``report --reference``
+    rows, crowd votes), tolerant of what spreadsheets save: a UTF-8 byte-order mark, spaces
+    around header names and values, upper-case header names, CRLF line ends, blank lines
+    (``comments``: and ``#`` lines). Quoted values may span lines; a row's number is the line
+    it starts on. ``optional``: the other columns allowed (None: any, ignored). Errors are a
+    DataError naming the file, the line and the problem; ``hint`` says which columns the
+    header must name (default: the required ones).
+    """
+    wanted = hint or "the columns " + ", ".join(required)
+    starts: list[int] = []
+
+    def lines() -> Iterator[str]:
+        for lineno, line in iter_lines(path):
+            if lineno == 1:
+                line = line.removeprefix("\ufeff")
+            if not line.strip() or (comments and line.lstrip().startswith("#")):
+                continue
+            starts.append(lineno)
+            yield line + "\n"  # a quoted value spanning lines keeps its line break
+
+    reader = csv.reader(lines())
+    rows: list[tuple[int, dict[str, str]]] = []
+    header: list[str] | None = None
+    while True:
+        fed = len(starts)  # the reader pulls a row's lines only: the next one is its first
+        try:
+            values = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as e:
+            raise DataError(
+                path, starts[fed] if fed < len(starts) else None, f"not valid CSV: {e}"
+            ) from None
+        first = starts[fed]
+        if header is None:
+            header = [v.strip().lower() for v in values]
+            _check_header(path, first, header, required, optional, wanted)
+        elif len(values) != len(header):
+            raise DataError(path, first, f"{len(values)} fields, the header has {len(header)}")
+        else:
+            rows.append((first, {k: v.strip() for k, v in zip(header, values, strict=True)}))
+    if header is None:
+        raise DataError(path, None, f"empty file; expected a header naming {wanted}")
+    return rows
+
+
+def _check_header(
+    path: str | Path,
+    line: int,
+    header: list[str],
+    required: Sequence[str],
+    optional: Sequence[str] | None,
+    wanted: str,
+) -> None:
+    found = f" (found: {', '.join(header)})"
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise DataError(
+            path,
+            line,
+            f"header lacks column(s) {', '.join(missing)}; the header must name {wanted}{found}",
+        )
+    if optional is not None:
+        unknown = [c for c in header if c not in (*required, *optional)]
+        if unknown:
+            raise DataError(
+                path,
+                line,
+                f"unknown column(s) {', '.join(unknown)}; the columns are "
+                f"{', '.join([*required, *optional])}",
+            )
 
 
 def atomic_write_bytes(

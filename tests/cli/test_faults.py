@@ -261,6 +261,30 @@ def _hf_dir_without_config(d: Path, mp: pytest.MonkeyPatch) -> None:
     (d / "weights" / "model.safetensors").write_bytes(b"weights")
 
 
+#: What a spreadsheet saves: a byte-order mark, spaces around header names, CRLF.
+SHEET = "\ufeff{}\r\n{}\r\n"
+
+
+def _sheet(path: Path, header: str, rows: list[str]) -> None:
+    path.write_bytes(SHEET.format(header, "\r\n".join(rows)).encode("utf-8"))
+
+
+def _scores_store(d: Path) -> None:
+    """scores.sqlite: WC probed with five encoders (enc0 worst ... enc4 best)."""
+    from sentprobe.evaluation.store import ResultsStore
+
+    units = _stored_units(d / "scores.sqlite", 5)
+    with ResultsStore(d / "scores.sqlite") as store:
+        for i, (key, record) in enumerate(units.items()):
+            record.encoder, record.task, record.test_score = f"enc{i}", "WC", i / 10
+            store.add(record, key)
+
+
+def _bad_sheet(d: Path, mp: pytest.MonkeyPatch) -> None:
+    _scores_store(d)
+    _sheet(d / "down.csv", " encoder , Task , score ", ["enc0,STS,1", "enc1,STS,high"])
+
+
 CASES = [
     # usage: click's own messages, exit 2
     Case("usage-unknown-command", ["frobnicate"], 2, ["Error: No such command 'frobnicate'"]),
@@ -347,6 +371,13 @@ CASES = [
         ["build", "-q", "-c", "truncated.txt.gz", "-o", "out/s"],
         1,
         ["truncated.txt.gz", "corrupt"],
+    ),
+    Case(
+        "input-spreadsheet-csv-bad-line",
+        ["correlate", "-d", "down.csv", "--results", "scores.sqlite", "-o", "out/t.md"],
+        1,
+        ["down.csv, line 3: score 'high' is not a finite number"],
+        setup=_bad_sheet,
     ),
     Case(
         "input-store-missing",
@@ -616,6 +647,31 @@ def test_damaged_store_is_salvaged(workdir: Path) -> None:
     res = CliRunner().invoke(app, ["salvage", "garbage.sqlite", "none.sqlite"])
     assert res.exit_code == 1 and res.stderr.startswith("error: garbage.sqlite: ")
     assert not list(workdir.glob("none.sqlite*"))
+
+
+def test_spreadsheet_csv_reads_everywhere(workdir: Path) -> None:
+    """Case 6: a CSV saved by a spreadsheet (byte-order mark, spaces around header names,
+    CRLF) reads in ``correlate``, ``report --reference`` and the vote import alike."""
+    from sentprobe.analysis.votes import read_votes
+
+    _scores_store(workdir)
+    _sheet(workdir / "down.csv", " encoder , Task , score ", [f"enc{i},STS,{i}" for i in range(5)])
+    res = CliRunner().invoke(
+        app, ["correlate", "-d", "down.csv", "--results", "scores.sqlite", "-f", "json"]
+    )
+    assert res.exit_code == 0, res.stderr
+    (cell,) = json.loads(res.stdout)
+    assert cell["probing_task"] == "WC" and cell["n"] == 5 and cell["rho"] == pytest.approx(1)
+    _sheet(workdir / "human.csv", " row , task , score , note ", ["Human,WC,97.5, by hand"])
+    res = CliRunner().invoke(
+        app, ["report", "--results", "scores.sqlite", "--reference", "human.csv", "-f", "csv"]
+    )
+    assert res.exit_code == 0, res.stderr
+    assert "Human,97.5" in res.stdout.replace(" ", "")
+    _sheet(workdir / "votes.csv", " item_id , answer ", ["nli-negation:2, Does not make sense"])
+    assert read_votes(workdir / "votes.csv", {"nli-negation:2": True}) == {
+        "nli-negation:2": ["does not make sense"]
+    }
 
 
 # ---------------------------------------------------------------------------- real processes

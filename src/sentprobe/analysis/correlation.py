@@ -16,7 +16,6 @@ without is matched with every probing language.
 
 from __future__ import annotations
 
-import csv
 import itertools
 import json
 import math
@@ -33,7 +32,7 @@ from scipy import stats as scipy_stats
 from sentprobe.analysis.stats import holm
 from sentprobe.datasets.controls import is_control
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.io import iter_lines
+from sentprobe.io import read_csv_table
 from sentprobe.reporting.crosslang import language_scores
 from sentprobe.reporting.render import csv_table, latex_escape, latex_table, markdown_table
 
@@ -93,27 +92,14 @@ def read_downstream(
 
 def _read_csv(path: Path) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
-    header: list[str] | None = None
-    for lineno, line in iter_lines(path):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        fields = [f.strip() for f in next(csv.reader([line]))]
-        if header is None:
-            header = [f.lower() for f in fields]
-            missing = [c for c in ("encoder", "task", "score") if c not in header]
-            if missing:
-                raise DataError(
-                    path,
-                    lineno,
-                    f"the header must name encoder, task and score (optionally language); "
-                    f"missing {', '.join(missing)} in {line!r}",
-                )
-            continue
-        if len(fields) != len(header):
-            raise DataError(
-                path, lineno, f"{len(fields)} fields, the header has {len(header)}: {line!r}"
-            )
-        row = dict(zip(header, fields, strict=True))
+    table = read_csv_table(
+        path,
+        ("encoder", "task", "score"),
+        None,
+        comments=True,
+        hint="encoder, task and score (optionally language)",
+    )
+    for lineno, row in table:
         for name in ("encoder", "task"):
             if not row[name]:
                 raise DataError(path, lineno, f"empty {name}")
@@ -132,8 +118,6 @@ def _read_csv(path: Path) -> pd.DataFrame:
                 "origin": f"{path}, line {lineno}",
             }
         )
-    if header is None:
-        raise DataError(path, None, "empty file; expected a header encoder,task,score")
     if not rows:
         raise DataError(path, None, "no scores under the header")
     return pd.DataFrame(rows)

@@ -44,7 +44,7 @@ from sentprobe.generation.function_words.release import (
     release_sets,
     write_release_set,
 )
-from sentprobe.io import atomic_write_text, iter_lines
+from sentprobe.io import atomic_write_text, read_csv_table
 
 ACCEPTABILITY_ANSWERS = ("natural", "unnatural", "neither")
 NONSENSE = "does not make sense"
@@ -107,17 +107,13 @@ def read_votes(path: str | Path, kinds: dict[str, bool]) -> dict[str, list[str]]
     row; other columns, e.g. ``annotator``, are ignored). ``kinds``: item id -> is NLI. An
     unknown item id or answer is a DataError naming the line."""
     path = Path(path)
-    lines = [line for _, line in iter_lines(path)]
-    reader = csv.DictReader(lines)
-    if reader.fieldnames is None or not {"item_id", "answer"} <= set(reader.fieldnames):
-        raise DataError(path, 1, "the header must name the columns item_id and answer")
+    table = read_csv_table(path, ("item_id", "answer"), None, hint="the columns item_id and answer")
     votes: dict[str, list[str]] = defaultdict(list)
-    for row in reader:
-        lineno = reader.line_num
-        iid = (row.get("item_id") or "").strip()
+    for lineno, row in table:
+        iid = row["item_id"]
         if iid not in kinds:
             raise DataError(path, lineno, f"unknown item id {iid!r}")
-        answer = " ".join((row.get("answer") or "").lower().split())
+        answer = " ".join(row["answer"].lower().split())
         allowed = NLI_ANSWERS if kinds[iid] else ACCEPTABILITY_ANSWERS
         if answer not in allowed:
             raise DataError(

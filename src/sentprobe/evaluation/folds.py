@@ -22,8 +22,12 @@ protocol "cv-fallback", which tables mark as not the paper's protocol.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
 import pickle
+import secrets
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -235,9 +239,52 @@ def train_head(pairs: NLIPairs, lookup: Lookup, estimator: Any, seed: int = 0) -
     return estimator
 
 
+#: Names the file holding this user's key for signing cached NLI heads (default
+#: ``$XDG_CONFIG_HOME/sentprobe/head-signing.key``, else ``~/.config/...``).
+KEY_FILE_ENV = "SENTPROBE_KEY_FILE"
+_TAG = 32  # bytes of an HMAC-SHA256 tag
+
+
+def _key_file() -> Path:
+    if os.environ.get(KEY_FILE_ENV):
+        return Path(os.environ[KEY_FILE_ENV])
+    config = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(config) / "sentprobe" / "head-signing.key"
+
+
+def signing_key() -> bytes | None:
+    """This user's secret for signing the heads sentprobe pickles, made on first use (mode
+    0600, kept outside every cache, store and suite); None when it cannot be kept (heads
+    then stay in memory). A head file is unpickled only when signed with it, so a cache
+    from someone else cannot run code here: their heads are trained again."""
+    path = _key_file()
+    try:
+        key = path.read_bytes()
+    except FileNotFoundError:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-key.")  # mode 0600
+            with os.fdopen(fd, "wb") as f:
+                f.write(secrets.token_bytes(_TAG))
+            try:
+                os.link(tmp, path)  # fails if another process made it first: use theirs
+            except FileExistsError:
+                pass
+            finally:
+                os.unlink(tmp)
+            key = path.read_bytes()
+        except OSError:
+            return None
+    except OSError:
+        return None
+    return key if len(key) >= _TAG else None
+
+
 class HeadCache:
-    """Trained NLI heads by key, in memory and as pickles under ``directory`` (written
-    atomically, so a killed run leaves no half-written head)."""
+    """Trained NLI heads by key, in memory and as signed pickles under ``directory``
+    (written atomically, so a killed run leaves no half-written head). Each file starts
+    with an HMAC-SHA256 of the pickle under :func:`signing_key`; one without a valid tag
+    (another user's, or planted) is never unpickled: the head is trained again."""
 
     def __init__(self, directory: str | Path | None) -> None:
         self.directory = None if directory is None else Path(directory)
@@ -252,19 +299,30 @@ class HeadCache:
         """(head, whether it came from the cache)."""
         if key in self._memory:
             return self._memory[key], True
-        path = None if self.directory is None else self.directory / f"{key}.pkl"
-        if path is not None and path.is_file():
-            try:
-                head = pickle.loads(path.read_bytes())  # noqa: S301 (our own cache)
-                self._memory[key] = head
-                return head, True
-            except (pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-                pass  # an unreadable head is retrained and rewritten
+        stored = self._file(key)
+        if stored is not None and stored[0].is_file():
+            data = stored[0].read_bytes()
+            tag, body = data[:_TAG], data[_TAG:]
+            if hmac.compare_digest(tag, hmac.new(stored[1], body, "sha256").digest()):
+                try:
+                    head = pickle.loads(body)  # noqa: S301 (signed by this user's key)
+                    self._memory[key] = head
+                    return head, True
+                except (pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+                    pass  # an unreadable head is retrained and rewritten
         head = train()
         self._memory[key] = head
-        if path is not None:
-            atomic_write_bytes(path, pickle.dumps(head))
+        if stored is not None:
+            body = pickle.dumps(head)
+            atomic_write_bytes(stored[0], hmac.new(stored[1], body, "sha256").digest() + body)
         return head, False
+
+    def _file(self, key: str) -> tuple[Path, bytes] | None:
+        """Where head ``key`` is kept on disk, and the key that signs it (None: memory only)."""
+        secret = None if self.directory is None else signing_key()
+        if self.directory is None or secret is None:
+            return None
+        return self.directory / f"{key}.pkl", secret
 
 
 def zero_shot(task: ProbingTask, lookup: Lookup, head: Any, pairs: NLIPairs) -> Outcome:

@@ -8,7 +8,6 @@ results table's columns (``SentLen``, ``WC``, ...).
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -17,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.io import iter_lines
+from sentprobe.io import read_csv_table
 from sentprobe.reporting.render import (
     csv_table,
     json_records,
@@ -38,25 +37,12 @@ def load_reference(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise DataError(path, None, "no such reference file")
-    lines = [line for _, line in iter_lines(path)]
-    reader = csv.reader(io.StringIO("\n".join(lines)))
-    header = [h.strip() for h in next(reader, [])]
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        raise DataError(
-            path, 1, f"header lacks column(s) {', '.join(missing)} (need row,task,score)"
-        )
-    unknown = [c for c in header if c not in (*REQUIRED, "note")]
-    if unknown:
-        raise DataError(path, 1, f"unknown column(s) {', '.join(unknown)} (row,task,score,note)")
+    table = read_csv_table(
+        path, REQUIRED, ("note",), hint="the columns row, task and score (optionally note)"
+    )
     records: list[dict[str, object]] = []
     seen: dict[tuple[str, str], int] = {}
-    for lineno, values in enumerate(reader, start=2):
-        if not any(v.strip() for v in values):
-            continue
-        if len(values) != len(header):
-            raise DataError(path, lineno, f"{len(values)} fields, the header has {len(header)}")
-        item = {k: v.strip() for k, v in zip(header, values, strict=True)}
+    for lineno, item in table:
         for column in ("row", "task"):
             if not item[column]:
                 raise DataError(path, lineno, f"empty {column}")
