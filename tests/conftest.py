@@ -48,6 +48,7 @@ def ewt_subset(shared_data: Path):
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("SENTPROBE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("SENTPROBE_KEY_FILE", str(tmp_path / "head-signing.key"))
 
 
 @pytest.fixture(scope="session")
