@@ -123,6 +123,24 @@ def test_report_curves_writes_a_png(runs, task, tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_curves_second_axis_is_bleu_for_a_decoder(runs, tmp_path, monkeypatch):
+    """An autoencoder run decodes each epoch: its panel's second axis is that BLEU."""
+    import pandas as pd
+
+    from sentprobe.reporting import curves
+    from sentprobe.training.checkpoint import read_manifest
+
+    manifest = read_manifest(runs / "ae-8")
+    bleu = [e["valid"]["bleu"] for e in manifest["epochs"]]
+    drawn = []
+    monkeypatch.setattr(
+        curves, "_twin", lambda ax, x, values, metric: drawn.append((metric, values))
+    )
+    rows = [{"encoder": f"ae-8@epoch-{e}", "task": "t", "test_score": 0.5} for e in (1, 2)]
+    curves.learning_curves(pd.DataFrame(rows), {"ae-8": manifest}, tmp_path / "c.png")
+    assert drawn == [("bleu", bleu)] and len(bleu) == 2
+
+
 def test_train_cli_bad_data_is_one_line(tmp_path):
     bad = tmp_path / "pairs.tsv"
     bad.write_text("a b\tc d\nno tab\n", encoding="utf-8")

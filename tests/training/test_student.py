@@ -163,6 +163,8 @@ def test_training_stops_after_two_epochs_without_improvement(tmp_path: Path) -> 
     assert [e["epoch"] for e in manifest["epochs"]] == [1, 2, 3]
     assert manifest["mapping"]["stopped"]["epoch"] == 3
     assert manifest["mapping"]["best_epoch"] == 1 and calls == [(1, 8)] * 3
+    assert manifest["best_epoch"] == 1  # and runs/NAME@best probes it
+    assert TrainedRunEncoder(f"{tmp_path / 'run'}@best").name.endswith("/run@epoch-1")
     again, logs = train(tmp_path, config, validate=flat_task)
     assert "already finished" in logs[0] and len(again["epochs"]) == 3
     assert read_manifest(tmp_path / "run")["epochs"][-1]["valid_task"] == 0.5

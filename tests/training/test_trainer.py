@@ -150,6 +150,11 @@ def test_every_architecture_trains_one_epoch(data, tmp_path, objective):
 
 def _losses(data, arch: str, objective: str, steps: int = 15) -> list[float]:
     """Training losses on one fixed batch: the head and encoder can fit it."""
+    return _fit_batch(data, arch, objective, steps)[0]
+
+
+def _fit_batch(data, arch: str, objective: str, steps: int = 15, lr: float = 1e-2):
+    """(losses, model, batch): ``steps`` Adam steps on one fixed batch of 8 examples."""
     from sentprobe.training.data import load_training_data
     from sentprobe.training.presets import preset
 
@@ -171,7 +176,7 @@ def _losses(data, arch: str, objective: str, steps: int = 15) -> list[float]:
     model = build_head(objective, build_from_spec(spec), head)
     encoded = _Encoded(objective, td.examples, vocab, target, td.labels, "cpu")
     batch = encoded.batch(np.arange(8))
-    opt = torch.optim.Adam(model.parameters(), 1e-2)
+    opt = torch.optim.Adam(model.parameters(), lr)
     out = []
     for _ in range(steps):
         loss, _ = model.loss(batch)
@@ -179,7 +184,7 @@ def _losses(data, arch: str, objective: str, steps: int = 15) -> list[float]:
         loss.backward()
         opt.step()
         out.append(float(loss.detach()))
-    return out
+    return out, model, batch
 
 
 @pytest.mark.parametrize("objective", OBJECTIVES)
@@ -295,3 +300,104 @@ def test_data_errors_name_the_file_and_line():
 
     with pytest.raises(SentprobeError, match="no such file"):
         read_file("autoencoder", Path("/nonexistent/file.txt"))
+
+
+class _OtherSentence(torch.nn.Module):
+    """The encoder, but each sentence gets the vector of the next one in the batch."""
+
+    def __init__(self, encoder: torch.nn.Module) -> None:
+        super().__init__()
+        self.inner = encoder
+        self.out_dim = encoder.out_dim
+
+    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return self.inner(tokens, lengths).roll(1, dims=0)
+
+
+@pytest.mark.parametrize("objective", ["autoencoder", "translation", "skipthought", "seq2tree"])
+def test_decoder_reads_the_sentence_vector(data, objective):
+    """After fitting a batch, giving each target another sentence's vector u makes the loss
+    clearly higher: the decoder predicts from u, not from its own previous words alone."""
+    _, model, batch = _fit_batch(data, "bilstm-max", objective, steps=150)
+    model.eval()
+    with torch.no_grad():
+        own = float(model.loss(batch)[0])
+        encoder = model.encoder
+        model.encoder = _OtherSentence(encoder)
+        other = float(model.loss(batch)[0])
+        model.encoder = encoder
+    assert other > 1.5 * own, (own, other)
+
+
+@pytest.mark.parametrize("objective", OBJECTIVES)
+def test_gradient_reaches_every_encoder_weight(data, objective):
+    _, model, batch = _fit_batch(data, "bilstm-max", objective, steps=1)
+    model.zero_grad()
+    model.loss(batch)[0].backward()
+    for name, param in model.encoder.named_parameters():
+        assert param.grad is not None and float(param.grad.abs().sum()) > 0, name
+
+
+def test_greedy_decoding_agrees_with_teacher_forcing(data):
+    """Fed its own greedy output, the teacher-forced decoder predicts that same output at
+    every step: decoding runs the model that was trained."""
+    from sentprobe.training.vocab import BOS, EOS, pad
+
+    _, model, batch = _fit_batch(data, "bilstm-max", "autoencoder", steps=30)
+    model.eval()
+    decoded = model.greedy(batch["src"], batch["src_len"], max_len=20)
+    assert any(decoded)
+    tgt_in, lengths = pad([[BOS, *ids] for ids in decoded])
+    tgt_out, _ = pad([[*ids, EOS] for ids in decoded])
+    u = model.encoder(batch["src"], batch["src_len"])
+    h0 = torch.tanh(model.init(u)).view(len(u), model.dec_layers, model.dec_dim).transpose(0, 1)
+    x = torch.cat([model.embedding(tgt_in), u[:, None].expand(-1, tgt_in.shape[1], -1)], 2)
+    with torch.no_grad():
+        out, _ = model.lstm(x, (h0.contiguous(), torch.zeros_like(h0)))
+        predicted = model.out(out).argmax(2)
+    for row, ids in enumerate(decoded):
+        stop = len(ids) + (1 if len(ids) < 20 else 0)  # </s> too, unless cut at max_len
+        assert predicted[row, :stop].tolist() == tgt_out[row, :stop].tolist()
+
+
+def test_bleu_of_token_strings():
+    from sentprobe.training.objectives import bleu
+
+    refs = ["the cat sees the ball .", "a dog likes him ."]
+    assert bleu(refs, refs) == pytest.approx(100.0)
+    assert bleu(["ball the . sees cat the", "him likes dog a ."], refs) < 60
+    assert bleu(["x y z w v", "q r s t u"], refs) == pytest.approx(0.0)
+
+
+#: The validation metric each objective selects its best epoch on: Conneau et al.'s appendix
+#: (BLEU for NMT and the autoencoder, perplexity for SkipThought, accuracy for Seq2Tree and
+#: NLI); DisSent is a classifier (accuracy), the language model has perplexity.
+SELECTED_ON = {"autoencoder": "bleu", "translation": "bleu", "skipthought": "ppl",
+               "seq2tree": "token_acc", "nli": "acc", "dissent": "acc", "lm": "ppl"}  # fmt: skip
+
+
+@pytest.mark.parametrize("objective", OBJECTIVES)
+def test_best_epoch_is_recorded_and_probed_with_at_best(data, tmp_path, objective):
+    run = train(config(data, "bilstm-max", objective, tmp_path / "r", epochs=2), progress=False)
+    manifest = read_manifest(run)
+    metric = manifest["metric"]
+    assert metric["name"] == SELECTED_ON[objective]
+    values = [e["valid"][metric["name"]] for e in manifest["epochs"]]
+    best = 1 + (
+        values.index(max(values)) if metric["higher_is_better"] else values.index(min(values))
+    )
+    assert manifest["best_epoch"] == best
+    assert TrainedRunEncoder(f"{run}@best").name == f"r@epoch-{best}"
+    has_bleu = objective in ("autoencoder", "translation", "seq2tree")
+    assert all(("bleu" in e["valid"]) == has_bleu for e in manifest["epochs"])
+    # whichever epoch the metric favours is the one @best probes
+    for favoured in (1, 2):
+        doctored = json.loads((run / "run.json").read_text())
+        for e in doctored["epochs"]:
+            good = e["epoch"] == favoured
+            e["valid"][metric["name"]] = (
+                (90.0 if good else 10.0) if metric["higher_is_better"] else (2.0 if good else 9.0)
+            )
+        (run / "run.json").write_text(json.dumps(doctored))
+        encoder = TrainedRunEncoder(f"{run}@best")
+        assert encoder.epochs == [favoured] and encoder.name == f"r@epoch-{favoured}"

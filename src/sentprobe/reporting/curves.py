@@ -26,7 +26,8 @@ _EPOCH = re.compile(r"^(?P<run>.+)@epoch-(?P<epoch>\d+)$")
 METRIC_LABEL = {"ppl": "validation perplexity", "acc": "validation accuracy (%)",
                 "token_acc": "validation token accuracy (%)", "mse": "validation MSE",
                 "retrieval": "validation retrieval (share)",
-                "task": "validation task accuracy (share)"}  # fmt: skip
+                "task": "validation task accuracy (share)",
+                "bleu": "validation BLEU (greedy decoding)"}  # fmt: skip
 
 
 def epoch_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
@@ -41,16 +42,20 @@ def epoch_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFram
 
 
 def _validation(manifest: Mapping[str, Any]) -> tuple[str, dict[int, float]]:
-    """The run's validation metric and its value per epoch. ``sentprobe train`` runs keep
-    each epoch's metrics under ``valid``; cross-lingual students (``map-encoder``) keep them
-    as ``valid_<monitor>`` and name the monitor in ``mapping.settings``."""
-    monitor = manifest.get("mapping", {}).get("settings", {}).get("monitor")
-    name = manifest.get("metric", {}).get("name") or monitor or "loss"
-    values = {}
-    for e in manifest.get("epochs", []):
-        value = e.get("valid", {}).get(name, e.get(f"valid_{name}"))
-        if value is not None:
-            values[int(e["epoch"])] = float(value)
+    """What the second axis shows: BLEU per epoch where the run decoded (autoencoder,
+    translation, Seq2Tree; Conneau et al.'s Fig. 1 shows BLEU for NMT), else the run's
+    validation metric (``valid[name]`` of ``sentprobe train`` runs, ``valid_<monitor>`` of
+    cross-lingual students)."""
+    from sentprobe.training.checkpoint import epoch_metrics
+
+    bleu = {int(e["epoch"]): float(e["valid"]["bleu"])
+            for e in manifest.get("epochs", []) if "bleu" in e.get("valid", {})}  # fmt: skip
+    if bleu:
+        return "bleu", bleu
+    try:
+        name, _, values = epoch_metrics(dict(manifest))
+    except SentprobeError:
+        return "loss", {}
     return name, values
 
 

@@ -21,7 +21,8 @@ continues after the last one listed.
 API: ``save_epoch``, ``read_manifest``, ``completed_epochs``, ``load_encoder(run_dir,
 epoch=None) -> (SentenceEncoder, Vocabulary, manifest)``, ``parse_run_spec("runs/X@epoch-3")``
 and ``TrainedRunEncoder(spec)``, the ``Encoder`` behind ``sentprobe run -e runs/NAME``
-(last epoch), ``-e runs/NAME@epoch-K`` and ``-e runs/NAME@all`` (one view per epoch, each
+(last epoch), ``-e runs/NAME@epoch-K``, ``-e runs/NAME@best`` (the epoch with the best
+validation metric, ``best_epoch``) and ``-e runs/NAME@all`` (one view per epoch, each
 epoch's checkpoint encoded once; the fingerprint holds a hash of every checkpoint file read).
 """
 
@@ -152,12 +153,38 @@ def load_encoder(
     return encoder.to(device).eval(), load_vocab(run_dir), manifest
 
 
+def epoch_metrics(manifest: dict[str, Any]) -> tuple[str, bool, dict[int, float]]:
+    """The run's validation metric (its name, whether higher is better) and its value per
+    finished epoch: ``valid[name]`` for ``sentprobe train`` runs, ``valid_<name>`` for
+    cross-lingual students."""
+    metric = manifest.get("metric") or {}
+    name = metric.get("name") or manifest.get("mapping", {}).get("settings", {}).get("monitor")
+    if not name:
+        raise SentprobeError(f"{manifest.get('name')}: the manifest names no validation metric")
+    higher = metric.get("higher_is_better", name in ("bleu", "acc", "token_acc", "retrieval"))
+    values = {}
+    for e in manifest.get("epochs", []):
+        value = e.get("valid", {}).get(name, e.get(f"valid_{name}"))
+        if value is not None:
+            values[int(e["epoch"])] = float(value)
+    return name, bool(higher), values
+
+
+def best_epoch(manifest: dict[str, Any]) -> int:
+    """The finished epoch with the best validation metric (the earliest of equals), as
+    Conneau et al. select models on validation."""
+    name, higher, values = epoch_metrics(manifest)
+    if not values:
+        raise SentprobeError(f"{manifest.get('name')}: no epoch has a validation {name}")
+    return min(values, key=lambda k: (-values[k] if higher else values[k], k))
+
+
 def _ranges(epochs: Sequence[int]) -> str:
     return f"{epochs[0]}-{epochs[-1]}" if len(epochs) > 1 else str(epochs[0])
 
 
 def parse_run_spec(spec: str) -> tuple[Path, str]:
-    """``runs/NAME[@epoch-K|@all|@last]`` -> (run directory, selector)."""
+    """``runs/NAME[@epoch-K|@best|@all|@last]`` -> (run directory, selector)."""
     path, sep, selector = str(spec).rpartition("@")
     if not sep or not (Path(path) / MANIFEST).is_file():
         path, selector = str(spec), "last"
@@ -190,6 +217,8 @@ class TrainedRunEncoder(Encoder):
             self.epochs = done
         elif selector == "last":
             self.epochs = [done[-1]]
+        elif selector == "best":  # the row is named after the epoch it selects
+            self.epochs = [best_epoch(manifest)]
         elif selector.startswith("epoch-") and selector[6:].isdigit():
             if int(selector[6:]) not in done:
                 raise SentprobeError(
@@ -198,7 +227,8 @@ class TrainedRunEncoder(Encoder):
             self.epochs = [int(selector[6:])]
         else:
             raise SentprobeError(
-                f"{spec}: expected RUN, RUN@epoch-K, RUN@all or RUN@last after the run directory"
+                f"{spec}: expected RUN, RUN@epoch-K, RUN@best, RUN@all or RUN@last after the "
+                "run directory"
             )
         self.manifest = manifest
         self.batch_size, self.num_threads = batch_size, num_threads
@@ -278,7 +308,9 @@ __all__ = [
     "MANIFEST",
     "SPECIALS",
     "TrainedRunEncoder",
+    "best_epoch",
     "completed_epochs",
+    "epoch_metrics",
     "load_encoder",
     "parse_run_spec",
     "read_manifest",

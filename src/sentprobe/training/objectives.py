@@ -6,8 +6,11 @@
   (Conneau et al.'s appendix: "the encoder representation is fed to the decoder at every
   time step"). Teacher forcing is one packed LSTM call over the whole target; the output
   layer runs on the packed (non-pad) positions only. Metrics: perplexity and token accuracy
-  under teacher forcing (Conneau et al. select on BLEU for NMT and the autoencoder; greedy
-  decoding and BLEU are not implemented here).
+  under teacher forcing and, for the autoencoder, translation and Seq2Tree, the BLEU of greedy
+  decoding (``greedy``: the decoder fed its own previous word, from the same initial state)
+  against the validation targets (``bleu``). Conneau et al. select on BLEU for NMT and the
+  autoencoder, on perplexity for SkipThought and on accuracy for Seq2Tree and NLI
+  (``METRIC``).
 * ``PairClassifier`` (NLI, DisSent): both sentences through the same encoder, then an MLP
   (``mlp_dim`` tanh units; Conneau et al. 100) on ``[u, v, |u - v|, u * v]`` (InferSent's
   features, as Ravishankar et al. 5.1). Metric: accuracy.
@@ -32,18 +35,21 @@ from torch.nn import functional as F
 from torch.nn.utils.rnn import pack_padded_sequence
 
 from .architectures import BidirectionalLM, SentenceEncoder
-from .vocab import PAD
+from .vocab import BOS, EOS, PAD, Vocabulary
 
-#: objective -> (its validation metric, True if higher is better)
+#: objective -> (the validation metric that selects its best epoch, True if higher is
+#: better), as Conneau et al.'s appendix selects models
 METRIC = {
-    "autoencoder": ("ppl", False),
-    "translation": ("ppl", False),
+    "autoencoder": ("bleu", True),
+    "translation": ("bleu", True),
     "skipthought": ("ppl", False),
     "seq2tree": ("token_acc", True),
     "nli": ("acc", True),
     "dissent": ("acc", True),
     "lm": ("ppl", False),
 }
+#: Objectives whose decoder output is measured by greedy decoding and BLEU each epoch.
+BLEU_OBJECTIVES = ("autoencoder", "translation", "seq2tree")
 
 Batch = dict[str, torch.Tensor]
 Stats = dict[str, float]
@@ -92,6 +98,43 @@ class Seq2Seq(nn.Module):
             tgt_out, lengths.cpu(), batch_first=True, enforce_sorted=False
         ).data
         return _token_loss(self.out(self.dropout(output.data)), gold)
+
+    @torch.no_grad()
+    def greedy(self, src: torch.Tensor, src_len: torch.Tensor, max_len: int) -> list[list[int]]:
+        """Greedy decoding: from ``tanh(W u)``, each step reads the previous output word and
+        ``u`` (as under teacher forcing) and emits its most probable word; a sentence ends
+        at ``</s>`` or after ``max_len`` words. Returns the word ids without ``</s>``."""
+        u = self.encoder(src, src_len)
+        b = u.shape[0]
+        h = torch.tanh(self.init(u)).view(b, self.dec_layers, self.dec_dim).transpose(0, 1)
+        state = (h.contiguous(), torch.zeros_like(h).contiguous())
+        word = torch.full((b, 1), BOS, dtype=torch.long, device=u.device)
+        steps = []
+        finished = torch.zeros(b, dtype=torch.bool, device=u.device)
+        for _ in range(max_len):
+            x = torch.cat([self.embedding(word), u[:, None, :]], dim=2)
+            output, state = self.lstm(x, state)
+            word = self.out(output[:, -1]).argmax(1, keepdim=True)
+            steps.append(word[:, 0])
+            finished |= word[:, 0] == EOS
+            if bool(finished.all()):
+                break
+        out = []
+        for row in torch.stack(steps, 1).tolist():
+            out.append(row[: row.index(EOS)] if EOS in row else row)
+        return out
+
+
+def bleu(hypotheses: list[str], references: list[str]) -> float:
+    """Corpus BLEU (sacrebleu, one reference each) of token strings that are already
+    tokenised (``tokenize="none"``, as Moses' multi-bleu.perl, which Conneau et al. use)."""
+    import sacrebleu
+
+    return float(sacrebleu.corpus_bleu(hypotheses, [references], tokenize="none", force=True).score)
+
+
+def decoded_text(ids: list[int], target: Vocabulary) -> str:
+    return " ".join(target.words[i] for i in ids)
 
 
 def _token_loss(logits: torch.Tensor, gold: torch.Tensor) -> tuple[torch.Tensor, Stats]:

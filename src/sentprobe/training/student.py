@@ -515,7 +515,7 @@ def train_student(
             raise SentprobeError(f"epoch {epoch}: validation {config.monitor} is {value}")
         metrics["improved"] = stopper.update(epoch, value)
         metrics["seconds"] = round(time.perf_counter() - began, 1)
-        mapping["best_epoch"] = stopper.best_epoch_
+        mapping["best_epoch"] = run.manifest["best_epoch"] = stopper.best_epoch_
         if stopper.should_stop:
             mapping["stopped"] = {
                 "epoch": epoch,

@@ -11,6 +11,12 @@ settings loads the last one (model, optimiser, random state) and continues with 
 epoch; a rerun with other settings (data, architecture, sizes...) is refused. Each epoch's
 batch order comes from ``(seed, epoch)``, so a resumed run sees the batches an
 uninterrupted run would.
+
+Each epoch ends with validation (teacher-forced metrics; greedy decoding and BLEU for the
+autoencoder, translation and Seq2Tree) and records the best epoch so far (``best_epoch``,
+by the objective's selection metric, ``objectives.METRIC``), which ``runs/NAME@best`` probes.
+
+Long because one run's data, model, resuming, epoch loop and validation are read together.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from .architectures import ARCHITECTURES, SentenceEncoder, build_from_spec
 from .checkpoint import (
     FORMAT,
     MANIFEST,
+    best_epoch,
     completed_epochs,
     load_state,
     load_vocab,
@@ -46,7 +53,7 @@ from .checkpoint import (
     write_manifest,
 )
 from .data import OBJECTIVES, PAIR_OBJECTIVES, Example, load_training_data
-from .objectives import METRIC, add_stats, build_head, metrics
+from .objectives import BLEU_OBJECTIVES, METRIC, add_stats, bleu, build_head, decoded_text, metrics
 from .presets import preset
 from .randomness import restore_rng_states, rng_states
 from .vocab import BOS, EOS, UNK, Vocabulary, embedding_matrix, pad
@@ -216,6 +223,29 @@ def _evaluate(model: nn.Module, data: _Encoded, batches: list[np.ndarray], objec
     return metrics(objective, total)
 
 
+def _decode_bleu(
+    model: nn.Module,
+    data: _Encoded,
+    batches: list[np.ndarray],
+    examples: list[Example],
+    target: Vocabulary,
+) -> float:
+    """BLEU of the greedy decoding of every validation example against its target (cut to
+    the length trained on); words outside the target vocabulary count as missed."""
+    model.eval()
+    hypotheses, references = [], []
+    for idx in batches:
+        batch = data.batch(idx)
+        longest = max(len(data.tgt[i]) for i in idx)
+        decoded = model.greedy(  # type: ignore[operator]
+            batch["src"], batch["src_len"], min(MAX_TARGET, 2 * longest + 10)
+        )
+        hypotheses += [decoded_text(ids, target) for ids in decoded]
+        references += [" ".join(examples[i].target.split()[: MAX_TARGET - 1]) for i in idx]
+    model.train()
+    return bleu(hypotheses, references)
+
+
 def train(config: TrainConfig, *, progress: bool = True, position: int | None = None) -> Path:
     """Train (or resume) ``config``; returns the run directory. See the module docstring."""
     _check(config)
@@ -302,8 +332,8 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
         return run_dir
     encoded = _Encoded(config.objective, examples, vocab, target, data.labels, config.device)
     valid_batches = encoded.batches(valid_idx, sizes["batch_size"], None)
-    metric_name = METRIC[config.objective][0]
-    last_metric = (manifest["epochs"][-1]["valid"][metric_name]) if manifest["epochs"] else None
+    metric_name = manifest["metric"]["name"]  # a run keeps the metric it was started with
+    last_metric = manifest["epochs"][-1]["valid"].get(metric_name) if manifest["epochs"] else None
     for epoch in range(start, config.epochs + 1):
         rng = np.random.default_rng([config.seed, epoch])
         batches = encoded.batches(train_idx, sizes["batch_size"], rng)
@@ -317,7 +347,13 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
             loss_sum += loss
         seconds = time.perf_counter() - t0
         valid = _evaluate(model, encoded, valid_batches, config.objective)
+        if config.objective in BLEU_OBJECTIVES and target is not None:
+            valid["bleu"] = _decode_bleu(model, encoded, valid_batches, examples, target)
         last_metric = valid[metric_name]
+        so_far = [e for e in manifest["epochs"] if int(e["epoch"]) < epoch]
+        manifest["best_epoch"] = best_epoch(
+            {**manifest, "epochs": [*so_far, {"epoch": epoch, "valid": valid}]}
+        )
         state = {
             "model": model.state_dict(),
             "optimiser": optimiser.state_dict(),
