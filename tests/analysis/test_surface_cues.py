@@ -305,3 +305,39 @@ def test_a_single_twin_is_a_warning(tmp_path, maker):
     rows["test"] = rows["test"] + [(_swap(original), "I")]
     f = finding(audit_rows(tmp_path, bigram_shift=rows), "altered-twins")
     assert f.count == 1 and f.severity == "warning"
+
+
+def _xprobe_bshift(lower_every: int, per_class: int = 3000) -> ProbingTask:
+    """X-Probe's English BShift in miniature: one inverted sentence in ``lower_every`` is
+    swapped at the first position, so it starts lower-case; the rest are swapped inside."""
+    m = Maker(7)
+    sizes = {"train": per_class, "dev": 100, "test": per_class}
+    rows = {
+        s: [(m.bshift(False), "O") for _ in range(n)]
+        + [(m.bshift(True, lowercase=i % lower_every == 0), "I") for i in range(n)]
+        for s, n in sizes.items()
+    }
+    return as_task("xprobe-en/BShift", rows, paper="BShift", language="en")
+
+
+def test_a_small_certain_single_position_cue_warns():
+    """X-Probe's release: the casing rule gains +2.5 points at p ~ 1e-7 (here 1 in 20 swaps at
+    the first position: +2.5 at p ~ 6e-5). Below the 3-point cue threshold, but a
+    single-position cue this certain on a no-surface-cue task is a warning."""
+    from sentprobe.analysis.checks import CASING_RULE, check_casing_cue
+    from sentprobe.analysis.checks.surface import RULES, _rule_check
+
+    options = CheckOptions(baselines=False)
+    task = _xprobe_bshift(lower_every=20)
+    (casing,) = check_casing_cue(task, options)
+    assert casing.data["gain_points"] == pytest.approx(2.5) and casing.data["p_value"] < 1e-3
+    assert casing.severity == "warning" and "must carry no surface cue" in casing.message
+    first_class = next(r for r in RULES if r.check == "first-token-class")
+    assert _rule_check(first_class)(task, options)[0].severity == "warning"
+    assert CASING_RULE.check == "casing-cue"
+    # a gain under 2 points (1 in 50: +1.0) stays info; so does the same cue where the
+    # task may carry surface cues
+    (weak,) = check_casing_cue(_xprobe_bshift(lower_every=50), options)
+    assert weak.data["gain_points"] < 2 and weak.severity == "info"
+    allowed = ProbingTask(TaskMetadata(name="x/Other", no_surface_cue=False), task.splits)
+    assert check_casing_cue(allowed, options)[0].severity == "info"

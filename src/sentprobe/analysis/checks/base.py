@@ -27,6 +27,12 @@ class Thresholds:
     #: carry no surface cue
     cue_warning_points: float = 3.0
     cue_error_points: float = 10.0
+    #: a single-position rule (first/last token, casing...) is a warning from this many points
+    #: when it is this significant: on X-Probe's English BShift (some swaps at the first
+    #: position, so lower-case-initial sentences are mostly altered) the casing rule gains
+    #: 2.5 points at p ~ 1e-7
+    rule_p_value: float = 0.001
+    rule_warning_points: float = 2.0
     #: lexical heuristic: a form needs this many occurrences (train + test) to count
     lexical_min_total: int = 5
     #: lexical heuristic: shared-form mass at or above this share of a random split's = violated

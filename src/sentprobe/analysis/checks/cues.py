@@ -91,12 +91,14 @@ def _cue_finding(
     alarm: bool | None = None,
     prefix: str = "",
     data: dict | None = None,
+    single_position: bool = False,
 ) -> Finding:
     """One cue's finding. Where the task must carry no surface cue (``alarm``, by default
     :func:`expects_no_surface_cue`), a significant gain (p < ``cue_p_value``) of
     ``cue_warning_points``/``cue_error_points`` over majority beyond ``allowed`` (the paper's own
-    margin for that baseline, if any) is a warning/an error; elsewhere the gain is info, shown
-    next to the paper's baseline margins."""
+    margin for that baseline, if any) is a warning/an error; so is, for a ``single_position``
+    rule, a gain of ``rule_warning_points`` at p < ``rule_p_value``; elsewhere the gain is
+    info, shown next to the paper's baseline margins."""
     th = options.thresholds
     if alarm is None:
         alarm = expects_no_surface_cue(task)
@@ -108,6 +110,9 @@ def _cue_finding(
             severity = "error"
         elif gain - allowed >= th.cue_warning_points:
             severity = "warning"
+    strong = score.p < th.rule_p_value and gain - allowed >= th.rule_warning_points
+    if alarm and single_position and strong and severity == "info":
+        severity = "warning"  # a single-position cue: small but certain (Thresholds)
     margins = paper_margins(task)
     beats = significant and bool(margins) and gain > max(margins.values())
     text = (

@@ -125,7 +125,10 @@ def _rule_check(rule: Rule) -> Check:
         train = task.splits["train"]
         predicted = rule_predictions(rule.feature, train, test[0])
         score = score_against_majority(predicted, _majority(train.labels), test[1])
-        return [_cue_finding(task, options, rule.check, rule.name, score, kind="rule")]
+        finding = _cue_finding(
+            task, options, rule.check, rule.name, score, kind="rule", single_position=True
+        )
+        return [finding]
 
     check.__name__ = f"check_{rule.check.replace('-', '_')}"
     check.__doc__ = (
