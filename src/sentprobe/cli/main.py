@@ -116,6 +116,7 @@ from sentprobe.cli.crosslingual import map_encoder, map_words  # noqa: E402
 from sentprobe.cli.export import export  # noqa: E402
 from sentprobe.cli.label import label  # noqa: E402
 from sentprobe.cli.listing import encoders, tasks  # noqa: E402
+from sentprobe.cli.merge import merge  # noqa: E402
 from sentprobe.cli.report import crosslang, report  # noqa: E402
 from sentprobe.cli.run import run  # noqa: E402
 from sentprobe.cli.salvage import salvage  # noqa: E402
@@ -127,6 +128,7 @@ for _command in (
     export, salvage,
 ):  # fmt: skip
     app.command()(_command)
+app.command()(merge)  # the shards of `run --shard` into one store
 for _dashed in (map_words, map_encoder):  # map-words, map-encoder
     app.command(_dashed.__name__.replace("_", "-"))(_dashed)
 

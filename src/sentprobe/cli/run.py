@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from sentprobe.cli.console import warning, write_output
+from sentprobe.cli.console import error, warning, write_output
 from sentprobe.cli.options import (
     DEFAULT_RESULTS,
     BatchSize,
@@ -106,6 +106,24 @@ def run(
     results: RunResults = DEFAULT_RESULTS,
     cache_dir: CacheDir = None,
     executor: Executor = "local",
+    shard: Annotated[
+        str | None,
+        typer.Option(  # noqa: UP007
+            metavar="I/N",
+            help="Compute only the I-th of N deterministic shares of the (row, task) pairs, "
+            "into this run's own --results; join the N stores with `sentprobe merge` "
+            "(docs/scaling.md).",
+        ),
+    ] = None,
+    keep_going: Annotated[
+        bool,
+        typer.Option(
+            "--keep-going",
+            help="A failed (row, task) pair does not stop the run: the others finish, the "
+            "failures are listed at the end (one line each; SENTPROBE_DEBUG=1 prints their "
+            "tracebacks), and the exit status is 1.",
+        ),
+    ] = False,
     fmt: TableFormat = Format.markdown,
     output: TableOutput = None,
     quiet: Quiet = False,
@@ -116,7 +134,9 @@ def run(
     cached embeddings are never recomputed.
     """
     from sentprobe.cli.report import intervals
+    from sentprobe.errors import SentprobeError
     from sentprobe.evaluation.runner import run as run_probes
+    from sentprobe.evaluation.shards import parse_shard
     from sentprobe.reporting.compose import report_text
 
     options = {
@@ -139,7 +159,14 @@ def run(
         allow_heuristic_labels=allow_heuristic_labels,
         executor=executor,
         controls=controls,
+        shard=parse_shard(shard) if shard is not None else None,
+        keep_going=keep_going,
     )
     _show_warnings(frame)
+    failures = frame.attrs.get("failures", [])
     interval = intervals(results, frame) if not frame.empty else None
     write_output(report_text(frame, fmt.value, interval=interval), output)
+    for line in failures:
+        error(line)
+    if failures:
+        raise SentprobeError(f"{len(failures)} job(s) failed (listed above); the rest is stored")

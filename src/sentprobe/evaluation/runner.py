@@ -13,6 +13,7 @@ key rules would be repeated in several modules.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -32,7 +33,7 @@ from sentprobe.encoders.base import Encoder
 from sentprobe.encoders.cache import EmbeddingCache
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import baseline_names, default_baselines
-from sentprobe.evaluation.executors import check_executor, run_ray
+from sentprobe.evaluation.executors import check_executor, failure_line, report_failure, run_ray
 from sentprobe.evaluation.folds import (
     ZERO_SHOT,
     HeadCache,
@@ -44,6 +45,7 @@ from sentprobe.evaluation.folds import (
     zero_shot,
 )
 from sentprobe.evaluation.predictions import Predictions
+from sentprobe.evaluation.shards import SHARD_META, PositionedStore, plan, plan_id
 from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
 from sentprobe.io import check_writable_dir
 from sentprobe.probes import make_probe
@@ -54,9 +56,11 @@ DEFAULT_RESULTS = Path("sentprobe-results") / "results.sqlite"
 
 
 def default_cache_dir() -> Path:
-    """``$SENTPROBE_CACHE``, else ``~/.cache/sentprobe/embeddings``: shared by all runs."""
+    """``$SENTPROBE_CACHE``, else ``~/.cache/sentprobe/embeddings``: shared by all runs.
+    Absolute (``~`` expanded): a Ray worker must get this machine's path, not its own home."""
     env = os.environ.get("SENTPROBE_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "sentprobe" / "embeddings"
+    path = Path(env).expanduser() if env else Path.home() / ".cache" / "sentprobe" / "embeddings"
+    return path.absolute()
 
 
 def expand_baselines(
@@ -499,6 +503,8 @@ def run(
     nli_train: str | Path | None = None,
     allow_heuristic_labels: bool = False,
     executor: str = "local",
+    shard: tuple[int, int] | None = None,
+    keep_going: bool = False,
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks``; returns one row per result.
 
@@ -515,8 +521,13 @@ def run(
     annotators' (refused otherwise; their cells are marked).
     ``executor``: ``local``, or ``ray`` / ``ray:ADDRESS`` / ``ray://HOST:PORT`` to run the
     units on a Ray cluster (evaluation/executors.py); the results are the same.
+    ``shard``: (I, N), compute only the I-th of N shares of the units (evaluation/shards.py);
+    ``sentprobe merge`` joins the shards' stores. ``keep_going``: a failed (row, task) pair
+    does not stop the run; the returned frame's ``attrs["failures"]`` lists one line each.
     """
     check_executor(executor)
+    if shard is not None and executor != "local":
+        raise SentprobeError("--shard splits a run without Ray; use it with --executor local")
     if seeds < 1:
         raise SentprobeError("--seeds must be at least 1")
     task_list: list[ProbingTask]
@@ -545,8 +556,11 @@ def run(
         make_probe(probe, "check")  # an unknown probe name fails before anything is written
     pairs = load_nli_pairs(nli_train) if nli_train is not None else None
 
-    check_writable_dir(Path(results).parent, "results store", "--results", results)
-    cache = EmbeddingCache(cache_dir if cache_dir is not None else default_cache_dir())
+    # Absolute here, on the driver: Ray workers start in other directories and homes.
+    results = Path(results).expanduser().absolute()
+    check_writable_dir(results.parent, "results store", "--results", results)  # before any work
+    root = Path(cache_dir).expanduser().absolute() if cache_dir is not None else default_cache_dir()
+    cache = EmbeddingCache(root)
     cache.check_writable()
     with ResultsStore(results) as store:
         runner = Runner(
@@ -559,8 +573,55 @@ def run(
             nli_train=pairs,
         )
         if executor == "local":
-            for row in rows:
-                runner.run_row(*row)
+            failures = _run_local(
+                runner, rows, shard, keep_going, [probe, seeds, pairs and pairs.sha]
+            )
         else:
-            run_ray(executor, runner, rows, store)
-        return runner.frame()
+            failures = run_ray(executor, runner, rows, store, keep_going=keep_going)
+        frame = runner.frame()
+        frame.attrs["failures"] = failures
+        return frame
+
+
+def _run_local(
+    runner: Runner,
+    rows: list[tuple[Baseline | Encoder, str | None, int | None]],
+    shard: tuple[int, int] | None,
+    keep_going: bool,
+    options: list[Any],
+) -> list[str]:
+    """Run ``rows`` here; with ``shard`` only its pairs, with ``keep_going`` a pair at a time,
+    a failed one listed (returned) instead of stopping the run."""
+    if shard is None and not keep_going:
+        for row in rows:
+            runner.run_row(*row)
+        return []
+    index, count = shard or (1, 1)
+    tasks, store = runner.tasks, runner.store
+    positioned: PositionedStore | None = None
+    if shard is not None:
+        pid = plan_id([r[0] for r in rows], tasks, count, options)
+        store.set_meta(SHARD_META, json.dumps({"plan": pid, "index": index, "count": count}))
+        positioned = PositionedStore(store, pid)
+        runner.store = cast("ResultsStore", positioned)  # adds with a position, else the same
+    failures: list[str] = []
+    try:
+        for pair in plan([r[0] for r in rows], tasks, count):
+            if pair.shard != index:
+                continue
+            if positioned is not None:
+                positioned.row, positioned.task = pair.row, pair.task
+            runner.tasks = list(pair.tasks)
+            try:
+                runner.run_row(*rows[pair.row])
+            except Exception as exc:
+                if not keep_going:
+                    raise
+                what = rows[pair.row][0]
+                name = what.label if isinstance(what, Baseline) else what.name
+                job = f"{name} / {pair.tasks[-1].name}"
+                failures.append(failure_line(job, exc))
+                report_failure(exc)
+    finally:
+        runner.tasks, runner.store = tasks, store
+    return failures

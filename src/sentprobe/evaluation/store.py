@@ -8,6 +8,10 @@ while a run writes, and the file is easy to copy or inspect with any SQLite tool
 Schema version 2 added the ``predictions`` table (per-item test predictions, keyed like
 ``results``); a version-1 file is upgraded when opened for writing and read as is (without
 predictions) when opened read-only.
+
+Long because the file's whole schema (results, predictions, a sharded run's unit positions,
+meta) and every way of opening, checking, reading and writing it live in one class: split,
+each part would need the others' private connection and table rules.
 """
 
 from __future__ import annotations
@@ -35,6 +39,15 @@ _PREDICTIONS_TABLE = (
     "gold BLOB, pred BLOB, group_names TEXT, group_index BLOB)"
 )
 _PREDICTION_COLUMNS = "labels, dtype, gold, pred, group_names, group_index"
+#: A sharded run's place of each unit in the unsharded run's order (``run --shard``), so
+#: ``sentprobe merge`` writes the shards' units in the order one run would have; an optional
+#: table (added when a store is opened for writing; older sentprobe versions ignore it).
+_POSITIONS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS positions (key TEXT PRIMARY KEY, plan TEXT, row INTEGER, "
+    "task INTEGER)"
+)
+#: A unit's place in a sharded run: (plan id, row index, task position in the row's order).
+Position = tuple[str, int, int]
 
 
 def _now() -> str:
@@ -184,6 +197,7 @@ class ResultsStore:
             raise SentprobeError(f"{self.path}: an SQLite file, but not a sentprobe results file")
         self._check_version()
         self._has_predictions = "predictions" in tables
+        self._has_positions = "positions" in tables
 
     def _check_version(self) -> int | None:
         row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
@@ -214,6 +228,7 @@ class ResultsStore:
                         "UPDATE meta SET value=? WHERE key='schema_version'",
                         (str(SCHEMA_VERSION),),
                     )
+                db.execute(_POSITIONS_TABLE)
             elif tables:
                 raise SentprobeError(
                     f"{self.path}: an SQLite file, but not a sentprobe results file"
@@ -227,6 +242,7 @@ class ResultsStore:
                 )
                 db.execute(f"CREATE TABLE results (key TEXT PRIMARY KEY, {columns})")
                 db.execute(_PREDICTIONS_TABLE)
+                db.execute(_POSITIONS_TABLE)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -234,7 +250,7 @@ class ResultsStore:
         # WAL (readers never block the writer) is switched on outside any transaction; it is
         # a property of the file, so only the first process actually changes anything.
         db.execute("PRAGMA journal_mode=WAL")
-        self._has_predictions = True
+        self._has_predictions = self._has_positions = True
 
     def close(self) -> None:
         self._db.close()
@@ -260,30 +276,48 @@ class ResultsStore:
         rows = self._query(f"SELECT {', '.join(FIELDS)} FROM results WHERE key=?", (key,))
         return _to_record(rows[0]) if rows else None
 
-    def add(self, record: ResultRecord, key: str, predictions: Predictions | None = None) -> None:
+    def add(
+        self,
+        record: ResultRecord,
+        key: str,
+        predictions: Predictions | None = None,
+        *,
+        position: Position | None = None,
+    ) -> None:
         """Insert or replace the unit ``key`` and its test ``predictions`` (none: any stored
-        ones are removed) in one transaction, committed immediately."""
+        ones are removed) in one transaction, committed immediately. ``position``: the
+        unit's place in a sharded run (``run --shard``), read back by ``merge``."""
+        self.add_many([(record, key, predictions, position)])
+
+    def add_many(
+        self, entries: Iterable[tuple[ResultRecord, str, Predictions | None, Position | None]]
+    ) -> None:
+        """:meth:`add` for several units in one transaction (all or none are written)."""
         if self.readonly:
             raise SentprobeError(f"{self.path}: cannot write result (opened read-only)")
-        values = [_to_sql(name, v) for name, v in asdict(record).items()]
         placeholders = ", ".join("?" * (len(FIELDS) + 1))
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
-                # REPLACE gives the row a new rowid, so rowid order is "last written" order.
-                db.execute(
-                    f"INSERT OR REPLACE INTO results (key, {', '.join(FIELDS)}) "
-                    f"VALUES ({placeholders})",
-                    (key, *values),
-                )
-                db.execute("DELETE FROM predictions WHERE key=?", (key,))
-                if predictions is not None:
+                for record, key, predictions, position in entries:
+                    values = [_to_sql(name, v) for name, v in asdict(record).items()]
+                    # REPLACE gives the row a new rowid, so rowid order is "last written" order.
                     db.execute(
-                        f"INSERT INTO predictions (key, {_PREDICTION_COLUMNS}) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (key, *encode(predictions)),
+                        f"INSERT OR REPLACE INTO results (key, {', '.join(FIELDS)}) "
+                        f"VALUES ({placeholders})",
+                        (key, *values),
                     )
+                    db.execute("DELETE FROM predictions WHERE key=?", (key,))
+                    if predictions is not None:
+                        db.execute(
+                            f"INSERT INTO predictions (key, {_PREDICTION_COLUMNS}) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            (key, *encode(predictions)),
+                        )
+                    db.execute("DELETE FROM positions WHERE key=?", (key,))
+                    if position is not None:
+                        db.execute("INSERT INTO positions VALUES (?, ?, ?, ?)", (key, *position))
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -314,6 +348,31 @@ class ResultsStore:
             )
             found.update((row[0], decode(*row[1:])) for row in rows)
         return found
+
+    def positions(self) -> dict[str, Position]:
+        """Each unit's place in the sharded run that wrote it (units of a sharded run only)."""
+        if not self._has_positions:
+            return {}
+        rows = self._query("SELECT key, plan, row, task FROM positions")
+        return {key: (plan, int(row), int(task)) for key, plan, row, task in rows}
+
+    def meta(self, key: str) -> str | None:
+        """A value of the store's ``meta`` table (e.g. ``shard``, written by ``run --shard``)."""
+        rows = self._query("SELECT value FROM meta WHERE key=?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a ``meta`` value (committed at once)."""
+        if self.readonly:
+            raise SentprobeError(f"{self.path}: cannot write (opened read-only)")
+        try:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+        except sqlite3.DatabaseError as e:
+            raise SentprobeError(f"{self.path}: cannot write ({e})") from None
+
+    def items(self) -> list[tuple[str, ResultRecord]]:
+        """(unit key, record) of every stored unit, in the order they were (last) written."""
+        return self._select(None, None, None)
 
     def records(
         self, encoder: str | None = None, task: str | None = None, probe: str | None = None
@@ -368,3 +427,4 @@ def _to_record(row: tuple) -> ResultRecord:
         for name, v in zip(FIELDS, row, strict=True)
     }
     return ResultRecord(**values)
+
