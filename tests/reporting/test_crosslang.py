@@ -105,14 +105,18 @@ def test_task_summary_mean_and_std_across_languages_and_encoders(frame):
 
 def test_markdown_report_uses_the_results_table_layout(frame):
     text = crosslang_report(frame, "en")
-    assert "### test_score relative to en (difference in points)" in text
+    assert "### test_score relative to en (difference in points, majority not removed)" in text
     assert "| **Encoder** | **SentLen** | **WC** | **BShift** |" in text
     a_de = next(line for line in text.splitlines() if line.startswith("| A (de)"))
     assert [c.strip() for c in a_de.strip("|").split("|")][1:] == ["10.0", "-20.0", "0.0"]
     b_fr = next(line for line in text.splitlines() if line.startswith("| B (fr)"))
     assert b_fr.rstrip(" |").endswith("-")  # missing cell
     assert "70.8 ± 12.0" in text  # SentLen mean ± std
-    assert "Majority" not in text
+    relative, summary, majority = text.split("### ")[1:]
+    assert "Majority" not in relative + summary  # a baseline, not an encoder row
+    assert majority.startswith("Majority baseline per language (points)")
+    de = next(line for line in majority.splitlines() if line.startswith("| de"))
+    assert [c.strip() for c in de.strip("|").split("|")][1:] == ["0.1"]  # only WC
 
 
 def test_json_and_csv(frame):
@@ -121,8 +125,10 @@ def test_json_and_csv(frame):
     assert doc["summary"][0]["task"] == "SentLen"
     csv = crosslang_report(frame, "en", fmt="csv")
     assert csv.splitlines()[0] == (
-        "encoder,task,language,score,reference_score,relative,older_task"
+        "encoder,task,language,score,majority,reference_score,reference_majority,relative,"
+        "older_task"
     )
+    assert doc["majority"] == [{"task": "WC", "language": "de", "majority": 0.1}]
 
 
 def test_scores_on_older_task_data_are_marked(frame):
@@ -135,7 +141,7 @@ def test_scores_on_older_task_data_are_marked(frame):
     flagged = rel[rel["older_task"]][["encoder", "task", "language"]].values.tolist()
     assert flagged == [["A", "SentLen", "de"]]
     text = crosslang_report(frame, "en")
-    relative_part, summary_part = text.split("### ")[1:]
+    relative_part, summary_part = text.split("### ")[1:3]
     assert "| A (de)" in relative_part and "‡" in relative_part.split("| A (fr)")[0]
     assert "older version of this task's data" in relative_part
     assert "‡" in summary_part  # the summary averages the older score in
@@ -188,14 +194,65 @@ def test_cli_crosslang(frame, tmp_path, monkeypatch, capsys):
             store.add(record(r.encoder, r.language, r.task, r.test_score), key=str(i))
     heat = tmp_path / "h.png"
     argv = ["sentprobe", "crosslang", "--results", str(store_path), "--reference", "en"]
-    monkeypatch.setattr(sys, "argv", [*argv, "--heatmap", str(heat)])
+    # the default removes each language's majority, and the store has only German WC's
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as exc:
+        main()
+    assert exc.value.code == 1
+    assert "no Majority rows for en" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "argv", [*argv, "--mode", "diff", "--heatmap", str(heat)])
     main()
     out = capsys.readouterr().out
     assert "| A (de)" in out and heat.stat().st_size > 0
+    with ResultsStore(store_path) as store:
+        for lang in ("en", "de", "fr"):
+            for task in ("SentLen", "WC", "BShift"):
+                store.add(record("Majority", lang, task, 0.5), key=f"maj-{lang}-{task}")
+    monkeypatch.setattr(sys, "argv", [*argv, "--heatmap", str(heat)])
+    main()
+    out = capsys.readouterr().out
+    assert "relative to en (gain over the language's own majority minus the reference's" in out
     monkeypatch.setattr(sys, "argv", [*argv[:-1], "xx"])
     with pytest.raises(SystemExit) as exc:
         main()
     assert exc.value.code == 1
+
+
+def test_gain_removes_each_languages_majority():
+    """X-Probe's Tense: majority 50% in English, 73% in another language. An encoder at 80
+    and 85 is 5 points 'better' in raw accuracy, but gains 30 and 12 points over the
+    majority class: the language is 18 points worse, which only ``gain`` shows."""
+    frame = pd.DataFrame(
+        [
+            row("A", "en", "Tense", 0.80),
+            row("A", "xx", "Tense", 0.85),
+            row("Majority", "en", "Tense", 0.50),
+            row("Majority", "xx", "Tense", 0.73),
+        ]
+    )
+    gain = relative_scores(frame, "en", mode="gain")
+    assert cell(gain, "A", "Tense", "xx") == pytest.approx(-18.0)
+    assert cell(gain, "A", "Tense", "xx", "majority") == pytest.approx(73.0)
+    assert cell(gain, "A", "Tense", "xx", "reference_majority") == pytest.approx(50.0)
+    assert cell(relative_scores(frame, "en", mode="diff"), "A", "Tense", "xx") == pytest.approx(5)
+    text = crosslang_report(frame, "en", mode="gain")
+    assert "gain over the language's own majority minus the reference's, points" in text
+    a_xx = next(line for line in text.splitlines() if line.startswith("| A (xx)"))
+    assert "-18.0" in a_xx
+    majority = text.split("### Majority baseline per language (points)")[1]
+    assert "| xx" in majority and "73.0" in majority and "50.0" in majority
+    with pytest.raises(SentprobeError, match="no Majority rows for the other languages"):
+        relative_scores(frame[frame.language == "en"].assign(language="en").pipe(
+            lambda f: pd.concat([f, pd.DataFrame([row("A", "yy", "Tense", 0.6)])])
+        ), "en", mode="gain")  # fmt: skip
+
+
+def test_control_tasks_are_no_columns():
+    frame = pd.DataFrame(
+        [row(e, lang, t, 0.6) for e in "AB" for lang in ("en", "de") for t in ("WC", "WC~control")]
+    )
+    rel = relative_scores(frame, "en", mode="diff")
+    assert set(rel["task"]) == {"WC"}
 
 
 def test_mapped_student_is_compared_with_its_teachers_reference() -> None:

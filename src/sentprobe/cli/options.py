@@ -61,6 +61,7 @@ class By(str, Enum):
 
 
 class Mode(str, Enum):
+    gain = "gain"
     diff = "diff"
     ratio = "ratio"
 

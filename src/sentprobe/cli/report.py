@@ -273,8 +273,13 @@ def crosslang(
     metric: Annotated[Metric, typer.Option(help="test_score or dev_score.")] = Metric.test_score,
     mode: Annotated[
         Mode,
-        typer.Option(help="diff: difference in points; ratio: score / reference (X-Probe Fig. 4)."),
-    ] = Mode.diff,
+        typer.Option(
+            help="gain: each language's gain over its own Majority baseline minus the "
+            "reference language's (points; needs the Majority rows); diff: raw difference in "
+            "points; ratio: score / reference (X-Probe Fig. 4). diff and ratio keep differences "
+            "in class balance."
+        ),
+    ] = Mode.gain,
     encoder: Annotated[
         list[str] | None,
         typer.Option("--encoder", "-e", help="Only these encoders (repeatable)."),  # noqa: UP007
@@ -291,8 +296,10 @@ def crosslang(
         Path | None, typer.Option("--output", "-o", help="Write the tables here.")
     ] = None,  # noqa: UP007
 ) -> None:
-    """Compare languages: scores relative to a reference language per encoder x task, and
-    per task the mean and standard deviation across languages and encoders (X-Probe)."""
+    """Compare languages: scores relative to a reference language per encoder x task (by
+    default each language's gain over its own majority class, minus the reference's), per
+    task the mean and standard deviation across languages and encoders (X-Probe), and each
+    language's Majority baseline."""
     from sentprobe.reporting.crosslang import crosslang_report, relative_heatmap
 
     frame = _load_results(results, probe)

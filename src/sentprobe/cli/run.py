@@ -24,14 +24,28 @@ from sentprobe.cli.options import (
 )
 
 
+def task_label(task: str, language: str = "", source: str = "") -> str:
+    """A task's name with its language and source (suite, folder): "Tense (de)" and
+    "Tense (fr, sample-fr)", so one task in several languages or suites can be told apart."""
+    parts = [str(p) for p in (language, source) if p and str(p) not in ("und", "nan")]
+    return f"{task} ({', '.join(dict.fromkeys(parts))})" if parts else str(task)
+
+
 def _show_warnings(frame) -> None:
-    """Each task's data warnings once, however many rows carry them."""
+    """Each task's data warnings once, however many rows carry them, named by
+    :func:`task_label`."""
     seen: set[tuple[str, str]] = set()
-    for task, items in zip(frame["task"], frame["warnings"]):
+    blank = [""] * len(frame)
+    languages = frame["language"] if "language" in frame.columns else blank
+    sources = frame["task_source"] if "task_source" in frame.columns else blank
+    for task, language, source, items in zip(
+        frame["task"], languages, sources, frame["warnings"], strict=True
+    ):
+        name = task_label(task, language, source)
         for w in items:
-            if (task, w) not in seen:
-                seen.add((task, w))
-                warning(f"{task}: {w}")
+            if (name, w) not in seen:
+                seen.add((name, w))
+                warning(f"{name}: {w}")
 
 
 def run(

@@ -1,9 +1,15 @@
 """Cross-language reports: the same encoders probed on the same tasks in several languages.
 
 Two views from X-Probe (Ravishankar et al. 2019): scores relative to a reference language per
-encoder x task x language (their Figure 4, a heatmap; here as a difference in points by
-default, or the paper's ratio), and per task the mean and standard deviation across languages
-and encoders (their Table 1). Input is the frame of ``ResultsStore.to_frame()``; tables are
+encoder x task x language (their Figure 4, a heatmap, which uses the ratio of raw accuracies)
+and per task the mean and standard deviation across languages and encoders (their Table 1).
+
+Raw accuracies differ across languages by their class balance alone (X-Probe's Tense: one
+language's majority class is 73% of its test set, another's 54%), so the relative score
+``gain`` (the ``sentprobe crosslang`` default) first removes each language's own Majority
+baseline: (score - majority) - (reference score - reference majority), in points. ``diff``
+(raw difference in points) and ``ratio`` (the paper's) are kept; every view shows each
+language's majority beside the scores. Input is the frame of ``ResultsStore.to_frame()``; tables are
 rendered by :func:`sentprobe.reporting.tables.results_table`, so they look like every other
 sentprobe table.
 
@@ -24,14 +30,21 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from sentprobe.datasets.controls import is_control
 from sentprobe.datasets.task import PAPER_TASKS
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import paper_labels
 from sentprobe.reporting.plots import language_panels_figure, save_figure
 from sentprobe.reporting.tables import results_table
 
-Mode = Literal["diff", "ratio"]
-MODES: tuple[str, ...] = ("diff", "ratio")
+Mode = Literal["gain", "diff", "ratio"]
+MODES: tuple[str, ...] = ("gain", "diff", "ratio")
+#: What each mode's relative score is (titles, the CLI's help).
+MODE_TEXT = {
+    "gain": "gain over the language's own majority minus the reference's, points",
+    "diff": "difference in points, majority not removed",
+    "ratio": "ratio, 1 = parity, majority not removed",
+}
 FORMATS = ("markdown", "csv", "latex", "json")
 #: A mapped student's row: teacher label, "->", its language, an optional "/run-name" (the
 #: student's run directory), an optional "@epoch-K", and the " [probe]" suffix rows get when
@@ -61,12 +74,13 @@ def language_scores(
     The latest record of each unit counts (as in the results table); an encoder probed with
     several probes becomes one row per probe ("name [probe]"); a task name carrying its
     language ("de/Foo") loses it so the same task matches across languages. The paper's
-    text baselines are left out unless ``include_baselines`` (they are not encoders).
+    text baselines are left out unless ``include_baselines`` (they are not encoders);
+    control tasks (``T~control``) are no probing tasks and are always left out.
     """
     missing = [c for c in ("encoder", "task", "language", metric) if c not in frame.columns]
     if missing:
         raise SentprobeError(f"results are missing column(s): {', '.join(missing)}")
-    df = frame.copy().reset_index(drop=True)
+    df = frame[~frame["task"].astype(str).map(is_control)].reset_index(drop=True)
     for name, default in (("probe", ""), ("seed", 0), ("task_source", "")):
         if name not in df.columns:
             df[name] = default
@@ -103,6 +117,17 @@ def language_scores(
     return out
 
 
+def majority_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
+    """The Majority baseline's score (points) per task and language: columns task, language,
+    majority; empty when the results have no Majority rows."""
+    rows = frame[frame["encoder"].astype(str).str.lower() == "majority"]
+    if rows.empty:
+        return pd.DataFrame({"task": [], "language": [], "majority": []})
+    scores = language_scores(rows, metric, include_baselines=True)
+    means = scores.groupby(["task", "language"], sort=False)["score"].mean()
+    return means.rename("majority").reset_index()
+
+
 def _older_task_data(df: pd.DataFrame) -> pd.Series:
     """True where a record's task data (hash) is older than the newest result of the same
     task and language: such scores are marked, never compared silently."""
@@ -130,14 +155,16 @@ def relative_scores(
 ) -> pd.DataFrame:
     """Scores relative to ``reference`` per encoder x task x language (reference excluded).
 
-    Columns: encoder, task, language, score, reference_score (points) and ``relative``: the
-    difference in points (``mode="diff"``) or the ratio score / reference (``"ratio"``, as in
+    Columns: encoder, task, language, score, majority, reference_score, reference_majority
+    (points; majority: the Majority baseline of that task and language) and ``relative``: the
+    gain over the own majority minus the reference's gain over its majority (``"gain"``), the
+    difference in points (``"diff"``) or the ratio score / reference (``"ratio"``, as in
     X-Probe's Figure 4, where 1 is parity), then ``older_task``: True when either score was
     computed on older data of its task than the newest result for that task and language.
-    Cells without a reference score are NaN.
+    Cells without a reference score (or, for ``"gain"``, a majority) are NaN.
     """
     if mode not in MODES:
-        raise SentprobeError(f"unknown mode {mode!r}; choose diff or ratio")
+        raise SentprobeError(f"unknown mode {mode!r}; choose {', '.join(MODES)}")
     scores = language_scores(frame, metric, None, include_baselines)
     languages = sorted(scores["language"].unique())
     if reference not in languages:
@@ -161,7 +188,25 @@ def relative_scores(
     )
     rel = rel.merge(ref, on=["_ref", "task"], how="left").drop(columns="_ref")
     rel["older_task"] = rel["older_task"] | rel.pop("reference_older").fillna(False).astype(bool)
-    if mode == "diff":
+    majority = majority_scores(frame, metric)
+    rel = rel.merge(majority, on=["task", "language"], how="left")
+    at_reference = majority[majority["language"] == reference][["task", "majority"]]
+    rel = rel.merge(
+        at_reference.rename(columns={"majority": "reference_majority"}), on="task", how="left"
+    )
+    rel[["majority", "reference_majority"]] = rel[["majority", "reference_majority"]].astype(float)
+    if mode == "gain":
+        sides = ((reference, "reference_majority"), ("the other languages", "majority"))
+        lacking = [what for what, column in sides if rel[column].isna().all()]
+        if lacking:
+            raise SentprobeError(
+                "the relative score 'gain' removes each language's Majority baseline, and the "
+                f"results have no Majority rows for {' or '.join(lacking)}: run the tasks with "
+                "the Majority baseline (in the default baselines), or choose --mode diff"
+            )
+        own = rel["score"] - rel["majority"]
+        rel["relative"] = own - (rel["reference_score"] - rel["reference_majority"])
+    elif mode == "diff":
         rel["relative"] = rel["score"] - rel["reference_score"]
     else:
         rel["relative"] = rel["score"] / rel["reference_score"].replace(0.0, np.nan)
@@ -169,7 +214,8 @@ def relative_scores(
     rel = rel.assign(_t=rel["task"].map(order)).sort_values(
         ["encoder", "language", "_t"], kind="stable"
     )
-    columns = ["encoder", "task", "language", "score", "reference_score", "relative"]
+    columns = ["encoder", "task", "language", "score", "majority", "reference_score"]
+    columns += ["reference_majority", "relative"]
     return rel[[*columns, "older_task"]].reset_index(drop=True)
 
 
@@ -238,7 +284,7 @@ def relative_table(
     rel = relative_scores(frame, reference, metric, mode, encoders, include_baselines)
     rows = rel["encoder"] + " (" + rel["language"] + ")"
     table = _as_results(rel, rows, rel["relative"])
-    dec = decimals if decimals is not None else (1 if mode == "diff" else 2)
+    dec = decimals if decimals is not None else (2 if mode == "ratio" else 1)
     return results_table(table, metric="value", fmt=fmt, decimals=dec, percent=False)
 
 
@@ -258,6 +304,23 @@ def summary_table(
     seed = pd.Series(pd.factorize(pair)[0], index=scores.index)  # one "seed" per pair: n > 1
     table = _as_results(scores, pd.Series(label, index=scores.index), scores["score"], seed)
     return results_table(table, metric="value", fmt=fmt, decimals=decimals, percent=False)
+
+
+def majority_table(
+    frame: pd.DataFrame, fmt: str = "markdown", metric: str = "test_score", decimals: int = 1
+) -> str:
+    """Each language's Majority baseline (points) per task, rows = languages; "" without any."""
+    majority = majority_scores(frame, metric)
+    if majority.empty:
+        return ""
+    majority = majority.assign(older_task=False)
+    return results_table(
+        _as_results(majority, majority["language"], majority["majority"]),
+        metric="value",
+        fmt=fmt,
+        decimals=decimals,
+        percent=False,
+    )
 
 
 def _records(df: pd.DataFrame, decimals: int) -> list[dict]:
@@ -305,18 +368,28 @@ def crosslang_report(
             "reference": reference,
             "metric": metric,
             "mode": mode,
+            "measure": MODE_TEXT[mode],
             "relative": _records(rel, 4),
             "summary": _records(task_summary(frame, **kw), 4),
+            "majority": _records(majority_scores(frame, metric), 4),
         }
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    what = "difference in points" if mode == "diff" else "ratio, 1 = parity"
-    rel_title = f"{metric} relative to {reference} ({what})"
-    sum_title = f"{metric}: mean ± std across languages and encoders (points)"
-    relative = relative_table(frame, reference, fmt, mode=mode, **kw)
-    summary = summary_table(frame, fmt, **kw)
+    sections = [
+        (
+            f"{metric} relative to {reference} ({MODE_TEXT[mode]})",
+            relative_table(frame, reference, fmt, mode=mode, **kw),
+        ),
+        (
+            f"{metric}: mean ± std across languages and encoders (points)",
+            summary_table(frame, fmt, **kw),
+        ),
+    ]
+    majority = majority_table(frame, fmt, metric)
+    if majority:
+        sections.append(("Majority baseline per language (points)", majority))
     if fmt == "latex":
-        return f"% {rel_title}\n{relative}\n% {sum_title}\n{summary}"
-    return f"### {rel_title}\n\n{relative}\n### {sum_title}\n\n{summary}"
+        return "".join(f"% {title}\n{table}" for title, table in sections)
+    return "\n".join(f"### {title}\n\n{table}" for title, table in sections)
 
 
 # ---------------------------------------------------------------------------- heatmap

@@ -177,8 +177,9 @@ def language_panels_figure(
     ``rel``: columns encoder, task, language, relative (``crosslang.relative_scores``)."""
     languages = sorted(rel["language"].unique())
     panels = list(dict.fromkeys(rel["encoder"]))
-    centre = 0.0 if mode == "diff" else 1.0
-    norm = diverging_norm(rel["relative"].to_numpy(), centre, 1.0 if mode == "diff" else 0.1)
+    points = mode != "ratio"  # diff, or gain over the language's own majority (crosslang)
+    centre = 0.0 if points else 1.0
+    norm = diverging_norm(rel["relative"].to_numpy(), centre, 1.0 if points else 0.1)
     width = 1.2 + len(panels) * (0.9 + 0.75 * len(languages))
     fig = new_figure(max(4.0, width), 1.4 + 0.45 * len(tasks))
     axes = fig.subplots(1, len(panels), squeeze=False, sharey=True)[0]
@@ -189,12 +190,14 @@ def language_panels_figure(
         )
         grid = sub.reindex(index=list(tasks), columns=languages).to_numpy(dtype=float)
         text = [
-            ["–" if math.isnan(v) else f"{v:+.1f}" if mode == "diff" else f"{v:.2f}" for v in r]
+            ["–" if math.isnan(v) else f"{v:+.1f}" if points else f"{v:.2f}" for v in r]
             for r in grid
         ]
         image = draw_heatmap(ax, grid, tasks, languages, norm, text=text)
         ax.set_title(encoder, fontsize=9)
-    label = f"points vs {reference}" if mode == "diff" else f"ratio to {reference}"
+    label = {"diff": f"points vs {reference}", "ratio": f"ratio to {reference}"}.get(
+        mode, f"gain over majority vs {reference} (points)"
+    )
     assert image is not None  # one panel per encoder, and there is at least one
     add_colorbar(fig, image, list(axes), label)
     fig.suptitle(f"{metric} relative to {reference}", fontsize=10)
