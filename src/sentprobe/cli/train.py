@@ -67,7 +67,7 @@ def train(
     Probe the result with `sentprobe run -e runs/NAME` (last epoch), `-e runs/NAME@epoch-3`
     or `-e 'runs/NAME@all'` (one row per epoch).
     """
-    from sentprobe.training.checkpoint import read_manifest
+    from sentprobe.training.checkpoint import best_epoch, read_manifest
     from sentprobe.training.demo import EPOCHS, train_demo
     from sentprobe.training.trainer import TrainConfig
     from sentprobe.training.trainer import train as run_training
@@ -117,5 +117,6 @@ def train(
     metric = manifest["metric"]["name"]
     note(
         f"{run_dir}: epoch {last['epoch']}, validation {metric} {last['valid'][metric]:.2f} "
-        f"({time.perf_counter() - start:.0f} s); probe it: sentprobe run -e '{run_dir}@all'"
+        f"(best: epoch {best_epoch(manifest)}; {time.perf_counter() - start:.0f} s); probe "
+        f"it: sentprobe run -e '{run_dir}@all' (every epoch) or -e {run_dir}@best"
     )
