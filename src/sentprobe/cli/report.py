@@ -119,8 +119,9 @@ def report(
     reference: Annotated[
         Path | None,  # noqa: UP007
         typer.Option(
-            help="CSV of scores not measured by sentprobe (columns row,task,score[,note]; "
-            "score in %), shown apart as reference rows (e.g. the paper's human row).",
+            help="Scores not measured by sentprobe, shown apart as reference rows: a CSV "
+            "(columns row,task,score[,note]; score in %), or a paper's published table: "
+            "conneau2018 (Table 2), xprobe2019 (Table 4), kim2019 (Table 3).",
         ),
     ] = None,
     probe: ProbeFilter = None,
@@ -204,9 +205,9 @@ def report(
     accuracy and selectivity, MDL codelengths and reference rows where there are any; or
     write the HTML report (--html) and the layer curves (--layer-curves)."""
     from sentprobe.reporting.compose import report_text
-    from sentprobe.reporting.reference import load_reference
+    from sentprobe.reporting.reference import reference_rows
 
-    rows = load_reference(reference) if reference is not None else None
+    rows = reference_rows(reference) if reference is not None else None
     frame = _load_results(results, probe)
     if encoder:
         frame = frame[frame["encoder"].isin(encoder)]

@@ -144,10 +144,12 @@ def results_section(
                 control=control.get((row, column), math.nan),
             )
         rows.append(html.Row(summary.label(row), kind, cells))
+    cited = ""
     if reference is not None and not reference.empty:
         for name, group in reference.groupby("row", sort=False):
             cells = {str(t): html.Cell(float(s)) for t, s in zip(group["task"], group["score"])}
             rows.append(html.Row(f"{name} (reference)", "reference", cells))
+        cited = reference.attrs.get("citation", "")
     notes = [
         ("Test accuracy (%)" if metric == "test_score" else "Dev (selection) accuracy (%)")
         + "; click a task to sort. "
@@ -170,6 +172,8 @@ def results_section(
             "sel: selectivity = accuracy − control-task accuracy (Hewitt & Liang 2019): what "
             "the probe scores beyond memorising the first content word's identity."
         )
+    if cited:
+        notes.append(f"Reference rows: published, not measured here: {cited}.")
     if summary.several_seeds:
         notes.append("± after a score: standard deviation over seeds.")
     notes += summary.notes
