@@ -276,3 +276,22 @@ def test_mdl_results_get_their_table(tmp_path, make_record):
         s.add(make_record("a", "SentLen", 0.6, probe="mdl", extra=extra), "k1")
     page = render_html(build_report(store, _load_results(store, None)))
     assert "MDL: online codelength" in page and ">12.3<" in page and ">2.50<" in page
+
+
+def test_relative_heatmap_across_languages_removes_each_majority(tmp_path, make_record):
+    """With Majority rows in every language the heatmap shows gains over each language's own
+    majority (crosslang's default), else raw differences, and its caption says which."""
+    store = tmp_path / "r.sqlite"
+    with ResultsStore(store) as s:
+        for lang, acc, majority in (("en", 0.8, 0.5), ("xx", 0.85, 0.73)):
+            s.add(make_record("enc", "Tense", acc, language=lang), f"enc|{lang}")
+            s.add(make_record("Majority", "Tense", majority, language=lang), f"maj|{lang}")
+    page = render_html(build_report(store, _load_results(store, None)))
+    start = page.index('id="relative-heatmap"')
+    figure = page[start : page.index("</figure>", start)]
+    assert "gain over its language&#x27;s Majority baseline" in figure
+    assert "−18.0" in figure or "-18.0" in figure  # (85 - 73) - (80 - 50)
+    frame = _load_results(store, None)
+    page = render_html(build_report(store, frame[frame["encoder"] != "Majority"]))
+    start = page.index('id="relative-heatmap"')
+    assert "class balance are included" in page[start : page.index("</figure>", start)]

@@ -85,7 +85,7 @@ def relative_plot(
     """X-Probe's Figure 4: relative to the reference language when the results have
     several languages, else every row relative to a reference row."""
     from sentprobe.reporting.controls import split_controls
-    from sentprobe.reporting.crosslang import _task_order, relative_scores
+    from sentprobe.reporting.crosslang import _task_order, majority_scores, relative_scores
     from sentprobe.reporting.plots import language_panels_figure, relative_rows_figure
     from sentprobe.reporting.tables import pivot
 
@@ -95,9 +95,19 @@ def relative_plot(
         ref = languages[0]
         if reference_language and reference_language in languages:
             ref = reference_language
-        rel = relative_scores(tasks, ref, metric)
-        fig = language_panels_figure(rel, _task_order(rel["task"]), ref, metric)
-        caption = f"Each encoder's score in each language minus its score in {ref} (points)."
+        majority = majority_scores(tasks, metric)
+        gain = set(majority["language"]) >= set(languages)  # a majority in every language
+        rel = relative_scores(tasks, ref, metric, mode="gain" if gain else "diff")
+        fig = language_panels_figure(
+            rel, _task_order(rel["task"]), ref, metric, mode="gain" if gain else "diff"
+        )
+        caption = (
+            f"Each encoder's gain over its language's Majority baseline minus its gain over "
+            f"{ref}'s (points): class balance differs across languages and is removed."
+            if gain
+            else f"Each encoder's score in each language minus its score in {ref} (points); "
+            "no Majority rows in every language, so differences in class balance are included."
+        )
         return html.Plot("relative-heatmap", f"Relative to {ref}", figure_svg(fig, "rel"), caption)
     wide = pivot(tasks, metric, "mean")
     wide.columns = [t for _, t in wide.columns]
