@@ -76,7 +76,8 @@ def evil_page(tmp_path, make_record, monkeypatch) -> str:
     monkeypatch.setattr(report_meta, "_suite_dirs", lambda: {SUITE: suite})
     store = tmp_path / "results.sqlite"
     with ResultsStore(store) as s:
-        for i, (row, score) in enumerate([(f"enc{SCRIPT}", 0.6), ("plain", 0.8), ("low", 0.4)]):
+        layers = [(f"enc{SCRIPT}@layer{k}", 0.6 + 0.05 * k) for k in range(3)]  # a figure
+        for i, (row, score) in enumerate([*layers, ("plain", 0.8), ("low", 0.4)]):
             record = make_record(row, TASK, score, task_source=SUITE)
             s.add(record, f"k{i}")
     return render_html(build_report(store, _load_results(store, None)))
@@ -116,6 +117,8 @@ def test_payloads_render_as_text(evil_page):
     for text in ("&lt;script&gt;", "&lt;img src=x onerror=", "[a link](javascript:"):
         assert text in evil_page  # shown, as text
     assert "Quality report" in evil_page and "A suite" in evil_page  # the suite's texts
+    figures = re.findall(r"<svg\b.*?</svg>", evil_page, re.S)
+    assert any("enc&lt;script&gt;" in svg for svg in figures)  # a row label in a figure
     assert "e.g. &quot;sentence 0 &lt;script&gt;" in evil_page  # a sentence, via the audit
 
 
@@ -171,7 +174,7 @@ def test_no_script_from_the_data_runs_in_chromium(evil_page, tmp_path):
     found, dom, console = _probe(evil_page, tmp_path)
     assert found is not None, console  # the probe (allowed by hash) ran
     assert found["scripts"] == 2 and found["foreign"] == 0 and found["jsLinks"] == 0, found
-    assert [float(v) for v in found["order"]] == [80.0, 60.0, 40.0]  # the sort script works
+    assert [float(v) for v in found["order"]] == [80.0, 70.0, 65.0, 60.0, 40.0]  # sorting works
     assert not _pwned(dom)
     assert console == "", console  # no CSP violation: the page's own content is allowed
 
