@@ -1,14 +1,21 @@
-"""The Ray executor on a local 2-CPU Ray cluster started inside the test.
+"""The Ray executor on a local multi-node Ray cluster (``ray.cluster_utils.Cluster``: a head
+without CPUs and two 1-CPU nodes, each started in a folder of its own, so ``/proc/self/cwd``
+is a different directory on each node, as a node-local disk is) started inside the test.
 
 A 2-encoder x 3-task grid (plus the majority baseline) gives the local executor's results;
 a worker that dies mid-run (``os._exit`` once, remembered by a marker file) has its job
-retried and the grid still completes; an interrupted distributed run resumes from the store.
+retried and the grid still completes; an interrupted distributed run resumes from the store;
+a node removed while it encodes has its jobs run again elsewhere; a cache that is not the
+same directory on every node stops the run with one line; ``--keep-going`` lists the failed
+jobs and finishes the others.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -33,7 +40,16 @@ def _bag(sentences, salt):
     if armed.exists() and not marker.exists():
         marker.write_text(str(os.getpid()))
         os._exit(1)
+    if os.environ.get("TEST_NODE") == "doomed" and Path(DIR, "arm-doomed").exists():
+        Path(DIR, "doomed-encoding").touch()  # the test removes this node now
+        time.sleep(600)
     return _plain_bag(sentences, salt)
+
+
+def flaky(sentences):
+    if any(s.startswith("t2 ") for s in sentences):
+        raise ValueError("no sentence of t2, please")
+    return _plain_bag(sentences, 3)
 
 
 from sentprobe.encoders.base import Encoder
@@ -54,41 +70,80 @@ class Layers(Encoder):
 
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory):
-    ray = pytest.importorskip("ray")
+    pytest.importorskip("ray")
+    import ray
+    from ray.cluster_utils import Cluster
+
     d = tmp_path_factory.mktemp("grid")
     (d / "enc.py").write_text(f"from pathlib import Path\nDIR = {str(d)!r}\n" + ENCODERS)
     for name in ("t1", "t2", "t3"):
         (d / f"{name}.txt").write_text(_task(name, 60))
-    # enc.py is not importable by the workers: the executor sends user code by value
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield d
-    ray.shutdown()
+    here = Path.cwd()
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    try:
+        for name in ("node-a", "node-b"):  # a node's workers start in its folder
+            (d / name).mkdir()
+            os.chdir(d / name)
+            cluster.add_node(num_cpus=1)
+        os.chdir(here)
+        # enc.py is not importable by the workers: the executor sends user code by value
+        ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
+        yield d, cluster
+    finally:
+        os.chdir(here)
+        ray.shutdown()
+        cluster.shutdown()
 
 
-def _grid(d: Path, results: Path, cache: Path, executor: str) -> None:
-    run(
-        [str(d / "enc.py:one"), str(d / "enc.py:two"), str(d / "enc.py:Layers")],
+@pytest.fixture(scope="module")
+def local_units(ray_cluster, tmp_path_factory) -> dict:
+    """The grid's units computed by the local executor."""
+    d, _ = ray_cluster
+    out = tmp_path_factory.mktemp("local")
+    os.environ["SENTPROBE_NUM_THREADS"] = "1"  # tiny probes: threads only cost
+    try:
+        _grid(d, out / "local.sqlite", out / "cache", "local")
+    finally:
+        del os.environ["SENTPROBE_NUM_THREADS"]
+    return _units(out / "local.sqlite")
+
+
+def _grid(
+    d: Path,
+    results: Path,
+    cache: Path | str,
+    executor: str,
+    encoders=("one", "two", "Layers"),
+    **kw,
+):
+    return run(
+        [str(d / f"enc.py:{name}") for name in encoders],
         [str(d / f"t{i}.txt") for i in (1, 2, 3)],
         baselines="majority",
         results=results,
         cache_dir=cache,
         executor=executor,
         progress=False,
+        **kw,
     )
 
 
-@pytest.mark.slow
-def test_ray_grid_equals_local_and_survives_a_dead_worker(ray_cluster, tmp_path):
-    d = ray_cluster
-    _grid(d, tmp_path / "local.sqlite", tmp_path / "cache-local", "local")
-    local = _units(tmp_path / "local.sqlite")
+def test_ray_grid_equals_local_and_survives_a_dead_worker(
+    ray_cluster, local_units, tmp_path, monkeypatch
+):
+    d, _ = ray_cluster
+    local = local_units
     assert len(local) == 5 * 3  # (majority, one, two, layers@first, layers@second) x 3 tasks
 
     marker = d / "died"
     (d / "arm-die-once").touch()  # the first worker to encode dies
-    _grid(d, tmp_path / "ray.sqlite", tmp_path / "cache-ray", "ray")
+    # A relative cache path: the driver makes it absolute, so every node's workers (started
+    # in their own folders) find the one directory.
+    monkeypatch.chdir(tmp_path)
+    _grid(d, tmp_path / "ray.sqlite", "cache-ray", "ray")
     assert marker.exists() and int(marker.read_text()) != os.getpid()  # a worker, not us
     assert _units(tmp_path / "ray.sqlite") == local  # same units, same scores
+    assert not list(d.glob("node-*/cache-ray"))
 
     # Resume: half the units removed from the store, the rerun computes exactly those.
     con = sqlite3.connect(tmp_path / "ray.sqlite")
@@ -103,6 +158,94 @@ def test_ray_grid_equals_local_and_survives_a_dead_worker(ray_cluster, tmp_path)
     after = dict(con.execute("SELECT key, created FROM results").fetchall())
     con.close()
     assert all(after[k] == v for k, v in kept.items())  # finished units were not redone
+
+
+def test_a_node_local_cache_stops_the_run_in_one_line(ray_cluster, tmp_path) -> None:
+    """``/proc/self/cwd/cache`` is a different directory on each node: each encoding job
+    writes its share of the sentences into its own node's cache, and a probe job then misses
+    the other share instead of encoding it again."""
+    d, _ = ray_cluster
+    with pytest.raises(SentprobeError) as caught:
+        _grid(d, tmp_path / "r.sqlite", "/proc/self/cwd/cache", "ray", encoders=("one",))
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("/proc/self/cwd/cache: ") and "vectors of one" in message
+    assert "missing on node" in message and "--cache-dir" in message
+    assert list(d.glob("node-*/cache"))  # the encoding jobs did write, on their nodes
+
+
+def test_a_removed_node_has_its_jobs_run_again(ray_cluster, local_units, tmp_path) -> None:
+    d, cluster = ray_cluster
+    here = Path.cwd()
+    (d / "node-c").mkdir()
+    os.chdir(d / "node-c")
+    try:
+        doomed = cluster.add_node(num_cpus=1, env_vars={"TEST_NODE": "doomed"})
+    finally:
+        os.chdir(here)
+    cluster.wait_for_nodes()
+    (d / "arm-doomed").touch()  # its encoding job signals, then hangs until the node goes
+    errors: list[BaseException] = []
+
+    def grid() -> None:
+        try:
+            _grid(d, tmp_path / "ray.sqlite", tmp_path / "cache", "ray")
+        except BaseException as e:
+            errors.append(e)
+
+    worker = threading.Thread(target=grid)
+    worker.start()
+    deadline = time.monotonic() + 120
+    while not (d / "doomed-encoding").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert (d / "doomed-encoding").exists(), "the third node never encoded"
+    cluster.remove_node(doomed)
+    worker.join(timeout=240)
+    assert not worker.is_alive() and not errors, errors
+    assert _units(tmp_path / "ray.sqlite") == local_units
+
+
+def test_keep_going_lists_failed_jobs_and_finishes_the_others(ray_cluster, tmp_path) -> None:
+    d, _ = ray_cluster
+    frame = _grid(d, tmp_path / "ray.sqlite", tmp_path / "cache", "ray",
+                  encoders=("one", "flaky"), keep_going=True)  # fmt: skip
+    assert sorted(frame["encoder"]) == ["Majority"] * 3 + ["one"] * 3
+    failures = frame.attrs["failures"]
+    # flaky's encoding failed, so each of its probe jobs (one per task) did, with the
+    # encoder's own one-line error
+    assert [f.split(": ", 1)[0] for f in sorted(failures)] == [f"flaky / t{i}" for i in (1, 2, 3)]
+    assert all("failed on a batch" in f and "ValueError: no sentence of t2" in f for f in failures)
+    with pytest.raises(SentprobeError, match="encoder 'flaky' failed on a batch"):
+        _grid(d, tmp_path / "ray2.sqlite", tmp_path / "cache", "ray", encoders=("flaky",))
+
+
+def test_keep_going_in_the_cli_local(ray_cluster, tmp_path, monkeypatch, capsys) -> None:
+    """The local executor: a failed pair is one error line at the end, the table still shows
+    the others, exit status 1; ``SENTPROBE_DEBUG=1`` adds the traceback."""
+    import sys
+
+    from sentprobe.cli.main import main
+
+    d, _ = ray_cluster
+    tasks = ",".join(str(d / f"t{i}.txt") for i in (1, 2, 3))
+    args = ["sentprobe", "run", "-q", "-t", tasks, "-e", f"{d}/enc.py:flaky", "--baselines",
+            "none", "--results", str(tmp_path / "r.sqlite"), "--cache-dir",
+            str(tmp_path / "c"), "--keep-going"]  # fmt: skip
+    monkeypatch.setenv("SENTPROBE_NUM_THREADS", "1")
+    for debug in ("", "1"):
+        monkeypatch.setenv("SENTPROBE_DEBUG", debug)
+        monkeypatch.setattr(sys, "argv", args)
+        with pytest.raises(SystemExit) as exit_:
+            main()
+        out, err = capsys.readouterr()
+        assert exit_.value.code == 1
+        assert "flaky" in out and "t1" in out and "t3" in out  # the table of t1 and t3
+        lines = [line for line in err.splitlines() if line.startswith("error:")]
+        assert len(lines) == 2, err
+        assert lines[0].startswith("error: flaky / t2: encoder 'flaky' failed on a batch")
+        assert "ValueError: no sentence of t2, please" in lines[0]
+        assert lines[1] == "error: 1 job(s) failed (listed above); the rest is stored"
+        assert ("Traceback" in err) == bool(debug)
 
 
 def test_unknown_executor_fails_before_anything_is_written(tmp_path) -> None:
