@@ -3,15 +3,19 @@ its own module (``cli/run.py``, ``cli/report.py``...) and is wired in here."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
 import traceback
 import warnings
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
+from sentprobe import __version__
+from sentprobe.cli.config import add_config_options
 from sentprobe.cli.console import error, note, warning
 from sentprobe.errors import SentprobeError
 
@@ -41,7 +45,12 @@ class Commands(TyperGroup):
     a did-you-mean where one is close, exit 2); sentprobe's errors are one ``error:`` line
     (exit 1); an interruption is one line (exit 130 on SIGINT, 143 on SIGTERM); anything else
     is one line naming the exception and where it was raised (the traceback only with
-    ``SENTPROBE_DEBUG=1``)."""
+    ``SENTPROBE_DEBUG=1``). ``run``, ``build``, ``train`` and ``map-encoder`` get
+    ``--config`` / ``--save-config`` (cli/config.py)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        add_config_options(self.commands)
 
     def invoke(self, ctx: typer.Context):  # type: ignore[override]
         try:
@@ -105,6 +114,50 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # click's plain help and usage errors: no boxes, no wrapping
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"sentprobe {__version__}")
+        raise typer.Exit()
+
+
+def setup_logging(verbosity: int) -> None:
+    """``-v``: sentprobe's INFO messages on stderr (what is loaded from where, cache hits and
+    misses, each probe's choice, timings); ``-vv``: DEBUG too. Library code only logs."""
+    logger = logging.getLogger("sentprobe")
+    for handler in [h for h in logger.handlers if getattr(h, "sentprobe_cli", False)]:
+        logger.removeHandler(handler)
+    if verbosity <= 0:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.sentprobe_cli = True  # type: ignore[attr-defined]
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s", "%H:%M:%S"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO if verbosity == 1 else logging.DEBUG)
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_show_version, help="Print the version and exit."
+        ),
+    ] = False,
+    verbose: Annotated[
+        int,
+        typer.Option(
+            "--verbose",
+            "-v",
+            count=True,
+            show_default=False,
+            help="Log what is loaded from where, cache hits and misses, each probe's choice and "
+            "timings on stderr (-vv: debug). Before the command: sentprobe -v run ...",
+        ),
+    ] = 0,
+) -> None:
+    setup_logging(verbose)
 
 
 from sentprobe.cli.annotate import annotate  # noqa: E402

@@ -199,6 +199,14 @@ def report(
     runs: Annotated[
         str, typer.Option(help="With --curves: the training run directories (a glob).")
     ] = "runs/*",
+    provenance: Annotated[
+        bool,
+        typer.Option(
+            "--provenance",
+            help="Instead of the table: the settings each stored result ran with (what "
+            "--save-config writes), grouped.",
+        ),
+    ] = False,
     output: TableOutput = None,
 ) -> None:
     """Print the paper-style table of everything stored in a results store, then control
@@ -213,6 +221,11 @@ def report(
         frame = frame[frame["encoder"].isin(encoder)]
     if by is not None:
         write_output(_by_subtype(results, frame, fmt.value), output)
+        return
+    if provenance:
+        from sentprobe.cli.config import run_config_text
+
+        write_output(run_config_text(frame), output)
         return
     if compare is not None:
         names = [n.strip() for n in compare.split(",")]

@@ -7,7 +7,9 @@ stays fast however large the shipped data grows.
 
 from __future__ import annotations
 
+import logging
 import os
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,6 +35,8 @@ from sentprobe.datasets.loaders.hf import HUB_PREFIX, load_hf_dir, load_hub, spl
 from sentprobe.datasets.mock import MOCK_TASKS, make_mock_task, mock_metadata
 from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
 from sentprobe.errors import SentprobeError
+
+log = logging.getLogger(__name__)
 
 DATA_DIR = Path(__file__).parent / "data"
 SAMPLE_EN_DIR = DATA_DIR / "sample_en"
@@ -222,6 +226,14 @@ def resolve_tasks(spec: str | Sequence[str]) -> list[ProbingTask]:
     out: dict[str, tuple[str, ProbingTask]] = {}
 
     def add(origin: str, task: ProbingTask) -> None:
+        log.info(
+            "loaded task %s from %s: %s (%s classes, hash %s)",
+            task.name,
+            origin,
+            " / ".join(f"{n} {len(s)}" for n, s in task.splits.items()),
+            len(task.labels),
+            task.content_hash(),
+        )
         if task.name in out:
             if out[task.name][0] != origin:
                 raise SentprobeError(
@@ -231,6 +243,7 @@ def resolve_tasks(spec: str | Sequence[str]) -> list[ProbingTask]:
             return
         out[task.name] = (origin, task)
 
+    started = time.perf_counter()
     for item in items:
         if item in registry.suites:
             for name in registry.suites.get(item):
@@ -255,6 +268,7 @@ def resolve_tasks(spec: str | Sequence[str]) -> list[ProbingTask]:
                 f"  known suites: {', '.join(registry.suites.names()) or '(none)'}\n"
                 f"  known tasks: {', '.join(registry.tasks.names()) or '(none)'}"
             )
+    log.info("loaded %d task(s) in %.1f s", len(out), time.perf_counter() - started)
     return [task for _, task in out.values()]
 
 

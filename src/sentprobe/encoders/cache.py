@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import time
@@ -187,6 +188,9 @@ class ShardVectors(Vectors):
         return self.store.gather(self.codes[rows], columns)
 
 
+log = logging.getLogger(__name__)
+
+
 class EmbeddingCache:
     """Encode sentences through a cache keyed by ``(encoder.fingerprint, sentence)``.
 
@@ -249,6 +253,8 @@ class EmbeddingCache:
             n_views = (store.meta or {}).get("n_views")
             if out is not None and n_views:  # stored flattened; restore (n, views, dim)
                 out = out.reshape(len(unique), n_views, -1)
+        n, m = len(unique), len(missing)  # -v: the cache's hits and misses
+        log.info("%s: %d of %d sentences cached, %d to encode", encoder.name, n - m, n, m)
         if missing:
             out = self._encode_missing(encoder, store, unique, keys, missing, out, progress)
         if out is None:  # nothing requested
@@ -357,6 +363,8 @@ class EmbeddingCache:
         while True:
             codes = store.codes(keys)
             missing = np.flatnonzero(codes < 0).tolist()
+            n, m = len(unique), len(missing)
+            log.info("%s: %d of %d sentences cached, %d to encode", encoder.name, n - m, n, m)
             if missing:
                 self.last_encoded = 0
                 self._encode_missing(

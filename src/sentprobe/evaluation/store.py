@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, fields
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -301,7 +303,7 @@ class ResultsStore:
             db.execute("BEGIN IMMEDIATE")
             try:
                 for record, key, predictions, position in entries:
-                    values = [_to_sql(name, v) for name, v in asdict(record).items()]
+                    values = [_to_sql(name, v) for name, v in asdict(_stamped(record)).items()]
                     # REPLACE gives the row a new rowid, so rowid order is "last written" order.
                     db.execute(
                         f"INSERT OR REPLACE INTO results (key, {', '.join(FIELDS)}) "
@@ -427,4 +429,33 @@ def _to_record(row: tuple) -> ResultRecord:
         for name, v in zip(FIELDS, row, strict=True)
     }
     return ResultRecord(**values)
+
+
+#: The settings of the command that is running (set by the CLI's ``--config`` machinery):
+#: every result stored meanwhile records them in ``extra["run_config"]``.
+RUN_CONFIG: ContextVar[dict[str, Any] | None] = ContextVar("sentprobe_run_config", default=None)
+log = logging.getLogger(__name__)
+
+
+def _stamped(record: ResultRecord) -> ResultRecord:
+    """``record`` with the running command's settings (a result that has some, e.g. one
+    copied from another store, keeps its own); logged, so ``-v`` shows each probe's choice."""
+    log.info(
+        "stored %s on %s (seed %d): %s, selected by %s: %s; dev %s, test %.4f; "
+        "encoding %.1f s, probe %.1f s",
+        record.encoder,
+        record.task,
+        record.seed,
+        record.probe,
+        record.selection,
+        record.config,
+        "-" if record.dev_score is None else f"{record.dev_score:.4f}",
+        record.test_score,
+        record.encode_seconds,
+        record.probe_seconds,
+    )
+    config = RUN_CONFIG.get()
+    if config is None or "run_config" in record.extra:
+        return record
+    return replace(record, extra={**record.extra, "run_config": config})
 
