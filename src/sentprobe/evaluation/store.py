@@ -458,4 +458,3 @@ def _stamped(record: ResultRecord) -> ResultRecord:
     if config is None or "run_config" in record.extra:
         return record
     return replace(record, extra={**record.extra, "run_config": config})
-
