@@ -17,7 +17,7 @@ from typing import Literal
 
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.datasets.task import SPLITS
-from sentprobe.io import atomic_write_text
+from sentprobe.io import atomic_write_text, inside
 
 from .base import SPLIT_CODES, GeneratedTask
 
@@ -52,10 +52,13 @@ def build_manifest(tasks: Sequence[GeneratedTask], **fields) -> dict:
 
 
 def write_suite(out_dir: str | Path, tasks: Sequence[GeneratedTask], manifest: dict) -> Path:
-    """Write every task file, then ``manifest.json``; returns the manifest path."""
+    """Write every task file, then ``manifest.json``; returns the manifest path. A target
+    that leads outside ``out_dir`` (an existing suite folder holding a link elsewhere) is
+    refused before anything is written."""
     out_dir = Path(out_dir)
-    for task in tasks:
-        atomic_write_text(out_dir / task.file, senteval_lines(task))
+    targets = [inside(out_dir, task.file) for task in tasks]  # all checked before any write
+    for task, target in zip(tasks, targets):
+        atomic_write_text(target, senteval_lines(task))
     path = out_dir / "manifest.json"
     atomic_write_text(path, json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
     return path
@@ -136,7 +139,9 @@ def write_generated_suite(
     layout: Literal["senteval", "xprobe"] = "senteval",
     lang: str | None = None,
 ) -> Path:
-    """Write a suite in either layout, every file atomically, the manifest last."""
+    """Write a suite in either layout, every file atomically, the manifest last; a folder
+    that leads outside ``out_dir`` is refused before anything is written (a file that is a
+    link is replaced, never written through)."""
     if layout == "senteval":
         return write_suite(out_dir, tasks, manifest)
     if layout != "xprobe":
@@ -145,9 +150,11 @@ def write_generated_suite(
     if not lang:
         raise ValueError("the X-Probe layout needs a language (lang=...)")
     out_dir = Path(out_dir)
+    for task in tasks:  # every task folder checked before any write
+        inside(out_dir, Path(lang) / Path(task.file).stem)
     for task in tasks:
         for rel, text in xprobe_files(task, lang).items():
-            atomic_write_text(out_dir / rel, text)
+            atomic_write_text(inside(out_dir, rel), text)
     path = out_dir / "manifest.json"
     atomic_write_text(path, json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
     return path
