@@ -118,7 +118,7 @@ _GLOB = re.compile(r"[*?\[]")
 
 
 def is_training_run(spec: str) -> bool:
-    """``spec`` names a ``sentprobe train`` run: ``DIR``, ``DIR@epoch-K``, ``DIR@all``."""
+    """``spec`` names a ``sentprobe train`` run: ``DIR``, ``DIR@epoch-K|best|all|last``."""
     path = spec.rpartition("@")[0] if "@" in spec else spec
     return any((Path(p).expanduser() / TRAINING_RUN_MANIFEST).is_file() for p in {spec, path} if p)
 
@@ -153,7 +153,7 @@ def get_encoder(spec: str = DEFAULT_ENCODER, **options: Any) -> Encoder:
     ``spec`` is one of: a registered name (``minilm``, ``bov-glove``...); ``hf:<model>``;
     ``st:<model>``; ``mteb:<MTEB model name>[@local weights]``;
     ``precomputed:<matrix>:<sentences>``; user code ``file.py[:obj]`` or
-    ``package.module:obj``; a training run (``runs/NAME[@epoch-K|@all]``); or a local model
+    ``package.module:obj``; a training run (``runs/NAME[@epoch-K|@best|@all]``); or a local model
     directory (HFEncoder when ``layer`` or ``pooling`` is given or it has no
     ``modules.json``, else sentence-transformers).
     Options set to None are ignored; an option the encoder does not take is an error.
