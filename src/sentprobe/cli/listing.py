@@ -41,7 +41,8 @@ def encoders() -> None:
         table.add_row(name, ", ".join(opts) if opts else "")
     out.print(table)
     out.print(
-        "Also: hf:<model or dir>, st:<model or dir>, a local model directory, "
+        "Also: hf:<model or dir>, st:<model or dir>, mteb:<MTEB model>[@dir], a local model "
+        "directory, "
         "precomputed:<matrix .npy/.npz/.safetensors>:<sentences .txt>, file.py[:object], "
         "package.module:object (an Encoder, a callable on a list of sentences, or a "
         "SentEval prepare/batcher file)."

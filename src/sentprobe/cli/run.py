@@ -55,8 +55,9 @@ def run(
             "--encoder",
             "-e",
             help="Encoder to probe (repeatable): a registered name (see `sentprobe encoders`), "
-            "hf:<model>, st:<model>, a local model directory, precomputed:<matrix>:<sentences>, "
-            "or your code as file.py[:object] / package.module:object.",
+            "hf:<model>, st:<model>, mteb:<MTEB model>, a local model directory, "
+            "precomputed:<matrix>:<sentences>, or your code as file.py[:object] / "
+            "package.module:object.",
         ),
     ] = ["minilm"],  # noqa: B006
     tasks: Annotated[
@@ -64,8 +65,9 @@ def run(
         typer.Option(
             "--tasks",
             "-t",
-            help="Suite or task names (see `sentprobe tasks`), or paths to SentEval / X-Probe "
-            "directories or files; comma-separated.",
+            help="Suite or task names (see `sentprobe tasks`), paths to SentEval / X-Probe "
+            "directories or files or to Hugging Face dataset folders, or hf:ORG/NAME[:CONFIG] "
+            "(Hub datasets); comma-separated.",
         ),
     ] = "sample-en",
     layer: Layer = None,
