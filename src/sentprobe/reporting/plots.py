@@ -243,7 +243,8 @@ def correlation_figure(
     # a narrow matrix must not clip its title: wrapped before layout, about 11 characters of
     # 10-point text per inch, "n = 5" kept on one line
     width = max(24, int(fig.get_size_inches()[0] * 11))
-    ax.set_title(textwrap.fill(title.replace(" = ", "\u00a0=\u00a0"), width), fontsize=10)
+    wrapped = textwrap.fill(title.replace(" = ", "\0"), width).replace("\0", " = ")
+    ax.set_title(wrapped, fontsize=10)
     return fig
 
 
