@@ -46,7 +46,7 @@ from ..encoders.filehash import file_digests
 from ..encoders.hf import set_torch_threads, sorted_batches
 from ..encoders.static import load_word_vectors
 from ..errors import SentprobeError
-from ..io import atomic_write_text
+from ..io import atomic_write_text, inside
 from .architectures import SentenceEncoder, build_from_spec
 from .vocab import SPECIALS, UNK, Vocabulary, pad
 
@@ -89,9 +89,10 @@ def save_epoch(
     state: dict[str, Any],
     metrics: dict[str, Any],
 ) -> None:
-    """Write epoch ``epoch`` (whole or not at all), then record it in the manifest."""
-    final = epoch_dir(run_dir, epoch)
-    tmp = run_dir / f".epoch-{epoch}.partial"
+    """Write epoch ``epoch`` (whole or not at all), then record it in the manifest; an epoch
+    folder in a run folder from elsewhere that links outside it is refused, not replaced."""
+    final = inside(run_dir, epoch_dir(run_dir, epoch).name)
+    tmp = inside(run_dir, f".epoch-{epoch}.partial")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     weights = {k: v.detach().cpu().contiguous() for k, v in encoder.state_dict().items()}
@@ -113,7 +114,7 @@ def load_state(run_dir: Path, epoch: int) -> dict[str, Any]:
     dicts, the torch RNG state as a byte tensor, early-stopping numbers). A file that needs
     anything else is refused, its payload never called.
     """
-    path = epoch_dir(run_dir, epoch) / STATE_FILE
+    path = inside(run_dir, f"{epoch_dir(run_dir, epoch).name}/{STATE_FILE}")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
