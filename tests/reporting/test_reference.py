@@ -177,6 +177,12 @@ def test_report_shows_a_published_table_apart(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, [*args[:-1], "kim2019", "-f", "json"])
     records = json.loads(res.stdout)
     assert {r["kind"] for r in records} == {"measured", "reference"}
-    assert any(r["encoder"] == "Human: Accuracy" and r["Negation"] == 80.1 for r in records)
+    human = next(r for r in records if r["encoder"] == "Human: Accuracy")
+    assert human["Negation"] == 80.1 and human["source"].startswith("Kim, Patel")
+    page = tmp_path / "report.html"
+    res = CliRunner().invoke(app, [*args, "--html", str(page)])
+    assert res.exit_code == 0, res.output
+    html = page.read_text(encoding="utf-8")
+    assert "Hum. Eval. (reference)" in html and "published, not measured here: Conneau" in html
     res = CliRunner().invoke(app, [*args[:-1], "conneau2019"])
     assert res.exit_code == 1 and "built-in tables: conneau2018, xprobe2019, kim2019" in res.output

@@ -50,8 +50,9 @@ def report_text(
         if fmt == "json"
         else pd.read_csv(io.StringIO(methods)).to_dict("records")
     )
+    cited = {"source": reference.attrs["citation"]} if "citation" in reference.attrs else {}
     rows = [{**r, "kind": "measured"} for r in tidy] + [
-        {"encoder": r.row, "task": r.task, "score": r.score, "kind": "reference"}
+        {"encoder": r.row, "task": r.task, "score": r.score, "kind": "reference", **cited}
         for r in reference.itertuples(index=False)
     ]
     if fmt == "json":

@@ -202,6 +202,7 @@ def with_reference(table: str, reference: pd.DataFrame, results: pd.DataFrame, f
                 for t in columns
             },
             "kind": "reference",
+            **({"source": reference.attrs["citation"]} if "citation" in reference.attrs else {}),
         }
         for row in dict.fromkeys(reference["row"])
     ]
