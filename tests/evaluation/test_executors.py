@@ -189,7 +189,7 @@ def test_a_removed_node_has_its_jobs_run_again(ray_cluster, local_units, tmp_pat
 
     def grid() -> None:
         try:
-            _grid(d, tmp_path / "ray.sqlite", tmp_path / "cache", "ray")
+            _grid(d, tmp_path / "ray.sqlite", tmp_path / "cache", "ray", encoders=("one",))
         except BaseException as e:
             errors.append(e)
 
@@ -202,7 +202,8 @@ def test_a_removed_node_has_its_jobs_run_again(ray_cluster, local_units, tmp_pat
     cluster.remove_node(doomed)
     worker.join(timeout=240)
     assert not worker.is_alive() and not errors, errors
-    assert _units(tmp_path / "ray.sqlite") == local_units
+    expected = {k: v for k, v in local_units.items() if v[0] in ("Majority", "one")}
+    assert len(expected) == 6 and _units(tmp_path / "ray.sqlite") == expected
 
 
 def test_keep_going_lists_failed_jobs_and_finishes_the_others(ray_cluster, tmp_path) -> None:
@@ -295,3 +296,27 @@ def test_a_failed_job_is_reported_in_one_line() -> None:
 
     error = _job_failed("bov / t1", RuntimeError("worker died\nTraceback ...\n  more"))
     assert str(error) == "ray job bov / t1 failed: RuntimeError: worker died"
+
+
+def test_nli_training_pairs_are_encoded_before_the_probe_jobs(
+    ray_cluster, tmp_path, monkeypatch
+) -> None:
+    """Zero-shot NLI (``--nli-train``): the pairs are encoded by the encoding jobs, so the
+    probe jobs, which may not encode a pre-encoded row, train the head from the cache; the
+    scores are the local executor's."""
+    from dnc_fixture import write_release
+    from sentprobe.datasets.loaders.dnc import load_dnc
+
+    d, _ = ray_cluster
+    nli = [t for t in load_dnc(write_release(tmp_path / "dnc"), suite="mini")
+           if t.metadata.format == "nli-pair"]  # fmt: skip
+    pairs = Path(__file__).resolve().parents[1] / "fixtures" / "nli_tiny.jsonl"
+    monkeypatch.setenv("SENTPROBE_NUM_THREADS", "1")
+    found = []
+    for executor in ("local", "ray"):
+        frame = run([str(d / "enc.py:one")], nli, baselines="none", nli_train=pairs, probe="logreg",
+                    results=tmp_path / f"{executor}.sqlite", cache_dir=tmp_path / executor,
+                    executor=executor, progress=False)  # fmt: skip
+        assert {e["protocol"] for e in frame["extra"]} == {"zero-shot"}
+        found.append(_units(tmp_path / f"{executor}.sqlite"))
+    assert found[0] == found[1] and found[0]
