@@ -320,3 +320,15 @@ def test_nli_training_pairs_are_encoded_before_the_probe_jobs(
         assert {e["protocol"] for e in frame["extra"]} == {"zero-shot"}
         found.append(_units(tmp_path / f"{executor}.sqlite"))
     assert found[0] == found[1] and found[0]
+
+
+def test_a_local_model_directory_is_named_by_its_absolute_path(tmp_path, monkeypatch) -> None:
+    """A Ray worker starts in another directory: ``-e ./my-bert`` must reach it absolute (the
+    row's label stays the directory's name)."""
+    from sentprobe.encoders import get_encoder
+
+    (tmp_path / "my-bert").mkdir()
+    (tmp_path / "my-bert" / "config.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    encoder = get_encoder("my-bert", layer="all")
+    assert encoder.model_name == str(tmp_path / "my-bert") and encoder.name == "my-bert"

@@ -178,9 +178,10 @@ def get_encoder(spec: str = DEFAULT_ENCODER, **options: Any) -> Encoder:
         return _build(spec, functools.partial(_training_run_factory(), spec), options)
     path = Path(spec).expanduser()
     if path.is_dir() and (path / "config.json").is_file():
+        model = str(path.absolute())  # a Ray worker starts elsewhere: the driver's directory
         if "layer" in options or "pooling" in options or not (path / "modules.json").is_file():
-            return _build(spec, LazyFactory(".hf:HFEncoder", model=str(path)), options)
-        factory = LazyFactory(".sbert:SentenceTransformerEncoder", model=str(path))
+            return _build(spec, LazyFactory(".hf:HFEncoder", model=model), options)
+        factory = LazyFactory(".sbert:SentenceTransformerEncoder", model=model)
         return _build(spec, factory, options)
     if _USER_CODE.match(spec) or path.is_file():
         from .custom import load_user_encoder
