@@ -171,7 +171,8 @@ def test_a_node_local_cache_stops_the_run_in_one_line(ray_cluster, tmp_path) -> 
     assert "\n" not in message
     assert message.startswith("/proc/self/cwd/cache: ") and "vectors of one" in message
     assert "missing on node" in message and "--cache-dir" in message
-    assert list(d.glob("node-*/cache"))  # the encoding jobs did write, on their nodes
+    # one encoding job per node, each wrote its share on its own node
+    assert sorted(p.parent.name for p in d.glob("node-*/cache")) == ["node-a", "node-b"]
 
 
 def test_a_removed_node_has_its_jobs_run_again(ray_cluster, local_units, tmp_path) -> None:
@@ -332,3 +333,21 @@ def test_a_local_model_directory_is_named_by_its_absolute_path(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     encoder = get_encoder("my-bert", layer="all")
     assert encoder.model_name == str(tmp_path / "my-bert") and encoder.name == "my-bert"
+
+
+def test_encoding_jobs_one_per_gpu_or_per_node() -> None:
+    pytest.importorskip("ray")
+    from sentprobe.evaluation.executors import _encoding_slots
+
+    def node(i: int, cpus: float, gpus: float = 0, alive: bool = True) -> dict:
+        resources = {"CPU": cpus, **({"GPU": gpus} if gpus else {})}
+        return {"NodeID": f"{i:056x}", "Alive": alive, "Resources": resources}
+
+    nodes = [node(0, 0), node(1, 8, 2), node(2, 4, 1), node(3, 16, alive=False)]
+    assert [opts for opts, _ in _encoding_slots(nodes, gpu=True)] == [
+        {"num_gpus": 1, "num_cpus": 1}
+    ] * 3  # one per GPU
+    cpu = _encoding_slots(nodes, gpu=False)  # the live nodes with CPUs, the smallest's count
+    assert [(opts["num_cpus"], threads) for opts, threads in cpu] == [(4, 4), (4, 4)]
+    assert [opts["scheduling_strategy"].node_id for opts, _ in cpu] == [f"{1:056x}", f"{2:056x}"]
+    assert all(opts["scheduling_strategy"].soft for opts, _ in cpu)
