@@ -137,7 +137,7 @@ class LogisticProbe(GridProbe):
         lam = torch.tensor([c["l2"] for c in configs], dtype=torch.float32)
         p = X.shape[1] + 1
         Xd = None if X_dev is None else torch.cat([X_dev, torch.ones(len(X_dev), 1)], 1)
-        fun = _Stacked(X, y, lam, K)
+        fun = self._objective(X, y, lam, K)
         pre = _Preconditioner(fun.Xa, K)
         if K * len(configs) <= self.stack_limit:
             # Few classes: one stacked run over the whole grid keeps the BLAS busy.
@@ -152,6 +152,10 @@ class LogisticProbe(GridProbe):
             w, iters = self._solve(fun.with_l2(lam[i : i + 1]), w, pre)
             fits[i] = self._fit(w[0], int(iters[0]), Xd, y_dev, p, K)
         return [fits[i] for i in range(len(configs))]
+
+    def _objective(self, X: torch.Tensor, y: torch.Tensor, l2: torch.Tensor, K: int) -> _Stacked:
+        """The stacked loss (a subclass may penalise more, e.g. MDL's block models)."""
+        return _Stacked(X, y, l2, K)
 
     def _solve(self, fun: _Stacked, w0, pre) -> tuple[torch.Tensor, torch.Tensor]:
         """Stacked, preconditioned L-BFGS over ``fun.l2`` from ``w0``, each to convergence."""
