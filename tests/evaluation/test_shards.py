@@ -126,6 +126,16 @@ def test_a_conflicting_unit_is_refused_and_nothing_is_written(
     with pytest.raises(SentprobeError, match="already exists"):
         merge_stores([tmp_path / "a.sqlite"], out)
     assert out.read_text() == "keep"
+    # The output may be one of the inputs: replaced by the merge, atomically.
+    a = tmp_path / "a.sqlite"
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(a.read_bytes())
+    with sqlite3.connect(a) as con:
+        n = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    merged = merge_stores([a, copy], a)
+    assert (merged.units, merged.duplicates) == (n, n)
+    with sqlite3.connect(a) as con:
+        assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == n
 
 
 def test_shard_spec_and_plan() -> None:
