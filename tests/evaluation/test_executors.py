@@ -207,8 +207,11 @@ def test_a_removed_node_has_its_jobs_run_again(ray_cluster, local_units, tmp_pat
     assert len(expected) == 6 and _units(tmp_path / "ray.sqlite") == expected
 
 
-def test_keep_going_lists_failed_jobs_and_finishes_the_others(ray_cluster, tmp_path) -> None:
+def test_keep_going_lists_failed_jobs_and_finishes_the_others(
+    ray_cluster, tmp_path, monkeypatch, capsys
+) -> None:
     d, _ = ray_cluster
+    monkeypatch.setenv("SENTPROBE_DEBUG", "1")  # the remote tracebacks on stderr
     frame = _grid(d, tmp_path / "ray.sqlite", tmp_path / "cache", "ray",
                   encoders=("one", "flaky"), keep_going=True)  # fmt: skip
     assert sorted(frame["encoder"]) == ["Majority"] * 3 + ["one"] * 3
@@ -217,6 +220,8 @@ def test_keep_going_lists_failed_jobs_and_finishes_the_others(ray_cluster, tmp_p
     # encoder's own one-line error
     assert [f.split(": ", 1)[0] for f in sorted(failures)] == [f"flaky / t{i}" for i in (1, 2, 3)]
     assert all("failed on a batch" in f and "ValueError: no sentence of t2" in f for f in failures)
+    err = capsys.readouterr().err
+    assert err.count("Traceback") >= 3 and 'raise ValueError("no sentence of t2, please")' in err
     with pytest.raises(SentprobeError, match="encoder 'flaky' failed on a batch"):
         _grid(d, tmp_path / "ray2.sqlite", tmp_path / "cache", "ray", encoders=("flaky",))
 

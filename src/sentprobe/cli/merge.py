@@ -12,7 +12,10 @@ from sentprobe.cli.console import note, warning
 
 def merge(
     stores: Annotated[
-        list[Path], typer.Argument(help="Results stores to merge (e.g. the shards' stores).")
+        list[Path],
+        typer.Argument(
+            metavar="STORE", help="Results stores to merge (e.g. the shards' stores)."
+        ),
     ],
     output: Annotated[
         Path,
