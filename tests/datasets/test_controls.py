@@ -9,6 +9,8 @@ import pytest
 from sentprobe.datasets import ProbingTask, Split, TaskMetadata, resolve_tasks
 from sentprobe.datasets.controls import (
     CONTROL_SUFFIX,
+    control_ceiling,
+    control_keys,
     control_task,
     control_word,
     controlled_name,
@@ -21,10 +23,11 @@ def _label_counts(task: ProbingTask) -> dict[str, Counter[str]]:
 
 
 def _by_word(task: ProbingTask) -> dict[str, set[str]]:
+    keys = control_keys(task.splits, len({lb for s in task.splits.values() for lb in s.labels}))
     seen: dict[str, set[str]] = {}
-    for split in task.splits.values():
-        for sentence, label in zip(split.sentences, split.labels, strict=True):
-            seen.setdefault(control_word(sentence), set()).add(label)
+    for name, split in task.splits.items():
+        for key, label in zip(keys[name], split.labels, strict=True):
+            seen.setdefault(key, set()).add(label)
     return seen
 
 
@@ -43,20 +46,32 @@ def test_sample_controls_keep_label_counts_and_depend_on_the_word_only(task) -> 
     assert [s.sentences for s in control.splits.values()] == [
         s.sentences for s in task.splits.values()
     ]
-    # Same word type -> same label, in every split.
+    # Same key -> same label, in every split; the task's label counts in every split.
     assert all(len(labels) == 1 for labels in _by_word(control).values())
-    if task.metadata.paper_name == "WC":
-        # 10 items per label in all: a control word seen 17 times cannot fit; the warning
-        # says by how much the counts differ (the stated tolerance), here under 2% of items.
-        assert control.warnings and "differ" in control.warnings[0]
-        got = sum(Counter(lb for s in control.splits.values() for lb in s.labels).values())
-        moved = Counter(lb for s in task.splits.values() for lb in s.labels) - Counter(
-            lb for s in control.splits.values() for lb in s.labels
-        )
-        assert sum(moved.values()) < 0.02 * got
-    else:
-        assert control.warnings == []
-        assert _label_counts(control) == _label_counts(task)
+    assert control.warnings == []
+    assert _label_counts(control) == _label_counts(task)
+    # A memoriser of the control function can learn it: the key of nearly every test item
+    # keys training items too (the first content word did for 15-54% of them).
+    ceiling = control_ceiling(control)
+    assert ceiling is not None and ceiling >= 0.9
+
+
+def test_keys_are_seen_in_training_and_the_ceiling_counts_the_rest() -> None:
+    train = ["the cat sat .", "a cat ran .", "the dog sat .", "one dog ran ."]
+    test = ["my cat slept .", "an emu slept ."]  # "cat" keys training items, "emu" nothing
+    task = ProbingTask(
+        TaskMetadata(name="Toy"),
+        {"train": Split(train, list("xxyy")), "test": Split(test, ["x", "y"])},
+    )
+    keys = control_keys(task.splits, 2)
+    assert keys["test"][0] in keys["train"] and keys["test"][1] not in keys["train"]
+    control = control_task(task)
+    # the memoriser gets the "cat" item right and guesses train's most frequent label else
+    memory = dict(zip(keys["train"], control.splits["train"].labels, strict=True))
+    guess = Counter(control.splits["train"].labels).most_common(1)[0][0]
+    want = [memory[keys["test"][0]], guess]
+    expected = sum(a == b for a, b in zip(want, control.splits["test"].labels)) / 2
+    assert control_ceiling(control) == expected
 
 
 def test_control_labels_are_random_but_seeded() -> None:
