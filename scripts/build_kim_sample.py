@@ -39,6 +39,9 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "src/sentprobe/datasets/data/sample_kim_en"
 DEFAULT_WORK = REPO / "build/sample_en"  # shares sample-en's corpus (git-ignored)
 BIBLE = "engWEB2015eb"
+#: Sets whose generator keeps only swaps in frames a rule shows to be unacceptable (fewer
+#: items than --size in this corpus: all it supports are taken).
+FRAMED = ("acceptability-definiteness", "acceptability-coordinating-conjunctions")
 DESCRIPTION = (
     "A small English sample of Kim et al. (2019)'s four acceptability sets (wh-words, "
     "definiteness, coordinating conjunctions, end of sentence), generated with sentprobe's "
@@ -74,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="corpus and downloads")
     ap.add_argument("--seed", type=int, default=2019)
-    ap.add_argument("--size", type=int, default=800, help="items per set")
+    ap.add_argument(
+        "--size", type=int, default=800, help="items per set (Def, Coord: all the corpus supports)"
+    )
     ap.add_argument("--sigma", type=float, default=3.0, help="EOS re-segmentation sd")
     args = ap.parse_args(argv)
     from sentprobe.analysis.quality import write_function_word_quality
@@ -101,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
             if name == "acceptability-eos":
                 sets.append(generator(size=args.size, sigma=args.sigma).generate(bible, args.seed))
             else:
-                sets.append(generator(size=args.size).generate(sentences, args.seed))
+                # Def and Coord keep only swaps in frames that make them unacceptable: the
+                # corpus supports fewer than --size of those, so they take all it supports
+                size = None if name in FRAMED else args.size
+                sets.append(generator(size=size).generate(sentences, args.seed))
     except SentprobeError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

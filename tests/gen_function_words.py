@@ -1,5 +1,7 @@
 """A small synthetic English corpus for the function-word generators (Kim et al. 2019):
-sentences with one wh-word, repeated articles, one coordinating conjunction, in paragraphs."""
+sentences with one wh-word, repeated articles, one coordinating conjunction, in paragraphs;
+articles and conjunctions in frames where a swap is wrong ("the same", "such a", "both X and
+Y", "either X or Y", "not only X but also Y"), as the Def and Coord generators require."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ _NOUNS = ["cat", "dog", "letter", "house", "garden", "river", "car", "book", "ap
 _VERBS = ["found", "saw", "painted", "opened", "moved", "cleaned", "closed", "sold", "kept"]
 _WH = ["who", "what", "where", "when", "why", "how"]
 _CONJ = ["and", "but", "or"]
+_TAIL = ["quietly", "again", "today", "at", "noon"]
 
 
 def synthetic_corpus(n: int, seed: int = 0) -> list[list[str]]:
@@ -23,20 +26,32 @@ def synthetic_corpus(n: int, seed: int = 0) -> list[list[str]]:
     def a(noun: str) -> str:
         return f"{'an' if noun[0] in 'aeiou' or noun == 'hour' else 'a'} {noun}"
 
+    def frame(conj: str) -> str:
+        """Two names joined by ``conj`` in a frame where any other conjunction is wrong."""
+        x, y = pick(_NAMES), pick(_NAMES)
+        return {"and": f"both {x} and {y}", "or": f"either {x} or {y}",
+                "but": f"not only {x} but also {y}"}[conj]  # fmt: skip
+
+    def tail() -> str:
+        """0-5 more words, so sentence lengths vary as in real text (EOS pairs are coupled
+        by their segment lengths)."""
+        return " ".join(_TAIL[: int(rng.integers(len(_TAIL) + 1))]) or "now"
+
     paragraphs = []
     for i in range(n):
         para = [
             f"{pick(_NAMES)} asked {pick(_WH)} {pick(_NAMES)} {pick(_VERBS)} the {pick(_NOUNS)} "
             f"number {i} .",
-            f"{pick(_NAMES)} {pick(_VERBS)} the {pick(_NOUNS)} near the {pick(_NOUNS)} in "
+            f"{pick(_NAMES)} {pick(_VERBS)} the same {pick(_NOUNS)} near the {pick(_NOUNS)} in "
             f"{1900 + i} .",
-            f"{pick(_NAMES)} {pick(_VERBS)} {a(pick(_NOUNS))} and {a(pick(_NOUNS))} on day {i} .",
-            f"{pick(_NAMES)} {pick(_VERBS)} the {pick(_NOUNS)} {pick(_CONJ)} {pick(_NAMES)} "
-            f"{pick(_VERBS)} it at {i} o'clock .",
+            f"{pick(_NAMES)} {pick(_VERBS)} such {a(pick(_NOUNS))} and {a(pick(_NOUNS))} on day "
+            f"{i} .",
+            f"{pick(_NAMES)} {pick(_VERBS)} the {pick(_NOUNS)} {frame(pick(_CONJ))} at {i} "
+            "o'clock .",
             f"Nobody knew {pick(_WH)} the {pick(_NOUNS)} stood there in week {i} .",
-            f"{pick(_NAMES)} liked {pick(_NAMES)} {pick(_CONJ)} {pick(_NAMES)} in year {i} .",
+            f"{pick(_NAMES)} liked {frame(pick(_CONJ))} in year {i} .",
         ]
-        paragraphs.append(para)
+        paragraphs.append([f"{s[:-2]} {tail()} ." if s.endswith(" .") else s for s in para])
     return paragraphs
 
 

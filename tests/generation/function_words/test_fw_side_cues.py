@@ -39,13 +39,20 @@ def _eos_paragraphs(n: int, seed: int = 0) -> list[list[tuple[str, ...]]]:
     return out
 
 
-def test_eos_wrong_segments_obey_the_limits():
-    fw = EndOfSentence(size=600, sigma=3.0).generate(_eos_paragraphs(400), seed=0)
+def test_eos_wrong_segments_obey_the_limits_and_match_the_valid_ones():
+    fw = EndOfSentence(size=400, sigma=3.0).generate(_eos_paragraphs(400), seed=0)
     for item in fw.items:
         for segment in (item.context, item.hypothesis):
             assert 5 <= len(segment.split()) <= 40, item
-    stats = fw.stats
-    assert stats["dropped: no valid pair with the same segment lengths"] < 0.1 * len(fw.items)
+    shapes = {
+        label: sorted(
+            (len(i.context.split()), len(i.hypothesis.split()))
+            for i in fw.items
+            if i.label == label
+        )
+        for label in ("acceptable", "unacceptable")
+    }
+    assert shapes["acceptable"] == shapes["unacceptable"]  # coupled by segment lengths
 
 
 def test_eos_segment_rule_stays_at_majority_on_a_generated_set(tmp_path):
@@ -126,3 +133,53 @@ def test_antonyms_keep_the_part_of_speech():
     assert all(pos in "arnv" for _, pos in lexicon)
     # "left" the adjective has "right"; the verb "leave" is no antonym of "right"
     assert ("right", "v") not in lexicon or "left" not in lexicon["right", "v"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "frame"),
+    [
+        ("It lies between the river and the road .", "between ... and"),
+        ("Take either the red one or the blue one .", "either ... or"),
+        ("He was not only tired but hungry .", "not only ... but"),
+        ("It got more and more difficult .", "X and X"),
+        ("It was nothing but trouble .", "nothing but"),
+        ("Apples and pears are fruit .", None),  # "apples or pears" is fine
+        ("He came , but she left .", None),  # "and she left" is fine
+    ],
+)
+def test_coordination_frames(sentence, frame):
+    from sentprobe.generation.function_words.rules import coordination_frame
+
+    assert coordination_frame(sentence.split()) == frame
+
+
+@pytest.mark.parametrize(
+    ("sentence", "frame"),
+    [
+        ("The man and the dog had the same idea .", "the same"),
+        ("The rest of the town is the largest .", "the rest of"),
+        ("Such a day and a night !", "such a"),
+        ("A man bought a lot of apples .", "a lot of"),
+        ("The man saw the dog .", None),  # "a man saw a dog" is fine
+        ("A man saw a dog .", None),
+    ],
+)
+def test_article_frames(sentence, frame):
+    from sentprobe.generation.function_words.rules import article_frame
+
+    assert article_frame(sentence.split()) == frame
+
+
+def test_def_and_coord_only_mutate_framed_sentences():
+    from sentprobe.generation.function_words import Coordination, Definiteness
+
+    pre = MosesPreprocessor()
+    sentences = list(pre(s for p in synthetic_corpus(160) for s in p))
+    plain = list(pre(f"Zed fed the yak and the emu on day {i} ." for i in range(200)))
+    for generator in (Coordination, Definiteness):
+        fw = generator(size=None).generate(sentences + plain, seed=0)
+        assert fw.items and all("yak" not in i.context for i in fw.items)
+        mutated = [i.misc["mutation"] for i in fw.items if i.label == "unacceptable"]
+        assert all(m["frame"] for m in mutated)
+        unframed = generator(size=None, frames=False).generate(sentences + plain, seed=0)
+        assert any("yak" in i.context for i in unframed.items)

@@ -27,8 +27,10 @@ from .rules import (
     Mutation,
     Tokens,
     apply,
+    article_frame,
     article_key,
     article_kind,
+    coordination_frame,
     only_key,
     only_position,
     resegment_index,
@@ -147,6 +149,10 @@ class SingleSentenceSet:
     def key(self, tokens: Tokens) -> Hashable:
         raise NotImplementedError
 
+    def frame(self, tokens: Tokens) -> str | None:
+        """The frame that makes the swap unacceptable (recorded per item), None if none."""
+        return None
+
     def mutate(self, tokens: Tokens, rng: np.random.Generator, target: str) -> Mutation:
         raise NotImplementedError
 
@@ -184,6 +190,8 @@ class SingleSentenceSet:
                     "mutation": {**mutation.to_json(), "original": " ".join(tokens)},
                     "source_word": w,
                 }
+                if self.frame(tokens) is not None:
+                    misc["mutation"]["frame"] = self.frame(tokens)
                 item = Item(" ".join(new), "", "unacceptable", corpus_sent_id=sent_id, misc=misc)
                 mutated[self.key(new)].append(item)
                 stats[f"drawn: {w} -> {target}"] += 1
@@ -240,23 +248,45 @@ class WhWords(OneWordSwap):
 
 @dataclass
 class Coordination(OneWordSwap):
-    """Sentences with exactly one of and/but/or; the mutated half has it replaced by one of
-    the other two."""
+    """Sentences with exactly one of and/but/or in a frame where any swap is ungrammatical
+    (``rules.coordination_frame``: "between X and Y", "either X or Y", "not only X but Y",
+    "more and more", "and so on", ...); the mutated half has it replaced by one of the other
+    two. Outside such frames a swap often stays acceptable ("apples and pears" -> "apples or
+    pears"), which would make "unacceptable" labels wrong; ``frames=False`` takes every
+    sentence with one conjunction, as the paper does."""
 
     name: ClassVar[str] = "acceptability-coordinating-conjunctions"
     words: ClassVar[tuple[str, ...]] = CONJUNCTIONS
     rule: ClassVar[str] = "conjunction-swap"
+    frames: bool = True
+
+    def word(self, tokens: Tokens) -> str | None:
+        if self.frames and coordination_frame(tokens) is None:
+            return None
+        return super().word(tokens)
+
+    def frame(self, tokens: Tokens) -> str | None:
+        return coordination_frame(tokens) if self.frames else None
 
 
 @dataclass
 class Definiteness(SingleSentenceSet):
     """Sentences with two or more "the" (fewer than two a/an) or two or more a/an (fewer than
-    two "the"); the mutated half has every occurrence swapped (a/an by the next word)."""
+    two "the"); the mutated half has every occurrence swapped (a/an by the next word). With
+    ``frames`` (default) only sentences where one occurrence is in a frame the swap breaks
+    (``rules.article_frame``: "the same", "the following", a superlative, "such a", "a lot
+    of", ...): elsewhere "a man saw a dog" -> "the man saw the dog" is still acceptable."""
 
     name: ClassVar[str] = "acceptability-definiteness"
+    frames: bool = True
 
     def word(self, tokens: Tokens) -> str | None:
+        if self.frames and article_frame(tokens) is None:
+            return None
         return article_kind(tokens)
+
+    def frame(self, tokens: Tokens) -> str | None:
+        return article_frame(tokens) if self.frames else None
 
     def key(self, tokens: Tokens) -> Hashable:
         return article_key(tokens)
@@ -295,8 +325,10 @@ class EndOfSentence:
     min_tokens: int = 5
     max_tokens: int = 40
     #: a valid partner's segments may differ by this many words each when no pair of the
-    #: very same lengths is left (nearest first)
-    length_tolerance: int = 1
+    #: very same lengths is left (nearest first). 0 by default: any tolerance is a cue at the
+    #: tails of the length distribution (an invalid pair with a 4-word shift finds partners
+    #: only inward), so an invalid pair without an exact partner is dropped
+    length_tolerance: int = 0
 
     def generate(self, paragraphs: Sequence[Sequence[Tokens]], seed: int) -> FunctionWordSet:
         rng = make_rng(seed, self.name)

@@ -105,7 +105,78 @@ def swap_conjunction(
     return swap_only(tokens, CONJUNCTIONS, "conjunction-swap", rng, target)
 
 
+#: Frames in which replacing the conjunction by either other one is ungrammatical, by the
+#: conjunction: correlatives ("between X and Y", "both X and Y", "either X or Y", "not only X
+#: but Y"), reduplication ("more and more"), idioms ("and so on", "or else", "whether or
+#: not", "nothing but"). Outside them a swap is often still acceptable ("apples and pears" ->
+#: "apples or pears"; "..., but he left" -> "..., and he left").
+CORRELATIVE_BEFORE = {"and": ("between", "both"), "or": ("either",), "but": ()}
+IDIOM_AFTER = {"and": (("so", "on"), ("so", "forth")), "or": (("else",), ("not",))}
+BUT_AFTER = frozenset({"nothing", "anything", "all", "cannot"})
+
+
+def coordination_frame(tokens: Sequence[str], window: int = 8) -> str | None:
+    """The frame that makes any swap of the sentence's only and/but/or unacceptable (a rule a
+    reader can check), or None when a swap may well stay acceptable."""
+    i = only_position(tokens, CONJUNCTIONS)
+    if i is None:
+        return None
+    low = [t.lower() for t in tokens]
+    word, before, after = low[i], low[max(0, i - window) : i], tuple(low[i + 1 : i + 3])
+    for cue in CORRELATIVE_BEFORE[word]:
+        if cue in before:
+            return f"{cue} ... {word}"
+    if word == "but" and "not" in before and "only" in before:
+        return "not only ... but"
+    if word == "but" and i > 0 and low[i - 1] in BUT_AFTER:
+        return f"{low[i - 1]} but"
+    for idiom in IDIOM_AFTER.get(word, ()):
+        if after[: len(idiom)] == idiom and (idiom != ("not",) or low[i - 1 : i] == ["whether"]):
+            return f"{word} {' '.join(idiom)}"
+    if word == "and" and 0 < i < len(low) - 1 and low[i - 1] == low[i + 1] and low[i - 1].isalpha():
+        return "X and X"
+    return None
+
+
 # -- articles -----------------------------------------------------------------------------------
+#: Words after which "the" cannot become "a": "the same", "the following", superlatives
+#: ("the most" is not one: "a most unusual day" is fine), "the rest of".
+DEFINITE_ONLY = frozenset(
+    """same following latter former least largest biggest greatest highest lowest smallest
+    latest earliest oldest newest longest shortest easiest simplest fastest slowest strongest
+    weakest nearest furthest farthest finest worst hardest widest deepest""".split()  # noqa: SIM905
+)
+#: "a" + these cannot become "the" + them ("a lot of" -> "the lot of"), nor "such a", "many
+#: a" and the rate "a" of "once a week", "three times a day" ("such the", "once the week").
+#: Left out on purpose: "a few", "a little" ("the few who came", "the little house"),
+#: "quite a", "half a", "rather a" ("quite the opposite", "half the time").
+INDEFINITE_ONLY_AFTER = {("lot", "of"), ("couple", "of"), ("great", "deal"), ("good", "deal")}
+INDEFINITE_ONLY_BEFORE = frozenset({"such", "many", "once", "twice", "times"})
+
+
+def article_frame(tokens: Sequence[str]) -> str | None:
+    """An article occurrence that the swap makes unacceptable ("the same" -> "a same", "a
+    few" -> "the few" in "a few days", "such a" -> "such the"), or None: swapping "the" and
+    "a" elsewhere often leaves an acceptable sentence ("a man saw a dog" -> "the man saw the
+    dog")."""
+    kind = article_kind(tokens)
+    low = [t.lower() for t in tokens]
+    for i, t in enumerate(low):
+        nxt = low[i + 1] if i + 1 < len(low) else ""
+        if kind == "the" and t == DEFINITE and nxt in DEFINITE_ONLY:
+            return f"the {nxt}"
+        if kind == "the" and t == DEFINITE and (nxt, *low[i + 2 : i + 3]) == ("rest", "of"):
+            return "the rest of"
+        if kind == "a" and t in INDEFINITE:
+            if (nxt, *low[i + 2 : i + 3]) in INDEFINITE_ONLY_AFTER:
+                return f"a {nxt} {low[i + 2]}"
+            if i > 0 and low[i - 1] in INDEFINITE_ONLY_BEFORE:
+                return f"{low[i - 1]} a"
+            if i == 1 and low[0] == "what":  # exclamative "What a day !"
+                return "what a"
+    return None
+
+
 def article_kind(tokens: Sequence[str]) -> str | None:
     """ "the" or "a" when the sentence has two or more of that article and fewer than two of
     the other (the paper swaps all occurrences of a repeated article); else None. A "the"
