@@ -111,8 +111,8 @@ def control_keys(splits: dict[str, Split], n_labels: int) -> dict[str, list[str]
                 for i in rows:
                     key[i] = word
     out: dict[str, list[str]] = {name: [] for name in names}
-    for (name, sentence), word in zip(items, key, strict=True):
-        out[name].append(word if word is not None else control_word(sentence))
+    for (name, sentence), chosen in zip(items, key, strict=True):
+        out[name].append(chosen if chosen is not None else control_word(sentence))
     return out
 
 
@@ -210,7 +210,7 @@ def _repair(counts: np.ndarray, assigned: np.ndarray, target: np.ndarray) -> np.
         if not excess.any():
             break
         size = np.abs(excess).sum(1)  # per label
-        best, step = 0, None
+        best, step = 0, None  # step: (key, its new label, the key swapped with it or -1)
         for t in np.flatnonzero((excess[assigned] > 0).any(1)):
             a = assigned[t]
             # move t from a to every label b
@@ -219,7 +219,7 @@ def _repair(counts: np.ndarray, assigned: np.ndarray, target: np.ndarray) -> np.
             gains[a] = 0
             b = int(np.argmax(gains))
             if gains[b] > best:
-                best, step = int(gains[b]), (t, b, None)
+                best, step = int(gains[b]), (int(t), b, -1)
             # swap t with every key u of another label
             d = counts[t] - counts  # (keys, splits)
             others = assigned
@@ -232,18 +232,18 @@ def _repair(counts: np.ndarray, assigned: np.ndarray, target: np.ndarray) -> np.
             swap[others == a] = 0
             u = int(np.argmax(swap))
             if swap[u] > best:
-                best, step = int(swap[u]), (t, int(assigned[u]), u)
+                best, step = int(swap[u]), (int(t), int(assigned[u]), u)
         if step is None:
             break
-        t, b, u = step
-        a = assigned[t]
-        have[a] -= counts[t]
-        have[b] += counts[t]
-        assigned[t] = b
-        if u is not None:
-            have[b] -= counts[u]
-            have[a] += counts[u]
-            assigned[u] = a
+        key, new, other = step
+        old = int(assigned[key])
+        have[old] -= counts[key]
+        have[new] += counts[key]
+        assigned[key] = new
+        if other >= 0:
+            have[new] -= counts[other]
+            have[old] += counts[other]
+            assigned[other] = old
     return assigned
 
 
