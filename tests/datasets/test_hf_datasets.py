@@ -5,13 +5,16 @@ scores) with a dataset card the Hub reads. Offline: every dataset is written her
 from __future__ import annotations
 
 import sys
+import zlib
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from sentprobe.cli.main import app
 from sentprobe.datasets.builtin import resolve_tasks
 from sentprobe.datasets.mock import make_mock_task
+from sentprobe.encoders.custom import CallableEncoder
 from sentprobe.errors import DataError, SentprobeError
 from sentprobe.evaluation.runner import run
 
@@ -48,9 +51,19 @@ def _dataset_dict(task, text="sentence", label="label", class_label=True):
     )
 
 
+def _hashed_bag_of_words(sentences):
+    out = np.zeros((len(sentences), 64), dtype=np.float32)
+    for i, sentence in enumerate(sentences):
+        for token in sentence.split():
+            out[i, zlib.crc32(token.encode()) % 64] += 1
+    return out
+
+
 def _scores(tasks, tmp_path, tag):
+    """Test scores of text baselines and of the logistic probe on a tiny encoder."""
+    encoder = CallableEncoder(_hashed_bag_of_words, name="hashed", fingerprint="hashed-bow-v1")
     frame = run(
-        [],
+        [encoder],
         tasks,
         baselines="majority,nb-uni",
         results=tmp_path / f"{tag}.sqlite",
@@ -136,7 +149,9 @@ def test_export_round_trip_same_hash_same_scores_and_a_dataset_card(tmp_path, fm
     assert [t.name for t in loaded] == [t.name for t in original]
     assert [t.metadata for t in loaded] == [t.metadata for t in original]
     assert [t.content_hash() for t in loaded] == [t.content_hash() for t in original]
-    assert _scores(loaded, tmp_path, f"{fmt}-loaded") == _scores(original, tmp_path, "orig")
+    # scored on one task (the data are equal, as the hashes say; this checks nothing else
+    # about the loaded task, e.g. its label order, changes a score)
+    assert _scores(loaded[1:2], tmp_path, f"{fmt}-loaded") == _scores(original[1:2], tmp_path, "o")
 
     # what datasets itself reads back, with the label names
     if fmt == "hf":
@@ -164,7 +179,8 @@ def test_export_of_a_manifest_suite_carries_its_manifest(tmp_path):
     card = DatasetCard.load(out / "README.md").data.to_dict()
     assert card["sentprobe"]["manifest"]["suite"] == "sample-fr"
     assert card["language"] == ["fr"]
-    assert "Ravishankar" in card["sentprobe"]["citation"] or card["sentprobe"]["citation"]
+    citation = resolve_tasks("sample-fr")[0].metadata.citation
+    assert citation and citation in card["sentprobe"]["citation"]
 
 
 def test_hub_specs_go_through_load_dataset(tmp_path):
