@@ -32,6 +32,7 @@ from pathlib import Path
 from build_sample_suite import package_corpus
 from corpora.packages import package_sources, package_version, require_packages
 from corpora.texts import bible_chapters, diatheke_text
+from label_noise import append_quality_section
 
 from sentprobe.errors import SentprobeError
 
@@ -142,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     write_function_word_suite(args.out, sets, manifest, corpus=corpus_of, corpus_license=license_of)
     write_function_word_quality(args.out, manifest)
+    append_quality_section(args.out)
     for fw in sets:
         print(f"{fw.name}: {len(fw.items)} items {fw.counts()}", file=sys.stderr)
     print(f"wrote {args.out}", file=sys.stderr)
