@@ -186,12 +186,11 @@ class SingleSentenceSet:
                 if " ".join(new) in corpus:
                     stats["rejected: mutated sentence is a corpus sentence"] += 1
                     continue
-                misc = {
-                    "mutation": {**mutation.to_json(), "original": " ".join(tokens)},
-                    "source_word": w,
-                }
-                if self.frame(tokens) is not None:
-                    misc["mutation"]["frame"] = self.frame(tokens)
+                record: dict[str, Any] = {**mutation.to_json(), "original": " ".join(tokens)}
+                frame = self.frame(tokens)
+                if frame is not None:
+                    record["frame"] = frame
+                misc = {"mutation": record, "source_word": w}
                 item = Item(" ".join(new), "", "unacceptable", corpus_sent_id=sent_id, misc=misc)
                 mutated[self.key(new)].append(item)
                 stats[f"drawn: {w} -> {target}"] += 1
@@ -366,7 +365,7 @@ class EndOfSentence:
         for p in pool:
             valid_by_shape[len(pairs[p][0]), len(pairs[p][1])].append(int(p))
         wanted = None if self.size is None else self.size // 2
-        couples = []
+        couples: list[tuple[Item, Item]] = []
         for p in sources:
             if wanted is not None and len(couples) >= wanted:
                 break
