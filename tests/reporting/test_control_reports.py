@@ -58,7 +58,7 @@ def results(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
     ]
     kw = {"baselines": "none", "results": store, "cache_dir": tmp / "cache", "progress": False}
     run([HashedWords()], tasks, controls=True, **kw)
-    run([HashedWords()], tasks[:1], probe="mdl", **kw)
+    run([HashedWords()], tasks[:1], probe="mdl", controls=True, **kw)
     with ResultsStore(store, readonly=True) as s:
         return store, s.to_frame()
 
@@ -66,11 +66,13 @@ def results(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
 def test_controls_are_units_of_their_own_and_pair_up(results) -> None:
     _, frame = results
     tasks, controls = split_controls(frame)
-    assert sorted(controls["task"]) == ["A~control", "B~control"]
+    assert sorted(controls["task"]) == ["A~control", "A~control", "B~control"]  # one mdl
     sel = selectivity_frame(frame)
-    assert sorted(sel["task"]) == ["A", "B"] and (sel["probe"] == "logreg").all()
+    pairs = sorted(zip(sel["task"], sel["probe"], strict=True))
+    assert pairs == [("A", "logreg"), ("A", "mdl"), ("B", "logreg")]
     for row in sel.itertuples():
-        control = controls[controls["task"] == f"{row.task}~control"]["test_score"].iloc[0]
+        probed = controls[controls["probe"] == row.probe]
+        control = probed[probed["task"] == f"{row.task}~control"]["test_score"].iloc[0]
         assert row.control_score == control
         assert row.selectivity == pytest.approx(row.test_score - control)
 
@@ -93,7 +95,7 @@ def test_report_sections(results) -> None:
     tidy = pd.read_csv(io.StringIO(report_text(frame, "csv")))
     assert {"control_score", "selectivity", "codelength_kbit", "compression"} <= set(tidy)
     mdl = tidy[tidy["probe"] == "mdl"]
-    assert len(mdl) == 1 and (mdl["compression"] > 0).all() and mdl["selectivity"].isna().all()
+    assert len(mdl) == 1 and (mdl["compression"] > 0).all()
     logreg = method_frame(frame).query("probe == 'logreg'")
     assert (logreg["selectivity"] - (logreg["score"] - logreg["control_score"])).abs().max() < 1e-9
     records = json.loads(report_text(frame, "json"))
@@ -176,3 +178,37 @@ def test_text_baselines_probe_a_control_with_their_tasks_choice(tmp_path, monkey
     assert grids["task"] == (0.01, 0.1, 1.0)  # the task selects on its grid
     assert grids["control"] == chosen["A"]["alpha"] == chosen["A~control"]["alpha"]
     assert _tfidf.cache_info().hits == 1  # the control reuses its task's tf-idf features
+
+
+def test_ceiling_and_control_mdl_in_every_format(results) -> None:
+    """Each control accuracy comes with its ceiling (a perfect memoriser's test accuracy on
+    the control task) and the control task's MDL beside the task's, in every format."""
+    from sentprobe.cli.report_html import build_report
+    from sentprobe.datasets.controls import control_ceiling, control_task
+    from sentprobe.reporting.html import render_html
+
+    store, frame = results
+    small = {"n_train": 120, "n_dev": 30, "n_test": 30}
+    tasks = {
+        "A": make_mock_task("A", seed=1, **small),
+        "B": make_mock_task("B", n_classes=4, seed=2, **small),
+    }
+    want = {name: 100 * control_ceiling(control_task(t)) for name, t in tasks.items()}
+    tidy = pd.read_csv(io.StringIO(report_text(frame, "csv")))
+    logreg = tidy[tidy["probe"] == "logreg"].set_index("task")
+    assert logreg["control_ceiling"].to_dict() == pytest.approx(want, abs=0.01)
+    mdl = tidy[tidy["probe"] == "mdl"].iloc[0]
+    controls = frame[(frame["probe"] == "mdl") & (frame["task"] == "A~control")]
+    assert mdl["control_compression"] == pytest.approx(
+        controls["extra"].iloc[0]["compression"], abs=0.01
+    )
+    records = json.loads(report_text(frame, "json"))
+    assert {r["task"]: r["control_ceiling"] for r in records if r["probe"] == "logreg"} == (
+        pytest.approx(want, abs=0.01)
+    )
+    for fmt in ("markdown", "latex"):
+        text = report_text(frame, fmt)
+        assert "Control ceiling" in text and "MDL compression of the control tasks" in text
+        assert f"{want['B']:.1f}" in text.split("Control ceiling")[1].split("Selectivity")[0]
+    page = render_html(build_report(store, frame))
+    assert f"(ceiling {want['A']:.1f})" in page and "Control compression" in page

@@ -110,6 +110,7 @@ def results_section(
     found = {cell: interval(list(keys)) for cell, keys in groups} if interval else {}
     ci = {cell: bounds for cell, bounds in found.items() if bounds is not None}
     control: dict[tuple[str, str], float] = {}
+    ceiling: dict[tuple[str, str], float] = {}
     if metric == "test_score":
         sel = selectivity_frame(frame)
         if not sel.empty:
@@ -120,6 +121,9 @@ def results_section(
             sel = sel.assign(_cell=located).dropna(subset=["_cell"])
             for cell, scores in sel.groupby("_cell", sort=False)["control_score"]:
                 control[cell] = 100.0 * float(scores.mean())
+            ceilings = sel.assign(control_ceiling=pd.to_numeric(sel["control_ceiling"]))
+            for cell, values in ceilings.groupby("_cell", sort=False)["control_ceiling"]:
+                ceiling[cell] = 100.0 * float(values.mean())
     baselines = {b.lower() for b in paper_labels()}
     encoder_rows = [r for r in mean.index if str(r).split(" [")[0].lower() not in baselines]
     best = (
@@ -142,6 +146,7 @@ def results_section(
                 marks=summary.cell_marks.get((row, column), ""),
                 best=(row, column) in best,
                 control=control.get((row, column), math.nan),
+                ceiling=ceiling.get((row, column), math.nan),
             )
         rows.append(html.Row(summary.label(row), kind, cells))
     cited = ""
@@ -170,7 +175,9 @@ def results_section(
     if control:
         notes.append(
             "sel: selectivity = accuracy − control-task accuracy (Hewitt & Liang 2019): what "
-            "the probe scores beyond memorising the first content word's identity."
+            "the probe scores beyond memorising the identity of one word per sentence; the "
+            "tooltip gives the control's ceiling, the accuracy of a perfect memoriser of the "
+            "control function (docs/controls.md)."
         )
     if cited:
         notes.append(f"Reference rows: published, not measured here: {cited}.")
@@ -189,15 +196,19 @@ def mdl_table(frame: pd.DataFrame) -> html.SimpleTable | None:
         return None
     keys = ["encoder", "probe", "task"]
     means = mdl.groupby(keys, sort=False)[["codelength_kbit", "compression"]].mean()
+    control = mdl_frame(frame, controls=True).groupby(keys, sort=False)["compression"].mean()
     return html.SimpleTable(
         "MDL: online codelength (Voita & Titov 2020)",
-        ["Row", "Probe", "Task", "Codelength (kbit)", "Compression"],
+        ["Row", "Probe", "Task", "Codelength (kbit)", "Compression", "Control compression"],
         [
             [str(e), str(p), str(t), f"{c:.1f}", f"{x:.2f}"]
+            + [f"{control[(e, p, t)]:.2f}" if (e, p, t) in control.index else "–"]
             for (e, p, t), (c, x) in means.iterrows()
         ],
         "Compression: the uniform code's length over the online code's (higher: the labels are "
-        "easier to transmit given the vectors); docs/controls.md.",
+        "easier to transmit given the vectors; 1: no better than the uniform code); control "
+        "compression: the same for the task's control task (run --controls); "
+        "docs/controls.md.",
     )
 
 

@@ -4,9 +4,11 @@
 Control tasks are stored as tasks named ``<task>~control`` (``sentprobe.datasets.controls``);
 they are not columns of the results table but a second table: for each row and task with a
 control result, the accuracy, the control accuracy and ``selectivity = accuracy - control
-accuracy`` (points; mean over seeds, each seed paired with the same seed's control). MDL
-results are records of the probe ``mdl`` whose ``extra`` holds the codelength in bits and the
-compression (uniform codelength / online codelength).
+accuracy`` (points; mean over seeds, each seed paired with the same seed's control), and the
+control's *ceiling*, the test accuracy of a perfect memoriser of the control function (stored
+in the control record's ``extra``). MDL results are records of the probe ``mdl`` whose
+``extra`` holds the codelength in bits and the compression (uniform codelength / online
+codelength); a control task's MDL is shown beside its task's.
 """
 
 from __future__ import annotations
@@ -20,8 +22,18 @@ from sentprobe.reporting.tables import IntervalFn, results_table
 
 _MATCH = ["encoder", "probe", "seed", "base", "task_source", "language"]
 #: Tidy columns of :func:`method_frame` (percent for scores, kbit for codelength).
-TIDY = ("encoder", "task", "probe", "seeds", "score", "control_score", "selectivity")
+TIDY = (
+    "encoder",
+    "task",
+    "probe",
+    "seeds",
+    "score",
+    "control_score",
+    "control_ceiling",
+    "selectivity",
+)
 MDL_TIDY = ("codelength_kbit", "compression")
+CONTROL_MDL_TIDY = ("control_codelength_kbit", "control_compression")
 
 
 def split_controls(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -45,28 +57,38 @@ def _latest(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def selectivity_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The records of real tasks that have a control result, with ``control_score`` and
-    ``selectivity`` columns (fractions, as ``test_score``)."""
+    """The records of real tasks that have a control result, with ``control_score``,
+    ``control_ceiling`` (None where not stored) and ``selectivity`` columns (fractions, as
+    ``test_score``)."""
     tasks, controls = split_controls(frame)
     if tasks.empty or controls.empty:
-        return tasks.iloc[0:0].assign(control_score=[], selectivity=[])
+        return tasks.iloc[0:0].assign(control_score=[], control_ceiling=[], selectivity=[])
     left, right = _latest(tasks), _latest(controls)
-    right = right[[*_MATCH, "test_score"]].rename(columns={"test_score": "control_score"})
+    extras = right["extra"] if "extra" in right.columns else [None] * len(right)
+    right = right.assign(
+        control_ceiling=[e.get("control_ceiling") if isinstance(e, dict) else None for e in extras]
+    )
+    right = right[[*_MATCH, "test_score", "control_ceiling"]].rename(
+        columns={"test_score": "control_score"}
+    )
     merged = left.merge(right, on=_MATCH, how="inner").drop(columns="base")
     merged["selectivity"] = merged["test_score"] - merged["control_score"]
     return merged
 
 
-def mdl_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """Records with MDL results, with ``codelength_kbit`` and ``compression`` columns."""
+def mdl_frame(frame: pd.DataFrame, controls: bool = False) -> pd.DataFrame:
+    """Records with MDL results, with ``codelength_kbit`` and ``compression`` columns: of real
+    tasks, or with ``controls`` of control tasks, renamed to the task they control."""
     if frame.empty or "extra" not in frame.columns:
         return frame.iloc[0:0]
     extras = [e if isinstance(e, dict) else {} for e in frame["extra"]]
     keep = [
-        "codelength" in e and not is_control(str(t))
+        "codelength" in e and is_control(str(t)) == controls
         for e, t in zip(extras, frame["task"], strict=True)
     ]
     out = frame[keep].copy()
+    if controls:
+        out["task"] = out["task"].astype(str).map(controlled_name)
     chosen = [e for e, k in zip(extras, keep, strict=True) if k]
     out["codelength_kbit"] = [e["codelength"] / 1000 for e in chosen]
     out["compression"] = [e["compression"] for e in chosen]
@@ -76,7 +98,8 @@ def mdl_frame(frame: pd.DataFrame) -> pd.DataFrame:
 def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.DataFrame:
     """One tidy row per (encoder, task, probe): mean over seeds of the score, its 95% CI
     (``ci_low``/``ci_high``, with ``interval`` as the results table's), and where known the
-    control score, selectivity (percent) and MDL codelength (kbit) and compression."""
+    control score, its ceiling, selectivity (percent) and MDL codelength (kbit) and
+    compression, of the task and of its control task."""
     tasks, _ = split_controls(frame)
     keys = ["encoder", "task", "probe"]
     df = _latest(tasks)
@@ -89,11 +112,17 @@ def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.
             out[name] = [None if b is None else 100 * b[side] for b in found]
     sel = selectivity_frame(frame)
     if not sel.empty:
-        means = sel.groupby(keys, sort=False)[["control_score", "selectivity"]].mean() * 100
-        out = out.join(means)
+        sel = sel.assign(control_ceiling=pd.to_numeric(sel["control_ceiling"]))
+        measures = ["control_score", "control_ceiling", "selectivity"]
+        out = out.join(sel.groupby(keys, sort=False)[measures].mean() * 100)
     mdl = mdl_frame(frame)
     if not mdl.empty:
         out = out.join(mdl.groupby(keys, sort=False)[list(MDL_TIDY)].mean())
+    control_mdl = mdl_frame(frame, controls=True)
+    if not control_mdl.empty:
+        named = dict(zip(MDL_TIDY, CONTROL_MDL_TIDY, strict=True))
+        means = control_mdl.groupby(keys, sort=False)[list(MDL_TIDY)].mean()
+        out = out.join(means.rename(columns=named))
     return out.reset_index()
 
 
@@ -115,6 +144,22 @@ def methods_report(
     if not sel.empty:
         sections += [
             ("Control task accuracy (%)", results_table(sel, "control_score", fmt, decimals)),
+        ]
+        ceiling = sel.dropna(subset=["control_ceiling"])
+        if not ceiling.empty:
+            sections.append(
+                (
+                    "Control ceiling (%: test accuracy of a perfect memoriser of the control "
+                    "function)",
+                    results_table(
+                        ceiling.assign(control_ceiling=ceiling["control_ceiling"].astype(float)),
+                        "control_ceiling",
+                        fmt,
+                        decimals,
+                    ),
+                )
+            )
+        sections += [
             (
                 "Selectivity (accuracy - control accuracy, points)",
                 results_table(sel, "selectivity", fmt, decimals),
@@ -131,6 +176,14 @@ def methods_report(
                 results_table(mdl, "codelength_kbit", fmt, 2, percent=False),
             ),
         ]
+    control_mdl = mdl_frame(frame, controls=True)
+    if not control_mdl.empty:
+        sections.append(
+            (
+                "MDL compression of the control tasks",
+                results_table(control_mdl, "compression", fmt, 2, percent=False),
+            )
+        )
     if fmt == "markdown":
         return "\n".join(f"**{title}**\n\n{table}" for title, table in sections)
     if fmt == "latex":

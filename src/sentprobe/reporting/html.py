@@ -41,6 +41,7 @@ class Cell:
     marks: str = ""  # table markers (†, ‡, °)
     best: bool = False  # best in its column, or not significantly worse than the best
     control: float = math.nan  # the control task's accuracy (Hewitt & Liang)
+    ceiling: float = math.nan  # a perfect memoriser's accuracy on the control task
 
     @property
     def selectivity(self) -> float:
@@ -232,7 +233,10 @@ def _cell_html(cell: Cell | None) -> str:
         title.append(f"95% CI {_num(cell.low)} to {_num(cell.high)}")
     if math.isfinite(cell.control):
         parts.append(f'<span class="sel">sel {_num(cell.selectivity, sign=True)}</span>')
-        title.append(f"control task {_num(cell.control)}, selectivity {_num(cell.selectivity)}")
+        ceiling = f" (ceiling {_num(cell.ceiling)})" if math.isfinite(cell.ceiling) else ""
+        title.append(
+            f"control task {_num(cell.control)}{ceiling}, selectivity {_num(cell.selectivity)}"
+        )
     cls = "num best" if cell.best else "num"
     tip = f' title="{escape("; ".join(title))}"' if title else ""
     return f'<td class="{cls}" data-v="{cell.value:.4f}"{tip}>{"".join(parts)}</td>'
