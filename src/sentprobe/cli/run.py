@@ -95,6 +95,15 @@ def run(
             "10-fold CV within each set, marked ¶ in the table.",
         ),
     ] = None,
+    keep_nli_overlap: Annotated[
+        bool,
+        typer.Option(
+            "--keep-nli-overlap",
+            help="Also train the --nli-train head on pairs that the probed NLI sets hold "
+            "(by default they are left out, and the count is printed, so zero-shot is "
+            "zero-shot).",
+        ),
+    ] = False,
     allow_heuristic_labels: Annotated[
         bool,
         typer.Option(
@@ -173,6 +182,7 @@ def run(
         progress=not quiet,
         nli_train=nli_train,
         allow_heuristic_labels=allow_heuristic_labels,
+        keep_nli_overlap=keep_nli_overlap,
         executor=executor,
         controls=controls,
         shard=parse_shard(shard) if shard is not None else None,

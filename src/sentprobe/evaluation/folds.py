@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from sentprobe.datasets.loaders.nli import NLIPairs
+from sentprobe.datasets.loaders.nli import NLIPairs, drop_pairs
 from sentprobe.datasets.task import ProbingTask, Split
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions
@@ -151,6 +151,23 @@ class Outcome:
             "n_test": self.n_test,
             "dim": self.dim,
         }
+
+
+def without_evaluated_pairs(pairs: NLIPairs, tasks: Sequence[ProbingTask]) -> NLIPairs:
+    """``pairs`` less every training pair that is an item of an NLI task of ``tasks``
+    (``run --nli-train``, unless ``--keep-nli-overlap``); each such task says how many went."""
+    nli = [t for t in tasks if t.metadata.format == "nli-pair"]
+    items = [all_items(t) for t in nli]
+    evaluated = [(p, h) for s in items for p, h in zip(s.sentences, s.sentences2 or [])]
+    kept = drop_pairs(pairs, evaluated)
+    if kept.dropped:
+        for task in nli:
+            task.warnings.append(
+                f"--nli-train: {kept.dropped} of {len(pairs)} training pairs left out because "
+                "the probed NLI sets hold them (zero-shot stays zero-shot; --keep-nli-overlap "
+                "keeps them)"
+            )
+    return kept
 
 
 def _heuristic(task: ProbingTask) -> dict[str, int]:
@@ -343,6 +360,6 @@ def zero_shot(task: ProbingTask, lookup: Lookup, head: Any, pairs: NLIPairs) -> 
         dim=_dim(X),
         extra={
             "protocol": ZERO_SHOT, "nli_train": str(pairs.path), "nli_train_sha": pairs.sha,
-            **_heuristic(task),
+            "nli_train_dropped": pairs.dropped, **_heuristic(task),
         },
     )  # fmt: skip

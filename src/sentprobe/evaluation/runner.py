@@ -42,6 +42,7 @@ from sentprobe.evaluation.folds import (
     protocol,
     protocol_signature,
     train_head,
+    without_evaluated_pairs,
     zero_shot,
 )
 from sentprobe.evaluation.predictions import Predictions
@@ -502,6 +503,7 @@ def run(
     controls: bool = False,
     nli_train: str | Path | None = None,
     allow_heuristic_labels: bool = False,
+    keep_nli_overlap: bool = False,
     executor: str = "local",
     shard: tuple[int, int] | None = None,
     keep_going: bool = False,
@@ -518,7 +520,8 @@ def run(
     ``probe`` None: each task's own probe (Kim et al.'s 512-unit MLP for ``kim2019``), else
     logreg. ``nli_train``: an NLI training file for zero-shot NLI sets (evaluation/folds.py).
     ``allow_heuristic_labels``: score items whose labels are a generator's rule, not
-    annotators' (refused otherwise; their cells are marked).
+    annotators' (refused otherwise; their cells are marked). ``keep_nli_overlap``: train the
+    NLI head also on the pairs the probed NLI sets hold (left out by default).
     ``executor``: ``local``, or ``ray`` / ``ray:ADDRESS`` / ``ray://HOST:PORT`` to run the
     units on a Ray cluster (evaluation/executors.py); the results are the same.
     ``shard``: (I, N), compute only the I-th of N shares of the units (evaluation/shards.py);
@@ -555,6 +558,8 @@ def run(
     if probe is not None:
         make_probe(probe, "check")  # an unknown probe name fails before anything is written
     pairs = load_nli_pairs(nli_train) if nli_train is not None else None
+    if pairs is not None and not keep_nli_overlap:
+        pairs = without_evaluated_pairs(pairs, task_list)
 
     # Absolute here, on the driver: Ray workers start in other directories and homes.
     results = Path(results).expanduser().absolute()

@@ -110,3 +110,41 @@ def test_run_refuses_heuristic_labels_unless_asked_and_marks_the_cells(tmp_path)
     frame = run([], tasks, allow_heuristic_labels=True, **common)
     assert all(e.get("heuristic_labels") == 20 for e in frame["extra"])
     assert HEURISTIC in results_table(frame)
+
+
+def test_nli_train_leaves_out_the_pairs_the_probed_sets_hold(tmp_path):
+    from dnc_fixture import nli_items, write_set
+    from sentprobe.datasets.loaders.nli import load_nli_pairs
+    from sentprobe.evaluation.folds import without_evaluated_pairs
+    from sentprobe.evaluation.runner import run
+
+    data, meta = nli_items(60)
+    write_set(tmp_path / "rel/NLI", "nli-negation", data, meta)
+    tasks = load_dnc(tmp_path / "rel", suite="rel")
+    train = tmp_path / "train.jsonl"
+    rows = (
+        [  # three of the set's own pairs (as MNLI spells them: no space before ".")
+            {
+                "premise": d["context"].replace(" .", "."),
+                "hypothesis": d["hypothesis"],
+                "label": "neutral",
+            }
+            for d in data[:3]
+        ]
+        + [
+            {"premise": f"A cat sat {i}.", "hypothesis": "A cat sat.", "label": lab}
+            for i, lab in enumerate(["entailment", "contradiction", "neutral"] * 10)
+        ]
+    )
+    train.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    pairs = load_nli_pairs(train)
+    kept = without_evaluated_pairs(pairs, tasks)
+    assert (len(pairs), len(kept), kept.dropped) == (33, 30, 3) and kept.sha != pairs.sha
+    assert any("3 of 33 training pairs left out" in w for w in tasks[0].warnings)
+    common = {"baselines": "majority", "cache_dir": tmp_path / "cache", "progress": False,
+              "nli_train": train}  # fmt: skip
+    frame = run([], load_dnc(tmp_path / "rel"), results=tmp_path / "a.sqlite", **common)
+    assert {e["nli_train_dropped"] for e in frame["extra"]} == {3}
+    frame = run([], load_dnc(tmp_path / "rel"), results=tmp_path / "b.sqlite",
+                keep_nli_overlap=True, **common)  # fmt: skip
+    assert {e["nli_train_dropped"] for e in frame["extra"]} == {0}

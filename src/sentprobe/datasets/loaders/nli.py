@@ -11,7 +11,9 @@ as their own training code does. Anything else is an error naming file, line and
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sentprobe.datasets.loaders.common import json_objects, read_task_bytes, task_lines
@@ -38,6 +40,8 @@ class NLIPairs:
     hypotheses: list[str]
     labels: list[str]
     sha: str
+    #: pairs of the file left out because the probed NLI sets hold them (``drop_pairs``)
+    dropped: int = 0
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -103,3 +107,34 @@ def load_nli_pairs(path: str | Path) -> NLIPairs:
     problems.raise_if_any()
     sha = hashlib.sha256(read_task_bytes(path)).hexdigest()[:16]
     return NLIPairs(path, premises, hypotheses, labels, sha)
+
+
+def pair_key(premise: str, hypothesis: str) -> tuple[str, str]:
+    """A pair as its lower-cased words: the release's re-tokenized copy of an MNLI pair
+    ("him . ") and MNLI's own text ("him.") get the same key."""
+    words = lambda text: " ".join(re.findall(r"\w+", text.lower()))  # noqa: E731
+    return words(premise), words(hypothesis)
+
+
+def drop_pairs(pairs: NLIPairs, evaluated: Iterable[tuple[str, str]]) -> NLIPairs:
+    """``pairs`` without the training pairs whose premise and hypothesis are a pair of
+    ``evaluated`` (the probed NLI items), so a zero-shot score is zero-shot: 1,426 of the
+    release's 1,518 NLI items come from MNLI's training set. ``sha`` changes with what is
+    dropped, so a head cached from the whole file is not reused."""
+    seen = {pair_key(p, h) for p, h in evaluated}
+    keep = [
+        i for i, (p, h) in enumerate(zip(pairs.premises, pairs.hypotheses))
+        if pair_key(p, h) not in seen
+    ]  # fmt: skip
+    dropped = len(pairs) - len(keep)
+    if not dropped:
+        return pairs
+    digest = hashlib.sha256(f"{pairs.sha}:{keep}".encode()).hexdigest()[:16]
+    return replace(
+        pairs,
+        premises=[pairs.premises[i] for i in keep],
+        hypotheses=[pairs.hypotheses[i] for i in keep],
+        labels=[pairs.labels[i] for i in keep],
+        sha=digest,
+        dropped=pairs.dropped + dropped,
+    )
