@@ -25,7 +25,12 @@ import pandas as pd
 
 from sentprobe import registry
 from sentprobe.datasets import ProbingTask, resolve_tasks
-from sentprobe.datasets.controls import control_task, controlled_name, is_control
+from sentprobe.datasets.controls import (
+    control_ceiling,
+    control_task,
+    controlled_name,
+    is_control,
+)
 from sentprobe.datasets.loaders.nli import NLIPairs, load_nli_pairs
 from sentprobe.encoders import expand_encoder_spec as expand
 from sentprobe.encoders import get_encoder
@@ -152,6 +157,17 @@ def _predict(estimator: Any, X: Any, task: ProbingTask) -> Predictions:
     )
 
 
+_CEILINGS: dict[str, float | None] = {}
+
+
+def _ceiling(task: ProbingTask) -> float | None:
+    """``control_ceiling`` of a control task, computed once per task data (every row and seed
+    of a run records it)."""
+    if task.content_hash() not in _CEILINGS:
+        _CEILINGS[task.content_hash()] = control_ceiling(task)
+    return _CEILINGS[task.content_hash()]
+
+
 def _controls_after_their_tasks(tasks: list[ProbingTask]) -> list[ProbingTask]:
     """Each control task right after its task: it reuses the task's choice, and a text
     baseline's features of the same sentences are still in its cache."""
@@ -198,6 +214,8 @@ class Runner:
             "test_score": predictions.accuracy,
         }
         values.update(fields)
+        if is_control(task.name):  # what a perfect memoriser of the control function scores
+            values["extra"] = {**values.get("extra", {}), "control_ceiling": _ceiling(task)}
         rec = ResultRecord(
             task=_short_name(task),
             task_source=_task_source(task),
