@@ -117,8 +117,9 @@ def run(
         typer.Option(
             "--controls",
             help="Also probe each task's control task (each label a seeded random function of "
-            "the sentence's first content word; Hewitt & Liang 2019) and show control accuracy "
-            "and selectivity (docs/controls.md).",
+            "one word of the sentence, chosen so that nearly every test sentence's word also "
+            "keys training sentences; Hewitt & Liang 2019) and show control accuracy, its "
+            "ceiling and selectivity (docs/controls.md).",
         ),
     ] = False,
     baselines: Annotated[
