@@ -153,6 +153,13 @@ def test_subtype_breakdown(tmp_path, release):
         found = store.predictions_for(frame["key"])
     scores = subtype_scores(frame, found)
     negation = scores[(scores["task"] == "Negation") & (scores["encoder"] == "Majority")]
+    appendix_f = negation[negation["subtype"].str.startswith("F: ")]
+    negation = negation[~negation["subtype"].str.startswith("F: ")]
+    # Appendix F: lexical+explicit and explicit+both have both kinds; none has none
+    assert dict(zip(appendix_f["subtype"], appendix_f["n"])) == {
+        "F: explicit and lexical": 20,
+        "F: none": 10,
+    }
     assert set(negation["subtype"]) == {
         "P:lexical H:explicit",
         "P:none H:none",

@@ -5,13 +5,17 @@ premise and hypothesis (their Appendix F: lexical, explicit, both, none), prepos
 preposition, wh-words by wh-word. A task's loader records each item's sub-type in
 ``Split.groups``; the runner stores it with the unit's per-item predictions, so the breakdown
 is computed from the store alone, for any row, without probing again. With several seeds (or a
-random encoder's restarts) a cell is the mean over them, and ``sd`` their spread.
+random encoder's restarts) a cell is the mean over them, and ``sd`` their spread. Negation
+patterns also get Appendix F's coarse groups (``F: explicit only``, ``F: lexical only``,
+``F: explicit and lexical``, ``F: none``): the paper finds the NLI model's gain on negation
+comes from explicit negation, not from antonyms.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -32,6 +36,23 @@ def _latest(frame: pd.DataFrame) -> pd.DataFrame:
     return df.drop_duplicates(subset=identity, keep="last").sort_index()
 
 
+#: Prefix of the coarse negation groups of Kim et al.'s Appendix F (Figure 3).
+APPENDIX_F = "F: "
+_PATTERN = re.compile(r"^P:(none|explicit|lexical|both) H:(none|explicit|lexical|both)$")
+
+
+def negation_kind(group: str) -> str | None:
+    """Appendix F's split of a negation pattern ("P:lexical H:none"): which kinds of negation
+    the item has on either side: "F: explicit only", "F: lexical only", "F: explicit and
+    lexical", "F: none"; None for a group that is not a negation pattern."""
+    found = _PATTERN.match(group)
+    if found is None:
+        return None
+    kinds = {k for side in found.groups() for k in ("explicit", "lexical") if side in (k, "both")}
+    name = {0: "none", 2: "explicit and lexical"}.get(len(kinds)) or f"{kinds.pop()} only"
+    return APPENDIX_F + name
+
+
 def subtype_scores(frame: pd.DataFrame, predictions: Mapping[str, Predictions]) -> pd.DataFrame:
     """Long table (columns ``COLUMNS``): accuracy (%) per task x sub-type x row, over the
     records of ``frame`` whose stored predictions carry sub-types."""
@@ -44,6 +65,12 @@ def subtype_scores(frame: pd.DataFrame, predictions: Mapping[str, Predictions]) 
         correct = found.correct
         for group in dict.fromkeys(found.groups):
             mask = groups == group
+            rows.append(
+                (record.task, group, record.encoder, int(mask.sum()), float(correct[mask].mean()))
+            )
+        coarse = np.asarray([negation_kind(str(g)) for g in found.groups], dtype=object)
+        for group in sorted({g for g in coarse if g is not None}):
+            mask = coarse == group
             rows.append(
                 (record.task, group, record.encoder, int(mask.sum()), float(correct[mask].mean()))
             )
