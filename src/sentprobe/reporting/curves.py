@@ -150,7 +150,7 @@ def learning_curves(
     for ax in axes[n:]:
         ax.set_visible(False)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 10),
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 10, 4 * cols),
                fontsize=8)  # fmt: skip
     return save_figure(fig, path)
 
