@@ -234,6 +234,7 @@ def resolve_tasks(spec: str | Sequence[str]) -> list[ProbingTask]:
             len(task.labels),
             task.content_hash(),
         )
+        log.debug("%s: %s", task.name, task.metadata)
         if task.name in out:
             if out[task.name][0] != origin:
                 raise SentprobeError(

@@ -454,6 +454,7 @@ def _stamped(record: ResultRecord) -> ResultRecord:
         record.encode_seconds,
         record.probe_seconds,
     )
+    log.debug("%s: encoder fingerprint %s", record.encoder, record.encoder_fingerprint)
     config = RUN_CONFIG.get()
     if config is None or "run_config" in record.extra:
         return record
