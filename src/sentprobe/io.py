@@ -18,21 +18,28 @@ import hashlib
 import io
 import lzma
 import os
+import re
+import shutil
 import tempfile
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from sentprobe.errors import DataError, SentprobeError
 
 __all__ = [
+    "WRITE_ERRORS",
+    "atomic_dir",
     "atomic_write_bytes",
     "atomic_write_text",
     "check_writable_dir",
+    "file_system_type",
     "read_csv_table",
     "write_problem",
     "inside",
     "iter_lines",
+    "locked_dir",
     "open_binary",
     "open_text",
 ]
@@ -181,6 +188,77 @@ def _check_header(
             )
 
 
+@contextmanager
+def atomic_dir(target: str | Path) -> Iterator[Path]:
+    """Yield a new empty folder beside ``target``; once the block ends, it *becomes* ``target``
+    (a previous ``target`` is removed), so readers see the old folder or the new one whole,
+    never a mix. If the block fails, the new folder is removed and ``target`` is untouched.
+
+    The swap of a non-empty ``target`` is two renames (old out of the way, new in), not one
+    atomic exchange: a reader at that instant finds no folder, never a half-written one. Two
+    writers of one ``target`` must hold a lock (``locked_dir``) around the whole block.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".tmp-{target.name}.", suffix=".part"))
+    try:
+        yield tmp
+        os.chmod(tmp, 0o755)  # mkdtemp makes 0700; a suite is read by others
+        try:
+            os.replace(tmp, target)  # no target, or an empty one: one atomic rename
+            return
+        except OSError as e:
+            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+        old = Path(
+            tempfile.mkdtemp(dir=target.parent, prefix=f".tmp-{target.name}.", suffix=".old")
+        )
+        os.replace(target, old / "previous")
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            os.replace(old / "previous", target)  # put the old one back
+            raise
+        finally:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+@contextmanager
+def locked_dir(folder: str | Path, on_wait: Callable[[], None] | None = None) -> Iterator[Path]:
+    """Hold an exclusive lock on ``folder`` (made if missing) for the block: another process
+    asking for it waits (``on_wait`` is called once first, to say so). The lock is the
+    folder's own (``flock`` on it, released when the process ends however it ends), so no
+    lock file is left behind; a folder removed and made again while waiting is locked anew.
+    """
+    import fcntl  # POSIX; imported here so that importing sentprobe.io needs no fcntl
+
+    folder = Path(folder)
+    while True:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if on_wait is not None:
+                    on_wait()
+                    on_wait = None
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                now, held = os.stat(folder), os.fstat(fd)
+                same = (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
+            except FileNotFoundError:
+                same = False
+            if same:
+                yield folder
+                return
+        finally:
+            os.close(fd)  # releases the lock
+
+
 def atomic_write_bytes(
     path: str | Path, data: bytes | Iterable[bytes], fsync: bool = False
 ) -> Path:
@@ -216,6 +294,8 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
 _NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 #: errno values that mean "not allowed to write here".
 _NOT_WRITABLE = {errno.EACCES, errno.EPERM, errno.EROFS}
+#: errno values of a write that failed for want of room or permission (not a bug).
+WRITE_ERRORS = frozenset({*_NO_SPACE, *_NOT_WRITABLE, errno.ENOTDIR, errno.EEXIST})
 
 
 def _file_in_the_way(path: Path) -> Path | None:
@@ -245,6 +325,42 @@ def write_problem(path: str | Path, exc: OSError, what: str, elsewhere: str = "p
     else:
         hint = f"choose another {elsewhere}"
     return f"{path}: cannot write the {what} ({reason}): {hint}"
+
+
+#: Where the kernel lists mounted file systems (Linux).
+MOUNTS = Path("/proc/mounts")
+#: File system types shared across hosts, where SQLite's WAL mode (shared memory between the
+#: processes of one store) does not work between hosts.
+NETWORK_FILE_SYSTEMS = frozenset(
+    {"nfs", "nfs4", "cifs", "smb3", "smbfs", "lustre", "gpfs", "beegfs", "glusterfs",
+     "fuse.glusterfs", "ceph", "fuse.ceph", "fuse.sshfs", "afs", "9p", "ocfs2", "gfs2",
+     "fuse.gcsfuse", "fuse.s3fs", "wekafs", "panfs"}
+)  # fmt: skip
+
+
+def file_system_type(path: str | Path) -> str | None:
+    """The type of the file system ``path`` (or its nearest existing parent) is on, from
+    ``/proc/mounts`` (the longest mount point above it); None where that cannot be read."""
+    try:
+        lines = MOUNTS.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    target = Path(path).absolute()
+    while not target.exists() and target != target.parent:
+        target = target.parent
+    target = target.resolve()
+    best: tuple[int, str] | None = None
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        # spaces and tabs in a mount point are written as octal escapes (\040, \011)
+        point = Path(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), fields[1]))
+        if target == point or point in target.parents:
+            depth = len(point.parts)
+            if best is None or depth >= best[0]:
+                best = (depth, fields[2])
+    return None if best is None else best[1]
 
 
 def check_writable_dir(

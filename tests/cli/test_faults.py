@@ -813,16 +813,22 @@ def _limit_file_size(limit: int) -> Callable[[], None]:
 
 def test_disk_full_mid_write_stops_cleanly(tmp_path):
     """A file size limit (like a full disk) hit while writing a cache shard: one line, exit 1,
-    no partial shard or temp file; the store and cache stay valid."""
-    args, env = _slow_run(tmp_path, ENCODE_DIM="16384")  # 120 x 64 KB: a shard over the limit
+    no partial shard or temp file; the store and cache stay valid, and a rerun completes."""
+    # 120 vectors of 4 KB: a shard over the 200 KB limit (and a probe still quick on the rerun)
+    args, env = _slow_run(tmp_path, ENCODE_DIM="1024")
     res = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=300, preexec_fn=_limit_file_size(1_000_000))  # fmt: skip
+                         timeout=300, preexec_fn=_limit_file_size(200_000))  # fmt: skip
     assert res.returncode == 1, res.stderr
     assert "cannot write the embedding cache (File too large)" in res.stderr
     assert "Traceback" not in res.stderr
     assert not _leftovers(tmp_path) and _flushed(tmp_path) == 0
     assert [p.name for p in (tmp_path / "cache").glob("*/*")] == ["meta.json"]
     assert _rows(tmp_path) == 1  # majority; nothing half-written for the encoder
+    # case 8: with room again, the same command completes
+    res = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=300)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert _rows(tmp_path) == 2 and _flushed(tmp_path) == N_TASK and not _leftovers(tmp_path)
 
 
 def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, make_record):
@@ -845,3 +851,117 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, make_record)
     finally:
         os.close(write)
     assert done.returncode == 0 and done.stderr == ""
+
+
+# ------------------------------------------------------------------------------------ builds
+
+#: ``sentprobe build`` whose QUALITY.md step (the last, inside the lock) waits for the file
+#: $BUILD_GO, then copies what the build made to $BUILD_SNAPSHOT before it replaces --out.
+HELD_BUILD = """
+import os, shutil, sys, time
+from pathlib import Path
+
+import sentprobe.analysis.quality as quality
+
+real = quality.write_quality_report
+
+
+def held(folder, result, **options):
+    deadline = time.time() + 180
+    while not Path(os.environ["BUILD_GO"]).exists() and time.time() < deadline:
+        time.sleep(0.05)
+    written = real(folder, result, **options)
+    shutil.copytree(folder, os.environ["BUILD_SNAPSHOT"])
+    return written
+
+
+quality.write_quality_report = held
+sys.argv = ["sentprobe", *sys.argv[1:]]
+from sentprobe.cli.main import main
+
+main()
+"""
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def _small_build(corpus: Path, out: str, *extra: str) -> list[str]:
+    return ["build", "-q", "-c", str(corpus), "--lang", "xx", "-o", out, "--tasks", "SentLen",
+            "--sizes", "40,10,10", *extra]  # fmt: skip
+
+
+def test_two_builds_into_one_folder_never_mix(tmp_path):
+    """Case 7: two ``sentprobe build`` runs into the same -o at once (seeds 1 and 2). The
+    second waits for the first (saying so), each writes its whole suite, and the folder ends
+    as exactly the suite of the one that finished last: never files of both."""
+    from gen_treebank import write_treebank
+
+    corpus = write_treebank(tmp_path / "tb")[0]
+    go = tmp_path / "go"
+    procs, logs = [], []
+    for seed in (1, 2):
+        logs.append(tmp_path / f"err{seed}.txt")
+        env = {**ENV, "BUILD_GO": str(go), "BUILD_SNAPSHOT": str(tmp_path / f"snap{seed}")}
+        with open(logs[-1], "w") as err:
+            procs.append(subprocess.Popen(
+                [sys.executable, "-c", HELD_BUILD, *_small_build(corpus, "suite", "--seed",
+                 str(seed))], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=err,
+            ))  # fmt: skip
+    deadline = time.time() + 240
+    waiting = []
+    while not waiting and time.time() < deadline and all(p.poll() is None for p in procs):
+        waiting = [i for i, log in enumerate(logs) if "waiting: another" in log.read_text()]
+        time.sleep(0.1)
+    go.touch()  # whatever happened, let the builds finish
+    codes = [p.wait(timeout=300) for p in procs]
+    errs = [log.read_text() for log in logs]
+    assert codes == [0, 0], errs
+    assert len(waiting) == 1, f"neither build waited for the other: {errs}"
+    assert "holds suite.annotations (same --out)" in errs[waiting[0]]
+    snaps = [_tree(tmp_path / f"snap{seed}") for seed in (1, 2)]
+    assert snaps[0] != snaps[1] and snaps[0].keys() == snaps[1].keys()  # the seeds differ
+    assert _tree(tmp_path / "suite") == snaps[waiting[0]]  # the later build's, whole
+    assert not _leftovers(tmp_path)
+
+
+def test_disk_full_during_a_build_writes_nothing_and_a_rerun_completes(workdir, monkeypatch):
+    """Case 8 for builds: the disk fills while the annotation is stored, then (another time)
+    while the suite is written. Each: exit 1, one line naming the folder and the cause, no
+    suite, no temp file, the annotation already stored kept; a rerun with room completes."""
+    import sentprobe.analysis.quality as quality
+    import sentprobe.annotation.store as annotation_store
+    from gen_treebank import write_treebank
+
+    corpus = write_treebank(workdir / "tb")[0]
+    args = _small_build(corpus, "out/s")
+
+    def full(path, *a, **kw):  # as a write on a full disk fails: no file name
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    store = workdir / "out" / "s.annotations"
+    for module, name, expect in (
+        (annotation_store, "atomic_write_bytes", ["out/s.annotations: cannot write the "
+         "annotation store (No space left on device): free space", "a rerun resumes"]),
+        (quality, "atomic_write_text", ["out/s: cannot write the suite (No space left on "
+         "device): free space or choose another --out", "nothing of it was written"]),
+    ):  # fmt: skip
+        with monkeypatch.context() as mp:
+            mp.setattr(module, name, full)
+            res = CliRunner().invoke(app, args)
+        assert res.exit_code == 1, res.stderr
+        assert "Traceback" not in res.stderr
+        assert any(all(e in line for e in expect) for line in res.stderr.splitlines()), res.stderr
+        assert not (workdir / "out" / "s").exists() and not _leftovers(workdir)
+        chunks = sorted(store.glob("chunk-*")) if store.exists() else []
+        if module is annotation_store:
+            assert not chunks  # nothing half-stored
+        else:
+            assert len(chunks) == 1  # what the first attempt could not store, the second did
+            kept = chunks[0].stat().st_mtime_ns
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.stderr
+    assert {"manifest.json", "QUALITY.md"} <= set(os.listdir(workdir / "out" / "s"))
+    assert chunks[0].stat().st_mtime_ns == kept  # the stored annotation was reused
+    assert not _leftovers(workdir)

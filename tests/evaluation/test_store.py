@@ -281,3 +281,28 @@ def test_predictions_for_many_keys(tmp_path):
         found = store.predictions_for([f"k{i}" for i in range(600)] + ["k1", "missing"])
     assert sorted(found) == sorted(f"k{i}" for i in range(1, 600, 2))
     assert found["k599"].accuracy == 0.75
+
+
+def test_a_store_on_a_network_file_system_is_warned_about(tmp_path, monkeypatch):
+    """SQLite's WAL mode is not safe across hosts on NFS, Lustre...: opening a store there for
+    writing says so in one line (the mount is read from /proc/mounts; here a made-up one,
+    its mount point with an escaped space, as the kernel writes it)."""
+    import warnings
+
+    import sentprobe.io as sio
+
+    shared = tmp_path / "shared dir"
+    shared.mkdir()
+    mounts = tmp_path / "mounts"
+    escaped = str(shared).replace(" ", "\\040")
+    mounts.write_text(f"/dev/vda / ext4 rw 0 0\nserver:/export {escaped} nfs4 rw 0 0\n")
+    monkeypatch.setattr(sio, "MOUNTS", mounts)
+    assert sio.file_system_type(shared / "runs" / "r.sqlite") == "nfs4"
+    with pytest.warns(UserWarning, match=r"r.sqlite: the results store is on a network file "
+                      r"system \(nfs4\).*per-shard stores") as seen:  # fmt: skip
+        ResultsStore(shared / "r.sqlite").close()
+    assert len(seen) == 1 and "\n" not in str(seen[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a local disk, or reading: no warning
+        ResultsStore(tmp_path / "local.sqlite").close()
+        ResultsStore(shared / "r.sqlite", readonly=True).close()

@@ -29,8 +29,8 @@ from typing import Any
 
 from sentprobe.annotation.backends import Annotator, ConlluAnnotator, Sentence, get_annotator
 from sentprobe.annotation.record import AnnotatedSentence
-from sentprobe.errors import DataError
-from sentprobe.io import atomic_write_bytes, inside, iter_lines
+from sentprobe.errors import DataError, SentprobeError
+from sentprobe.io import atomic_write_bytes, inside, iter_lines, write_problem
 
 FORMAT = "sentprobe-annotations/1"
 MANIFEST = "manifest.json"
@@ -159,7 +159,7 @@ def _annotate(
 
     def save() -> None:
         data = json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8")
-        atomic_write_bytes(out_dir / MANIFEST, data, fsync=True)
+        _store(out_dir, MANIFEST, data)
 
     items = _source_items(source, ann)
     if total is None and isinstance(source, Sequence) and not isinstance(source, str):
@@ -207,7 +207,7 @@ def _annotate(
         nonlocal chunk_index
         name = _chunk_name(chunk_index)
         payload = gzip.compress(b"".join(buf_out), compresslevel=5, mtime=0)
-        atomic_write_bytes(out_dir / name, payload, fsync=True)
+        _store(out_dir, name, payload)
         entry = {"file": name, "n": len(buf_out), "input_sha256": _hash(buf_in)}
         manifest["chunks"].append(entry)
         manifest["n_sentences"] += len(buf_out)
@@ -241,6 +241,16 @@ def _annotate(
     }
     save()
     return manifest
+
+
+def _store(out_dir: Path, name: str, data: bytes) -> None:
+    """Write one file of the store whole, or raise one line saying why it could not be (a
+    full disk, a file size limit, a read-only folder); what was stored before is intact."""
+    try:
+        atomic_write_bytes(out_dir / name, data, fsync=True)
+    except OSError as e:
+        problem = write_problem(out_dir, e, "annotation store", "output folder")
+        raise SentprobeError(f"{problem} (finished chunks are kept; a rerun resumes)") from None
 
 
 def _chain(first: list, rest: Iterator) -> Iterator:

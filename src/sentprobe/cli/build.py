@@ -200,6 +200,7 @@ def build(
             corpus, out, tasks=tasks, sizes=sizes, seed=seed, running=running, lang=lang,
             annotator=annotator, settings=settings, skip_failed=skip_failed,
         )  # fmt: skip
+    from sentprobe.analysis.quality import write_quality_report
     from sentprobe.generation.pipeline import build as run_build
     from sentprobe.generation.pipeline import parse_sizes
 
@@ -228,11 +229,9 @@ def build(
         progress=not quiet,
         bands=bands.value,
         params=params,
+        # QUALITY.md goes into the new suite before it replaces OUT: all files, or none
+        finish=lambda folder, made: write_quality_report(folder, made, progress=not quiet),
     )
-    if result.written:
-        from sentprobe.analysis.quality import write_quality_report
-
-        write_quality_report(out, result, progress=not quiet)
     table = Table(title=f"{out}" if result.written else "nothing written")
     for col in ("task", "train", "dev", "test", "classes", "relaxed", "most frequent rejections"):
         table.add_column(col)

@@ -20,6 +20,7 @@ import hashlib
 import json
 import logging
 import sqlite3
+import warnings
 from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -31,7 +32,12 @@ import pandas as pd
 
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions, decode, encode
-from sentprobe.io import check_writable_dir, write_problem
+from sentprobe.io import (
+    NETWORK_FILE_SYSTEMS,
+    check_writable_dir,
+    file_system_type,
+    write_problem,
+)
 
 SCHEMA_VERSION = 2
 #: Older versions this sentprobe reads (and upgrades when it writes).
@@ -155,6 +161,15 @@ class ResultsStore:
                 raise SentprobeError(
                     write_problem(self.path, e, "results store", "--results")
                 ) from None
+        kind = file_system_type(self.path.parent)
+        if kind in NETWORK_FILE_SYSTEMS:
+            warnings.warn(
+                f"{self.path}: the results store is on a network file system ({kind}), where "
+                "SQLite's WAL mode is not safe (its shared memory does not work between "
+                "hosts): keep it on a local disk and copy it when done, or give each host its "
+                "own store (per-shard stores, merged afterwards; docs/scaling.md)",
+                stacklevel=3,
+            )
         # isolation_level=None: transactions are ours (BEGIN IMMEDIATE in _setup), not the
         # sqlite3 module's implicit ones, which commit a CREATE TABLE on its own.
         return sqlite3.connect(self.path, timeout=30.0, isolation_level=None)

@@ -17,9 +17,10 @@ import gzip
 import hashlib
 import inspect
 import json
+import shutil
 import sys
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -28,7 +29,16 @@ from typing import Any, Literal
 from sentprobe.annotation import annotate_corpus, default_annotator, get_annotator, read_annotated
 from sentprobe.annotation.constituency import dep_to_constituency
 from sentprobe.annotation.record import AnnotatedSentence
-from sentprobe.io import atomic_write_bytes, atomic_write_text, file_sha256, open_text
+from sentprobe.io import (
+    WRITE_ERRORS,
+    atomic_dir,
+    atomic_write_bytes,
+    atomic_write_text,
+    file_sha256,
+    locked_dir,
+    open_text,
+    write_problem,
+)
 from sentprobe.progress import tqdm
 
 from .autosize import AutoSizes
@@ -262,6 +272,7 @@ def build(
     progress: bool = True,
     bands: Literal["profile", "auto"] = "auto",
     params: Mapping[str, Mapping] | None = None,
+    finish: Callable[[Path, BuildResult], object] | None = None,
 ) -> BuildResult:
     """Build probing tasks from ``corpus`` (raw text or CoNLL-U; one file or several, read
     in order as one corpus) into ``out``.
@@ -270,6 +281,12 @@ def build(
     ``AutoSizes()`` for the largest each task supports. ``bands="auto"`` (default) takes the
     frequency bands of the corpus's size tier; ``"profile"`` the paper's. ``params``:
     generator parameters per task (``{"Tense": {"freq_band": (1, 5000)}}``), which win.
+
+    The suite is written into a new folder that then replaces ``out`` whole (a rebuild's
+    folder holds only what that build wrote); ``finish(folder, result)`` adds files to it
+    first (the CLI's QUALITY.md). One build at a time per ``out``: the build holds a lock on
+    its annotation folder throughout, and a second build of the same ``out`` waits for it,
+    so two builds can never mix their files.
     """
     from sentprobe.errors import SentprobeError
 
@@ -290,7 +307,61 @@ def build(
     if bad:
         raise SentprobeError(f"parameters for unknown task(s) {', '.join(bad)}")
     layout = layout or ("senteval" if lang == "en" else "xprobe")
+    if out.exists() and not (out.is_dir() and _replaceable(out)):
+        raise SentprobeError(
+            f"{out}: exists and is not a sentprobe suite (no manifest.json); a build replaces "
+            "its output folder whole, so give a new or empty folder"
+        )
     work = out.with_name(out.name + ".annotations")
+    created = not work.exists()
+    try:
+        with locked_dir(work, on_wait=lambda: _waiting(work)):
+            try:
+                return _build_locked(
+                    corpora, out, work, lang, names, sizes, seed, annotator, layout, profile,
+                    text_layout, skip_failed, progress, bands, params, finish,
+                )  # fmt: skip
+            except BaseException:
+                if created and not any(work.rglob("chunk-*")):  # nothing worth keeping
+                    shutil.rmtree(work, ignore_errors=True)
+                raise
+    except OSError as e:  # the annotation folder cannot even be made
+        if e.errno not in WRITE_ERRORS:
+            raise
+        raise SentprobeError(write_problem(work, e, "annotation store", "--out")) from None
+
+
+def _replaceable(out: Path) -> bool:
+    """An empty folder, or a suite (a build's output, which a rebuild replaces)."""
+    return (out / "manifest.json").is_file() or not any(out.iterdir())
+
+
+def _waiting(work: Path) -> None:
+    print(
+        f"waiting: another sentprobe build holds {work} (same --out); this one starts when it ends",
+        file=sys.stderr,
+    )
+
+
+def _build_locked(
+    corpora: list[Path],
+    out: Path,
+    work: Path,
+    lang: str,
+    names: list[str],
+    sizes: dict[str, int] | AutoSizes | None,
+    seed: int,
+    annotator: str | None,
+    layout: Literal["senteval", "xprobe"],
+    profile: str | None,
+    text_layout: Literal["lines", "running"],
+    skip_failed: bool,
+    progress: bool,
+    bands: Literal["profile", "auto"],
+    params: Mapping[str, Mapping] | None,
+    finish: Callable[[Path, BuildResult], object] | None,
+) -> BuildResult:
+    """``build`` once its checks passed, holding the lock on ``work``."""
     records: list[AnnotatedSentence] = []
     ann_manifest: dict = {}
     corpus_stats: dict[str, int] = {}
@@ -343,7 +414,6 @@ def build(
         suite=out.name,
         **settings,
     )
-    result.written = write_generated_suite(out, result.tasks, manifest, layout=layout, lang=lang)
     result.report_context = {
         "title": f"Quality report: {out.name}",
         "corpus": ", ".join(map(str, corpora)),
@@ -351,6 +421,21 @@ def build(
         **settings,
         **_relaxations(result.tasks),
     }
+    try:
+        with atomic_dir(out) as folder:  # all files or none, never mixed with another build's
+            write_generated_suite(folder, result.tasks, manifest, layout=layout, lang=lang)
+            if finish is not None:
+                finish(folder, result)
+    except OSError as e:
+        if e.errno not in WRITE_ERRORS:
+            raise
+        from sentprobe.errors import SentprobeError
+
+        raise SentprobeError(
+            f"{write_problem(out, e, 'suite', '--out')} (nothing of it was written; the "
+            "annotation is kept, so a rerun only generates and writes)"
+        ) from None
+    result.written = out / "manifest.json"
     return result
 
 
