@@ -11,19 +11,22 @@ from sentprobe.errors import DataError
 from sentprobe.generation.function_words import build_function_words
 from sentprobe.generation.function_words.lexicon import PREPOSITIONS
 from sentprobe.generation.function_words.nli import read_nli_pairs
-from sentprobe.generation.function_words.wordnet import DEFAULT_WORDNET, antonyms
+from sentprobe.generation.function_words.wordnet import antonyms, default_wordnet
 
 NLI_PAIRS = __import__("pathlib").Path(__file__).parent / "nli_pairs.jsonl"
+HAVE_WORDNET = (default_wordnet() / "data.adj").is_file()
 needs_wordnet = pytest.mark.skipif(
-    not (DEFAULT_WORDNET / "data.adj").is_file(), reason="WordNet (wordnet-base) not installed"
+    not HAVE_WORDNET,
+    reason=f"WordNet not in {default_wordnet()} (Debian wordnet-base, or set WNSEARCHDIR)",
 )
 
 
 @pytest.fixture(scope="module")
 def nli_suite(tmp_path_factory):
+    """The NLI sets of nli_pairs.jsonl; without WordNet all but Negation (which says why)."""
     out = tmp_path_factory.mktemp("nli") / "suite"
-    result = build_function_words([NLI_PAIRS], out, size=None, seed=0)
-    assert not result.failures, result.failures
+    result = build_function_words([NLI_PAIRS], out, size=None, seed=0, skip_failed=True)
+    assert set(result.failures) == (set() if HAVE_WORDNET else {"nli-negation"}), result.failures
     return out
 
 
@@ -78,7 +81,7 @@ def test_negation_makes_all_16_patterns_per_pair(nli_suite):
 
 @needs_wordnet
 def test_wordnet_antonyms():
-    lexicon = antonyms()
+    lexicon = antonyms(default_wordnet())
     assert "dirty" in lexicon["clean"] and "aunt" in lexicon["uncle"]
     assert "clean" in lexicon["dirty"]  # symmetric
 

@@ -22,6 +22,7 @@ from sentprobe.generation.function_words import EndOfSentence, build_function_wo
 from sentprobe.generation.function_words.lexicon import QUANTIFIERS
 from sentprobe.generation.function_words.negation import lexical_negation
 from sentprobe.generation.function_words.rules import article_kind, swap_articles
+from sentprobe.generation.function_words.wordnet import default_wordnet
 
 NLI_PAIRS = __import__("pathlib").Path(__file__).parent / "nli_pairs.jsonl"
 
@@ -122,13 +123,13 @@ def test_without_wordnet_only_negation_fails(tmp_path, monkeypatch):
 
 
 @pytest.mark.skipif(
-    not __import__("pathlib").Path("/usr/share/wordnet/data.adj").is_file(),
-    reason="WordNet (Debian wordnet-base) not installed",
+    not (default_wordnet() / "data.adj").is_file(),
+    reason=f"WordNet not in {default_wordnet()} (Debian wordnet-base, or set WNSEARCHDIR)",
 )
 def test_antonyms_keep_the_part_of_speech():
     from sentprobe.generation.function_words.wordnet import antonyms_by_pos
 
-    lexicon = antonyms_by_pos("/usr/share/wordnet")
+    lexicon = antonyms_by_pos(default_wordnet())
     assert "cold" in lexicon["hot", "a"]
     assert all(pos in "arnv" for _, pos in lexicon)
     # "left" the adjective has "right"; the verb "leave" is no antonym of "right"
