@@ -9,6 +9,12 @@ with other sizes, tasks or seed parses nothing again. Nothing is written to ``ou
 every requested task could be generated (or ``skip_failed`` is set): a suite is never
 half-written. ``sizes="auto"`` (``AutoSizes``) builds each task at the largest balanced
 sizes the corpus supports; frequency bands follow the corpus size (``bands="auto"``).
+The suite is written into a new folder renamed over ``out`` once whole, under a lock on the
+annotation folder, so two builds of one ``out`` never mix their files.
+
+Long because the build's steps share its keys and stored inputs (the input record, the
+corpus hash, the constituency cache are keyed by the same annotation folders): split up, each
+step would re-derive them.
 """
 
 from __future__ import annotations
