@@ -65,7 +65,7 @@ def test_online_code_by_hand() -> None:
     model_bits = 0.0
     for start, end in ((5, 10), (10, 20)):
         counts = np.array([np.sum(ys[:start] == c) for c in "ab"], dtype=float)
-        b = _map_bias(counts, precision=1.0)
+        b = _map_bias(counts, precision=probe.bias_prior)
         logp = b - logsumexp(b)
         model_bits += sum(-logp["ab".index(label)] / math.log(2) for label in ys[start:end])
     experts = len(probe.priors)  # identical experts, plus the uniform code (15 bits)

@@ -14,9 +14,10 @@ to convergence, and sentprobe's earlier per-block choice among weakly penalised 
 charged wide encoders for confidently wrong early blocks: compression 0.66 on 256-d noise):
 
 - each block model is a logistic regression with a Gaussian prior: precision ``alpha`` on
-  every weight of the (z-scored) features and ``bias_prior`` on the bias, fixed in *sum*-loss
-  units, so the prior's weight relative to the data shrinks as the prefix grows, as in
-  Bayesian updating (the MAP estimate of the prefix);
+  every weight of the (z-scored) features and ``bias_prior`` on the bias (100: classes about
+  balanced, as probing tasks are built), fixed in *sum*-loss units, so the prior's weight
+  relative to the data shrinks as the prefix grows, as in Bayesian updating (the MAP estimate
+  of the prefix);
 - one such online code per ``alpha`` in ``priors``, plus the uniform code itself
   (``uniform=True``), are *experts*; the labels are sent with their Bayesian mixture (prior
   1/E each, weights updated by each block's codelength), which costs at most log2 E bits more
@@ -124,7 +125,7 @@ class MDLProbe(ClassifierMixin, BaseEstimator):
         self,
         portions: Sequence[float] = PORTIONS,
         priors: Sequence[float] = PRIORS,
-        bias_prior: float = 1.0,
+        bias_prior: float = 100.0,
         uniform: bool = True,
         l2: float | Sequence[float] = DEFAULT_L2,
         max_iter: int = 1000,
