@@ -356,3 +356,15 @@ def test_encoding_jobs_one_per_gpu_or_per_node() -> None:
     assert [(opts["num_cpus"], threads) for opts, threads in cpu] == [(4, 4), (4, 4)]
     assert [opts["scheduling_strategy"].node_id for opts, _ in cpu] == [f"{1:056x}", f"{2:056x}"]
     assert all(opts["scheduling_strategy"].soft for opts, _ in cpu)
+
+
+def test_the_default_cache_path_is_absolute_on_the_driver(tmp_path, monkeypatch) -> None:
+    from sentprobe.evaluation.runner import default_cache_dir
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SENTPROBE_CACHE", "~/vectors")
+    assert default_cache_dir() == Path.home() / "vectors"
+    monkeypatch.setenv("SENTPROBE_CACHE", "vectors")
+    assert default_cache_dir() == tmp_path / "vectors"
+    monkeypatch.delenv("SENTPROBE_CACHE")
+    assert default_cache_dir() == Path.home() / ".cache" / "sentprobe" / "embeddings"
