@@ -8,7 +8,9 @@ is computed from the store alone, for any row, without probing again. With sever
 random encoder's restarts) a cell is the mean over them, and ``sd`` their spread. Negation
 patterns also get Appendix F's coarse groups (``F: explicit only``, ``F: lexical only``,
 ``F: explicit and lexical``, ``F: none``): the paper finds the NLI model's gain on negation
-comes from explicit negation, not from antonyms.
+comes from explicit negation, not from antonyms. Sets whose items come in minimal pairs (an
+NLI set's ``tuple_id``, a generated acceptability set's original/mutated couple) also get the
+row ``pairs: all members right``: the share of pairs the row gets entirely right (n = pairs).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def _latest(frame: pd.DataFrame) -> pd.DataFrame:
     return df.drop_duplicates(subset=identity, keep="last").sort_index()
 
 
+#: The row of minimal-pair accuracy (every item made from one source right; n = pairs).
+PAIRS = "pairs: all members right"
 #: Prefix of the coarse negation groups of Kim et al.'s Appendix F (Figure 3).
 APPENDIX_F = "F: "
 _PATTERN = re.compile(r"^P:(none|explicit|lexical|both) H:(none|explicit|lexical|both)$")
@@ -73,6 +77,11 @@ def subtype_scores(frame: pd.DataFrame, predictions: Mapping[str, Predictions]) 
             mask = coarse == group
             rows.append(
                 (record.task, group, record.encoder, int(mask.sum()), float(correct[mask].mean()))
+            )
+        extra = getattr(record, "extra", None)
+        if isinstance(extra, dict) and "pair_accuracy" in extra:
+            rows.append(
+                (record.task, PAIRS, record.encoder, int(extra["pairs"]), extra["pair_accuracy"])
             )
     if not rows:
         return pd.DataFrame(columns=COLUMNS)

@@ -70,12 +70,15 @@ class TaskMetadata:
 class Split:
     """Items of one split. ``sentences2``: the second sentence of each pair (pair formats);
     ``groups``: each item's sub-type (e.g. the wh-word, the preposition, the negation
-    pattern), kept with stored predictions so reports can break accuracy down by it."""
+    pattern), kept with stored predictions so reports can break accuracy down by it;
+    ``pairs``: each item's minimal-pair id (the items made from one source sentence or pair,
+    Kim et al.'s sets), for pair-level accuracy."""
 
     sentences: list[str]
     labels: list[str]
     sentences2: list[str] | None = None
     groups: list[str] | None = None
+    pairs: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.sentences)
@@ -127,7 +130,7 @@ class ProbingTask:
                     h.update(f"{label}\t{sent}\n".encode())
                 # pairs, sub-types and folds only enter the hash where they exist, so the
                 # hashes of single-sentence tasks stay what they were
-                for extra in (split.sentences2, split.groups):
+                for extra in (split.sentences2, split.groups, split.pairs):
                     if extra is not None:
                         h.update(("\x00" + "\n".join(extra)).encode())
             for fold in self.folds or []:

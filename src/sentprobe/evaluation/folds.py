@@ -121,6 +121,7 @@ def all_items(task: ProbingTask) -> Split:
         labels=[s for p in parts for s in p.labels],
         sentences2=cat("sentences2"),
         groups=cat("groups"),
+        pairs=cat("pairs"),
     )
 
 
@@ -170,6 +171,18 @@ def without_evaluated_pairs(pairs: NLIPairs, tasks: Sequence[ProbingTask]) -> NL
     return kept
 
 
+def pair_accuracy(pairs: Sequence[str], correct: Any) -> dict[str, float | int]:
+    """Minimal-pair accuracy (``extra``): the share of pairs (items with one pair id, at least
+    two of them) whose every item is right, and how many pairs; {} without pair ids."""
+    if not len(pairs):
+        return {}
+    members: dict[str, list[bool]] = {}
+    for pair, ok in zip(pairs, correct, strict=True):
+        members.setdefault(pair, []).append(bool(ok))
+    full = [all(v) for v in members.values() if len(v) >= 2]
+    return {"pair_accuracy": float(np.mean(full)), "pairs": len(full)} if full else {}
+
+
 def _heuristic(task: ProbingTask) -> dict[str, int]:
     """``extra`` of a unit scored on heuristic labels (tables mark its cell)."""
     n = task.metadata.heuristic_labels
@@ -203,6 +216,7 @@ def cross_validate(
     gold: list[str] = []
     pred: list[str] = []
     groups: list[str] = []
+    pairs: list[str] = []
     scores: list[float] = []
     dev_scores: list[float] = []
     est: Any = None
@@ -221,6 +235,7 @@ def cross_validate(
         gold += te.labels
         pred += predicted
         groups += te.groups or []
+        pairs += te.pairs or []
     predictions = Predictions.from_labels(gold, pred, task.labels, groups or None)
     mean = lambda xs: float(np.mean(xs)) if xs else None  # noqa: E731
     return Outcome(
@@ -233,7 +248,12 @@ def cross_validate(
         n_dev=round(float(np.mean([len(f["dev"]) if "dev" in f else 0 for f in folds]))),
         n_test=len(gold),
         dim=dim,
-        extra={"protocol": name, "fold_scores": scores, **_heuristic(task)},
+        extra={
+            "protocol": name,
+            "fold_scores": scores,
+            **_heuristic(task),
+            **pair_accuracy(pairs, np.asarray(gold) == np.asarray(pred)),
+        },  # fmt: skip
     )
 
 
@@ -361,5 +381,6 @@ def zero_shot(task: ProbingTask, lookup: Lookup, head: Any, pairs: NLIPairs) -> 
         extra={
             "protocol": ZERO_SHOT, "nli_train": str(pairs.path), "nli_train_sha": pairs.sha,
             "nli_train_dropped": pairs.dropped, **_heuristic(task),
+            **pair_accuracy(items.pairs or [], predictions.correct),
         },
     )  # fmt: skip

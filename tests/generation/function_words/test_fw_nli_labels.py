@@ -148,3 +148,38 @@ def test_nli_train_leaves_out_the_pairs_the_probed_sets_hold(tmp_path):
     frame = run([], load_dnc(tmp_path / "rel"), results=tmp_path / "b.sqlite",
                 keep_nli_overlap=True, **common)  # fmt: skip
     assert {e["nli_train_dropped"] for e in frame["extra"]} == {0}
+
+
+def test_pair_accuracy_counts_a_pair_right_only_when_all_its_items_are():
+    from sentprobe.evaluation.folds import pair_accuracy
+
+    got = pair_accuracy(["a", "a", "b", "b", "c"], [True, True, True, False, True])
+    assert got == {"pair_accuracy": 0.5, "pairs": 2}  # "c" has one item: not a pair
+    assert pair_accuracy([], []) == {}
+
+
+def test_report_by_subtype_shows_pair_accuracy(tmp_path):
+    from dnc_fixture import nli_items, write_set
+    from sentprobe.analysis.subtypes import PAIRS, subtype_scores
+    from sentprobe.evaluation.runner import run
+    from sentprobe.evaluation.store import ResultsStore
+
+    data, meta = nli_items(60)
+    for k, m in enumerate(meta):
+        m["misc"]["tuple_id"] = k // 2  # 30 minimal pairs
+    write_set(tmp_path / "rel/NLI", "nli-spatial", data, meta)
+    tasks = load_dnc(tmp_path / "rel")
+    assert tasks[0].folds and all(f["test"].pairs for f in tasks[0].folds)
+    frame = run([], tasks, baselines="majority", results=tmp_path / "r.sqlite",
+                cache_dir=tmp_path / "c", progress=False)  # fmt: skip
+    (extra,) = list(frame["extra"])
+    with ResultsStore(tmp_path / "r.sqlite", readonly=True) as store:
+        found = store.predictions_for(frame["key"])
+    (predictions,) = found.values()
+    right = predictions.correct
+    # folds keep a tuple together, in item order of the folds' test parts
+    scores = subtype_scores(frame, found)
+    row = scores[scores["subtype"] == PAIRS].iloc[0]
+    assert row["n"] == extra["pairs"] == 30
+    assert row["accuracy"] == pytest.approx(100 * extra["pair_accuracy"])
+    assert extra["pair_accuracy"] <= right.mean()

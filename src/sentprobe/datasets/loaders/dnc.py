@@ -290,6 +290,9 @@ def load_dnc_set(
 
     assignments = _fold_assignments(miscs, ids, golds, sents, nli, meta_file, problems)
     problems.raise_if_any()
+    # minimal pairs: an NLI set's tuple_id, a generated acceptability set's "pair"
+    pair_ids = [m.get("tuple_id", m.get("pair")) for m in miscs]
+    pair_list = None if any(p is None for p in pair_ids) else [str(p) for p in pair_ids]
     has_groups = any(g is not None for g in groups)
     group_list = [g if g is not None else "none" for g in groups] if has_groups else None
     second = sents2 if info.format != "acceptability-single" else None
@@ -300,6 +303,7 @@ def load_dnc_set(
             labels=[golds[i] for i in rows],
             sentences2=None if second is None else [second[i] for i in rows],
             groups=None if group_list is None else [group_list[i] for i in rows],
+            pairs=None if pair_list is None else [pair_list[i] for i in rows],
         )
 
     folds = [

@@ -71,13 +71,15 @@ def _check_size(name: str, size: int | None, available: int, what: str) -> int:
 
 
 def _deal(pairs: Sequence[tuple[Item, Item]], rng: np.random.Generator) -> list[Item]:
-    """Shuffle original/mutated pairs, give both members of pair i fold chunk i mod 10, and
-    return the items in a shuffled order."""
+    """Shuffle original/mutated pairs, give both members of pair i fold chunk i mod 10 and
+    the pair id i (``misc.pair``: pair-level accuracy), and return the items in a shuffled
+    order."""
     order = rng.permutation(len(pairs))
     items: list[Item] = []
     for rank, p in enumerate(order):
         for item in pairs[p]:
             item.chunk = rank % N_FOLDS
+            item.misc["pair"] = rank
             items.append(item)
     return [items[i] for i in rng.permutation(len(items))]
 
