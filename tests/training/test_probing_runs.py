@@ -141,6 +141,23 @@ def test_curves_second_axis_is_bleu_for_a_decoder(runs, tmp_path, monkeypatch):
     assert drawn == [("bleu", bleu)] and len(bleu) == 2
 
 
+def test_a_sweep_probed_at_one_epoch_is_one_panel(runs, tmp_path, monkeypatch):
+    import pandas as pd
+
+    from sentprobe.reporting import curves
+    from sentprobe.training.checkpoint import read_manifest
+
+    manifests = {name: read_manifest(runs / name) for name in ("ae-8", "ae-12")}
+    panels: list[str] = []
+    monkeypatch.setattr(curves, "_panel", lambda ax, x, lines, xlabel: panels.append(xlabel))
+    for epochs, expected in (([2], ["encoder size"]), ([1, 2], ["epoch", "epoch", "encoder size"])):
+        rows = [{"encoder": f"{name}@epoch-{e}", "task": "t", "test_score": 0.5}
+                for name in manifests for e in epochs]  # fmt: skip
+        panels.clear()
+        curves.learning_curves(pd.DataFrame(rows), manifests, tmp_path / "c.png")
+        assert panels == expected
+
+
 def test_train_cli_bad_data_is_one_line(tmp_path):
     bad = tmp_path / "pairs.tsv"
     bad.write_text("a b\tc d\nno tab\n", encoding="utf-8")

@@ -6,7 +6,9 @@ by ``sentprobe run -e runs/NAME@all``) and the runs' manifests (``training.check
 which give each epoch's validation metric and the run's ``dim``. One panel per run: one line
 per probing task, the validation metric dashed on a second axis. Runs that differ only in
 ``dim`` (a ``--dim`` sweep: same architecture, objective and data) get a panel per group
-with the size on the x axis, each run at its last probed epoch.
+with the size on the x axis, each run at its last probed epoch (a run of a sweep probed at
+one epoch only has no panel of its own). Where a run decoded (autoencoder, translation,
+Seq2Tree), the second axis is its validation BLEU.
 """
 
 from __future__ import annotations
@@ -117,6 +119,10 @@ def learning_curves(
         )
     runs = sorted(scores["run"].unique())
     sweeps = _sweeps({r: manifests[r] for r in runs if r in manifests})
+    # a run of a sweep probed at one epoch only is a point of the sweep's panel, not a panel
+    swept = {r for group in sweeps.values() for r in group}
+    epochs_of = scores.groupby("run")["epoch"].nunique()
+    runs = [r for r in runs if not (r in swept and epochs_of[r] == 1)]
     n = len(runs) + len(sweeps)
     cols = min(3, n)
     rows = math.ceil(n / cols)
