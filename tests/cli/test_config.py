@@ -32,6 +32,7 @@ RUN_SETTINGS = {
     "seeds": 3,
     "nli-train": "nli.jsonl",
     "allow-heuristic-labels": True,
+    "keep-nli-overlap": True,
     "controls": True,
     "baselines": "majority",
     "results": "r.sqlite",
