@@ -223,4 +223,4 @@ def map_encoder(
             f"({manifest['mapping']['valid_pairs']} held-out pairs)",
             highlight=False,
         )
-        note(f"probe it: sentprobe run -e {output}@epoch-{best} -t sample-{lang}")
+        note(f"probe it: sentprobe run -e {output}@best -t sample-{lang}")
