@@ -228,6 +228,7 @@ class Slow(Encoder):
 
 
 root, go, first, last = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+(go.parent / f"ready-{first}").touch()  # imports done: the start line is what is timed
 while not go.exists():
     time.sleep(0.005)
 start = time.time()
@@ -254,7 +255,9 @@ def test_two_processes_write_one_cache_at_once(tmp_path):
         )
         for first in (0, 40)
     ]
-    time.sleep(0.5)  # both started and waiting
+    deadline = time.time() + 120  # both started and waiting (imports take seconds under load)
+    while len(list(tmp_path.glob("ready-*"))) < 2 and time.time() < deadline:
+        time.sleep(0.01)
     go.touch()
     spans = []
     for proc in procs:

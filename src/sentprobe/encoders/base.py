@@ -61,3 +61,30 @@ class Encoder(ABC):
         (HFEncoder tokenizes ahead in a thread); closing the iterator must stop that work."""
         for batch in batches:
             yield self.encode(batch)
+
+
+class WrappedEncoder(Encoder):
+    """Another encoder seen through a wrapper: every call goes to it. A subclass overrides
+    the one call it changes (the runner's ``prepare`` that was already done, a Ray probe job
+    that must not encode)."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        self.encoder = encoder
+        self.name, self.batch_size = encoder.name, encoder.batch_size
+
+    @property
+    def fingerprint(self) -> str:
+        return self.encoder.fingerprint
+
+    @property
+    def views(self) -> list[str] | None:
+        return self.encoder.views
+
+    def prepare(self, sentences: Sequence[str]) -> None:
+        self.encoder.prepare(sentences)
+
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
+        return self.encoder.encode(sentences)
+
+    def encode_batches(self, batches: Iterable[Sequence[str]]) -> Iterator[np.ndarray]:
+        return self.encoder.encode_batches(batches)

@@ -36,7 +36,7 @@ import numpy as np
 
 from sentprobe.datasets.controls import controlled_name, is_control
 from sentprobe.datasets.loaders.nli import NLIPairs
-from sentprobe.encoders.base import Encoder
+from sentprobe.encoders.base import Encoder, WrappedEncoder
 from sentprobe.encoders.cache import EmbeddingCache
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.folds import ZERO_SHOT, protocol
@@ -114,21 +114,13 @@ class CacheNotShared(SentprobeError):
     directory is not shared by the machines. Stops the run even with ``--keep-going``."""
 
 
-class _MustBeCached(Encoder):
+class _MustBeCached(WrappedEncoder):
     """A pre-encoded encoder as its probe jobs see it: everything is the encoder's, except
     that being asked to encode means the cache is not the one the encoding jobs wrote."""
 
     def __init__(self, encoder: Encoder, root: Path | None) -> None:
-        self.encoder, self.root = encoder, root
-        self.name, self.batch_size = encoder.name, encoder.batch_size
-
-    @property
-    def fingerprint(self) -> str:
-        return self.encoder.fingerprint
-
-    @property
-    def views(self) -> list[str] | None:
-        return self.encoder.views
+        super().__init__(encoder)
+        self.root = root
 
     def prepare(self, sentences: Sequence[str]) -> None:
         raise CacheNotShared(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -34,7 +34,7 @@ from sentprobe.datasets.controls import (
 from sentprobe.datasets.loaders.nli import NLIPairs, load_nli_pairs
 from sentprobe.encoders import expand_encoder_spec as expand
 from sentprobe.encoders import get_encoder
-from sentprobe.encoders.base import Encoder
+from sentprobe.encoders.base import Encoder, WrappedEncoder
 from sentprobe.encoders.cache import EmbeddingCache
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import baseline_names, default_baselines
@@ -123,30 +123,12 @@ def uses_seed(estimator: Any) -> bool:
     return bool(getattr(estimator, "uses_seed", True))
 
 
-class _Prepared(Encoder):
+class _Prepared(WrappedEncoder):
     """An encoder already prepared for the sentences it is given: the cache's ``prepare``
     call is dropped, everything else is the wrapped encoder's."""
 
-    def __init__(self, encoder: Encoder) -> None:
-        self.encoder = encoder
-        self.name, self.batch_size = encoder.name, encoder.batch_size
-
-    @property
-    def fingerprint(self) -> str:
-        return self.encoder.fingerprint
-
-    @property
-    def views(self) -> list[str] | None:
-        return self.encoder.views
-
     def prepare(self, sentences: Sequence[str]) -> None:
         pass
-
-    def encode(self, sentences: Sequence[str]) -> np.ndarray:
-        return self.encoder.encode(sentences)
-
-    def encode_batches(self, batches: Iterable[Sequence[str]]) -> Iterator[np.ndarray]:
-        return self.encoder.encode_batches(batches)
 
 
 def _predict(estimator: Any, X: Any, task: ProbingTask) -> Predictions:
