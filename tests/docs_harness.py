@@ -1,0 +1,443 @@
+"""Runs the README's and docs' code blocks (tests/test_docs.py).
+
+Every fenced ``bash``/``sh``/``python`` block of README.md and docs/*.md carries a marker on
+the line before its fence:
+
+- ``<!-- docs-test: run -->``: executed in the default test run;
+- ``<!-- docs-test: slow -->``: executed with ``-m slow`` (minutes of work);
+- ``<!-- docs-test: skip REASON -->``: not runnable here, and why (needs a GPU, a cluster,
+  the user's SentEval checkout...).
+
+``run`` and ``slow`` may add ``setup=NAME[,NAME]`` (a function of :data:`SETUPS` that writes the
+files the block names) and ``needs=shared`` (skips without ``../shared/data``). Blocks of one
+page run in order in one working directory, so a ``report`` block sees what a ``run`` block
+stored. Bash blocks run with ``set -euo pipefail``; python blocks in a fresh interpreter.
+
+The sandbox is offline: the shipped MiniLM stands in for every Hub model a block names
+(``hf:bert-base-uncased``, ``st:...``): a Hugging Face cache with those names holding
+MiniLM's files, so the commands run exactly as written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+LANGS = {"bash": "bash", "sh": "bash", "shell": "bash", "python": "python", "py": "python"}
+FENCE = re.compile(r"^(\s*)```\s*([\w+-]*)\s*$")
+MARK = re.compile(r"^\s*<!--\s*docs-test:\s*(run|slow|skip)\b\s*(.*?)\s*-->\s*$")
+HUB_NAME = re.compile(
+    r"\b(?:hf|st|mteb):([A-Za-z][\w.-]*/[\w.-]+|[a-z][\w.-]*-(?:base|large|uncased|cased)[\w.-]*)"
+    r"|get_model\(\s*[\"']([A-Za-z][\w.-]*/[\w.-]+)[\"']"
+)
+
+
+@dataclass
+class Block:
+    """One fenced code block of a page."""
+
+    page: Path
+    line: int  # 1-based line of the opening fence
+    lang: str
+    code: str
+    mode: str | None  # run, slow, skip, or None (unmarked)
+    reason: str = ""
+    setups: list[str] = field(default_factory=list)
+    needs: list[str] = field(default_factory=list)
+
+    @property
+    def where(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def blocks(page: Path) -> list[Block]:
+    """The bash and python blocks of ``page``, with their markers."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    found: list[Block] = []
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, lang = m.group(1), m.group(2).lower()
+        j = i + 1
+        while j < len(lines) and not re.match(rf"^{indent}```\s*$", lines[j]):
+            j += 1
+        if lang in LANGS:
+            prev = next((lines[k] for k in range(i - 1, -1, -1) if lines[k].strip()), "")
+            mark = MARK.match(prev)
+            block = Block(
+                page,
+                i + 1,
+                LANGS[lang],
+                "\n".join(x[len(indent) :] for x in lines[i + 1 : j]),
+                None,
+            )
+            if mark:
+                block.mode, rest = mark.group(1), mark.group(2)
+                if block.mode == "skip":
+                    block.reason = rest
+                else:
+                    for word in rest.split():
+                        key, _, value = word.partition("=")
+                        if key in ("setup", "needs"):
+                            (block.setups if key == "setup" else block.needs).extend(
+                                value.split(",")
+                            )
+                        else:
+                            block.reason += word
+            found.append(block)
+        i = j + 1
+    return found
+
+
+def all_blocks() -> list[Block]:
+    return [b for page in DOCS for b in blocks(page)]
+
+
+# -- the sandbox ---------------------------------------------------------------------------
+
+
+def minilm_dir() -> Path:
+    from sentprobe.encoders.sbert import minilm_path
+
+    return Path(minilm_path())
+
+
+def hub_stand_ins(code: str, hub: Path) -> None:
+    """A Hugging Face cache in ``hub`` where every Hub model ``code`` names is MiniLM."""
+    for name in {a or b for a, b in HUB_NAME.findall(code)}:
+        repo = hub / ("models--" + name.replace("/", "--"))
+        commit = "0" * 40
+        snap = repo / "snapshots" / commit
+        if snap.exists():
+            continue
+        shutil.copytree(minilm_dir(), snap)
+        (repo / "refs").mkdir(parents=True, exist_ok=True)
+        (repo / "refs" / "main").write_text(commit)
+
+
+def environment(sandbox: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update(
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_HUB_CACHE=str(sandbox / "hub"),
+        SENTPROBE_CACHE=str(sandbox / "embeddings"),
+        SENTPROBE_PROGRESS_SECONDS="60",
+        PYTHONPATH=str(ROOT / "src"),
+    )
+    if (SHARED_DATA / "dnc_function_words").is_dir():
+        env["SENTPROBE_DNC"] = str(SHARED_DATA / "dnc_function_words")  # the suite kim2019
+    return env
+
+
+def run_block(block: Block, cwd: Path, sandbox: Path, timeout: float = 1200) -> None:
+    """Run one block in ``cwd``; raise AssertionError with its output when it fails."""
+    for name in block.setups:
+        SETUPS[name](cwd)
+    hub_stand_ins(block.code, sandbox / "hub")
+    if block.lang == "bash":
+        argv = ["bash", "-c", "set -euo pipefail\n" + block.code]
+    else:
+        argv = [sys.executable, "-c", block.code]
+    done = subprocess.run(
+        argv, cwd=cwd, env=environment(sandbox), capture_output=True, text=True, timeout=timeout
+    )
+    if done.returncode:
+        tail = (done.stdout[-3000:] + "\n" + done.stderr[-3000:]).strip()
+        raise AssertionError(f"{block.where}: exit {done.returncode}\n{tail}")
+
+
+# -- files the examples name ---------------------------------------------------------------
+
+
+def _sample_task_lines(n: int = 60) -> list[str]:
+    """SentEval lines (split, label, sentence) of sample-en's Tense task."""
+    from sentprobe.datasets import resolve_tasks
+
+    task = next(t for t in resolve_tasks("sample-en") if t.name.endswith("Tense"))
+    codes = {"train": "tr", "dev": "va", "test": "te"}
+    out = []
+    for split, code in codes.items():
+        data = task.splits[split]
+        for s, y in list(zip(data.sentences, data.labels))[: n if split == "train" else n // 3]:
+            out.append(f"{code}\t{y}\t{s}")
+    return out
+
+
+def senteval_dir(cwd: Path) -> None:
+    """``path/to/senteval/probing``: a SentEval probing folder (one task, from sample-en)."""
+    folder = cwd / "path/to/senteval/probing"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "past_present.txt").write_text("\n".join(_sample_task_lines()) + "\n")
+
+
+def my_task(cwd: Path) -> None:
+    """``my_task.tsv``: a table with sentence, label and split columns."""
+    rows = ["sentence\tlabel\tsplit"]
+    names = {"tr": "train", "va": "dev", "te": "test"}
+    for line in _sample_task_lines():
+        code, label, sentence = line.split("\t")
+        rows.append(f"{sentence}\t{label}\t{names[code]}")
+    (cwd / "my_task.tsv").write_text("\n".join(rows) + "\n")
+
+
+def my_encoder(cwd: Path) -> None:
+    """``my_encoder.py`` with a plain function ``encode``, and a SentEval-style script."""
+    (cwd / "my_encoder.py").write_text(
+        "import numpy as np\n\n"
+        "def encode(sentences):\n"
+        "    return np.array([[len(s), s.count(' '), s.count('e')] for s in sentences], float)\n"
+    )
+    (cwd / "senteval_script.py").write_text(
+        "import numpy as np\n\n"
+        "def prepare(params, samples):\n"
+        "    params.vocab = sorted({w for s in samples for w in s})[:50]\n\n"
+        "def batcher(params, batch):\n"
+        "    return np.array([[w in s for w in params.vocab] for s in batch], float)\n"
+    )
+
+
+def model_dir(cwd: Path) -> None:
+    """``my-model-dir``: a local transformers model directory (MiniLM's files)."""
+    target = cwd / "my-model-dir"
+    if not target.exists():
+        shutil.copytree(minilm_dir(), target)
+
+
+def precomputed(cwd: Path) -> None:
+    """``vectors.npy`` + ``sentences.txt``: vectors for every sentence of sample-en."""
+    import numpy as np
+
+    from sentprobe.datasets import resolve_tasks
+
+    sentences = sorted(
+        {s for t in resolve_tasks("sample-en") for sp in t.splits.values() for s in sp.sentences}
+    )
+    (cwd / "sentences.txt").write_text("\n".join(sentences) + "\n")
+    rng = np.random.default_rng(0)
+    np.save(cwd / "vectors.npy", rng.standard_normal((len(sentences), 16)).astype("float32"))
+
+
+def _sentences(suite: str, limit: int | None = None) -> list[str]:
+    """Distinct sentences of a built-in suite, in a fixed order (Moses-tokenized text)."""
+    from sentprobe.datasets import resolve_tasks
+
+    seen = {s for t in resolve_tasks(suite) for sp in t.splits.values() for s in sp.sentences}
+    return sorted(seen)[:limit]
+
+
+def corpus(cwd: Path) -> None:
+    """English raw text, one sentence per line: ``corpus.txt``, ``corpus.txt.gz`` and the
+    names the training examples use (``books.txt``, ``text.txt``, ``running-text.txt``); the
+    first sentences of the shipped training corpus (package text, none of it in sample-en)."""
+    import gzip
+    from importlib import resources
+
+    demo = resources.files("sentprobe.training") / "demo/corpus.txt.gz"
+    lines = gzip.decompress(demo.read_bytes()).decode("utf-8").splitlines()
+    text = "\n".join([x for x in lines if x.strip()][:CORPUS_SENTENCES]) + "\n"
+    for name in ("corpus.txt", "books.txt", "text.txt", "running-text.txt"):
+        (cwd / name).write_text(text, encoding="utf-8")
+    with gzip.open(cwd / "corpus.txt.gz", "wt", encoding="utf-8") as out:
+        out.write(text)
+
+
+#: sentences of the ``corpus`` fixture: enough for every task at ``--sizes auto``, few enough
+#: to annotate in minutes on a CPU
+CORPUS_SENTENCES = 6000
+
+
+def raw_ru(cwd: Path) -> None:
+    """``raw-ru.txt`` and ``help-ru.txt``: Russian raw text (sample-ru's sentences)."""
+    text = "\n".join(_sentences("sample-ru")) + "\n"
+    for name in ("raw-ru.txt", "help-ru.txt"):
+        (cwd / name).write_text(text, encoding="utf-8")
+
+
+def ud_fr(cwd: Path) -> None:
+    """``fr_gsd-ud-{dev,test}.conllu.gz``: links to the French GSD treebank in ../shared/data."""
+    for split in ("dev", "test"):
+        name = f"fr_gsd-ud-{split}.conllu.gz"
+        if not (cwd / name).exists():
+            (cwd / name).symlink_to(SHARED_DATA / "ud" / "fr_gsd" / name)
+
+
+def published(cwd: Path) -> None:
+    """``published/past_present.txt``: a SentEval Tense file (sample-en's Tense task)."""
+    (cwd / "published").mkdir(exist_ok=True)
+    (cwd / "published/past_present.txt").write_text("\n".join(_sample_task_lines()) + "\n")
+
+
+def suite(cwd: Path) -> None:
+    """``path/to/suite``: a built suite with its manifest (a copy of sample-en)."""
+    from importlib import resources
+
+    target = cwd / "path/to/suite"
+    if not target.exists():
+        with resources.as_file(resources.files("sentprobe.datasets") / "data/sample_en") as src:
+            shutil.copytree(src, target)
+
+
+def model_path(cwd: Path) -> None:
+    """``path/to/model``: a local transformers model directory (MiniLM's files)."""
+    target = cwd / "path/to/model"
+    if not target.exists():
+        shutil.copytree(minilm_dir(), target)
+
+
+def human(cwd: Path) -> None:
+    """``human.csv``: reference rows (row,task,score,note), here the human accuracies of Kim
+    et al. (2019, Table 3) from the shipped reference table."""
+    from importlib import resources
+
+    table = resources.files("sentprobe.datasets") / "data/reference/kim2019.csv"
+    lines = table.read_text(encoding="utf-8").splitlines()
+    keep = [lines[0], *(x for x in lines[1:] if x.startswith("Human"))]
+    (cwd / "human.csv").write_text("\n".join(keep) + "\n", encoding="utf-8")
+
+
+def scores(cwd: Path) -> None:
+    """``scores.csv``: downstream scores (encoder,task,score) of the default baselines and
+    MiniLM, drawn at random (seeded): a stand-in for the user's downstream results."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = ["# example downstream scores (tests/docs_harness.py), not measured"]
+    rows.append("encoder,task,score")
+    for encoder in ("Majority", "Length", "NB-uni-tfidf", "NB-bi-tfidf", "BoV-GloVe", "MiniLM-L6"):
+        for task in ("SST2", "TREC", "MRPC"):
+            rows.append(f"{encoder},{task},{rng.uniform(50, 90):.1f}")
+    (cwd / "scores.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def nli_pairs(cwd: Path) -> None:
+    """``mnli.jsonl`` / ``nli.jsonl``: NLI pairs (premise, hypothesis, label) made from
+    sample-en's sentences: the sentence itself (entailment), the sentence with "not" after its
+    first auxiliary (contradiction), another sentence (neutral)."""
+    import json
+
+    sentences = _sentences("sample-en", NLI_PAIRS)
+    aux = re.compile(r"\b(is|are|was|were|can|will|should|could|would|does|did|has|have)\b")
+    rows = []
+    for i, s in enumerate(sentences):
+        rows.append({"premise": s, "hypothesis": s, "label": "entailment"})
+        negated = aux.sub(lambda m: m.group(0) + " not", s, count=1)
+        if negated != s:
+            rows.append({"premise": s, "hypothesis": negated, "label": "contradiction"})
+        other = sentences[(i * 7 + 3) % len(sentences)]
+        rows.append({"premise": s, "hypothesis": other, "label": "neutral"})
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    for name in ("mnli.jsonl", "nli.jsonl"):
+        (cwd / name).write_text(text, encoding="utf-8")
+
+
+#: premises of the ``nli`` fixture
+NLI_PAIRS = 3000
+
+
+def votes(cwd: Path) -> None:
+    """``votes.csv``: three votes per item of the function-word suite ``suite``, each
+    annotator giving the answer that matches the generator's label 9 times in 10 (seeded)."""
+    import csv
+
+    import numpy as np
+
+    from sentprobe.analysis import votes as v
+
+    rng = np.random.default_rng(0)
+    by_label = {label: answer for answer, label in v.JUDGED.items()}
+    by_label.update({label: answer for answer, label in v.LIKERT.items()})
+    with open(cwd / "votes.csv", "w", encoding="utf-8", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["item_id", "answer", "annotator"])
+        for name, items in v._items(cwd / "suite").items():
+            options = v.NLI_ANSWERS if v.is_nli(name) else v.ACCEPTABILITY_ANSWERS
+            for iid, (data, _) in items.items():
+                for who in ("a1", "a2", "a3"):
+                    answer = by_label.get(data["label"], options[0])
+                    if rng.random() >= 0.9:
+                        answer = str(rng.choice(options))
+                    out.writerow([iid, answer, who])
+
+
+def dataset_folder(cwd: Path) -> None:
+    """``my-dataset-folder``: a ``datasets.save_to_disk`` folder with columns text and y."""
+    from datasets import Dataset, DatasetDict
+
+    names = {"tr": "train", "va": "validation", "te": "test"}
+    parts: dict[str, dict[str, list[str]]] = {}
+    for line in _sample_task_lines():
+        code, label, sentence = line.split("\t")
+        part = parts.setdefault(names[code], {"text": [], "y": []})
+        part["text"].append(sentence)
+        part["y"].append(label)
+    DatasetDict({k: Dataset.from_dict(v) for k, v in parts.items()}).save_to_disk(
+        str(cwd / "my-dataset-folder")
+    )
+
+
+def pairs(cwd: Path) -> None:
+    """``pairs.tsv``: English-French sentence pairs (the shipped LibreOffice help pairs)."""
+    import gzip
+    from importlib import resources
+
+    data = resources.files("sentprobe.datasets") / "data/parallel_en_fr"
+    tsv = (data / "libreoffice-help.en-fr.tsv.gz").read_bytes()
+    (cwd / "pairs.tsv").write_bytes(gzip.decompress(tsv))
+
+
+def damaged_store(cwd: Path) -> None:
+    """``damaged.sqlite``: a results store of 300 units (synthetic records, each with its
+    test predictions) cut to half its size, as a copy or a disk that stopped leaves it."""
+    from sentprobe.evaluation.predictions import Predictions
+    from sentprobe.evaluation.store import ResultRecord, ResultsStore
+
+    full = cwd / "full-store.sqlite"
+    with ResultsStore(full) as store:
+        for i in range(300):
+            record = ResultRecord(
+                encoder=f"enc{i % 7}", encoder_fingerprint=f"fp{i % 7}", task=f"task{i}",
+                task_source="synthetic", task_hash=f"h{i}", category="other", language="en",
+                seed=0, probe="logreg", selection="dev", config={"C": 1.0}, dev_score=0.5,
+                test_score=i / 300, n_train=10, n_dev=2, n_test=4, n_classes=2, dim=8,
+            )  # fmt: skip
+            store.add(record, f"k{i}", Predictions.from_labels("abab", "abba"))
+    data = full.read_bytes()
+    (cwd / "damaged.sqlite").write_bytes(data[: len(data) // 2])
+    full.unlink()
+
+
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+SETUPS: dict[str, Callable[[Path], None]] = {
+    "senteval-dir": senteval_dir,
+    "my-task": my_task,
+    "my-encoder": my_encoder,
+    "model-dir": model_dir,
+    "model-path": model_path,
+    "precomputed": precomputed,
+    "corpus": corpus,
+    "raw-ru": raw_ru,
+    "ud-fr": ud_fr,
+    "published": published,
+    "suite": suite,
+    "human": human,
+    "scores": scores,
+    "nli": nli_pairs,
+    "votes": votes,
+    "dataset-folder": dataset_folder,
+    "pairs": pairs,
+    "damaged-store": damaged_store,
+}
