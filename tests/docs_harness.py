@@ -290,6 +290,18 @@ def suite(cwd: Path) -> None:
             shutil.copytree(src, target)
 
 
+def kim_suite(cwd: Path) -> None:
+    """``suite``: a function-word suite in the DNC release's format (a copy of the shipped
+    sample-kim-en, generated from sample-en's text)."""
+    from importlib import resources
+
+    target = cwd / "suite"
+    if not target.exists():
+        data = resources.files("sentprobe.datasets") / "data/sample_kim_en"
+        with resources.as_file(data) as src:
+            shutil.copytree(src, target)
+
+
 def model_path(cwd: Path) -> None:
     """``path/to/model``: a local transformers model directory (MiniLM's files)."""
     target = cwd / "path/to/model"
@@ -433,6 +445,7 @@ SETUPS: dict[str, Callable[[Path], None]] = {
     "ud-fr": ud_fr,
     "published": published,
     "suite": suite,
+    "kim-suite": kim_suite,
     "human": human,
     "scores": scores,
     "nli": nli_pairs,
