@@ -35,7 +35,7 @@ def test_the_parser_sees_markers_and_fences(tmp_path, monkeypatch):
 def _pages(mode: str) -> list[object]:
     marks = [pytest.mark.slow] if mode == "slow" else []
     return [
-        pytest.param(page, mode, id=str(page.relative_to(ROOT)), marks=marks)
+        pytest.param(page, mode, id=f"{page.relative_to(ROOT)}-{mode}", marks=marks)
         for page in DOCS
         if any(b.mode == mode for b in blocks(page))
     ]
@@ -53,5 +53,5 @@ def test_page_blocks_run(page, mode, sandbox, tmp_path):
     for block in chosen:
         if "shared" in block.needs and not SHARED_DATA.is_dir():
             pytest.skip(f"{block.where} needs ../shared/data")
-    for block in chosen:
-        run_block(block, tmp_path, sandbox)
+    for block in chosen:  # a slow block may encode all of sample-en several times on a CPU
+        run_block(block, tmp_path, sandbox, timeout=600 if mode == "run" else 5400)
