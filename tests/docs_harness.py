@@ -35,7 +35,7 @@ LANGS = {"bash": "bash", "sh": "bash", "shell": "bash", "python": "python", "py"
 FENCE = re.compile(r"^(\s*)```\s*([\w+-]*)\s*$")
 MARK = re.compile(r"^\s*<!--\s*docs-test:\s*(run|slow|skip)\b\s*(.*?)\s*-->\s*$")
 HUB_NAME = re.compile(
-    r"\b(?:hf|st|mteb):([A-Za-z][\w.-]*/[\w.-]+|[a-z][\w.-]*-(?:base|large|uncased|cased)[\w.-]*)"
+    r"\b(?:hf|st|mteb):([A-Za-z][\w.-]*/[\w.-]+|[a-z][\w.-]*-(?:base|large|uncased|cased)[\w.-]*)(?![\w/])"
     r"|get_model\(\s*[\"']([A-Za-z][\w.-]*/[\w.-]+)[\"']"
 )
 
