@@ -61,7 +61,8 @@ def test_one_set_of_checks():
     import sentprobe.analysis.quality as quality
 
     assert not any(name.startswith("check_") for name in vars(quality))
-    assert len(CHECKS) == 18  # 12 checks + the 6 single-position rules besides casing
+    # 12 checks + the 6 single-position rules besides casing + 3 function-word agreement cues
+    assert len(CHECKS) == 21
 
 
 def test_generated_task_conversion():
