@@ -12,8 +12,8 @@ import unicodedata
 from collections import Counter, defaultdict
 
 import pytest
-from gen_synth import NOUNS, VERBS, record, svo_corpus
 
+from gen_synth import NOUNS, VERBS, record, svo_corpus
 from sentprobe.generation import SOMO, BigramShift, CoordInv, build_suite
 from sentprobe.generation.inputs import Item, annotated_items, surface
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from gen_synth import depth_length_corpus, record, svo_corpus
 
+from gen_synth import depth_length_corpus, record, svo_corpus
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.errors import SentprobeError
 from sentprobe.generation import build_suite, generator_for

@@ -4,9 +4,9 @@ import math
 from collections import Counter
 
 import pytest
-from gen_synth import coordinated_corpus, record, svo_corpus
 from test_syntactic_annotated import check_balanced_disjoint
 
+from gen_synth import coordinated_corpus, record, svo_corpus
 from sentprobe.generation import SOMO, CoordInv, GenerationError, ObjNum, SubjNum, Tense
 from sentprobe.generation.inputs import Item, surface
 from sentprobe.generation.writer import senteval_lines

@@ -3,8 +3,8 @@
 import json
 
 import pytest
-from gen_synth import svo_corpus
 
+from gen_synth import svo_corpus
 from sentprobe.generation import (
     build_suite,
     corpus_sha256,

@@ -5,9 +5,9 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from gen_synth import chain, depth_length_corpus, record, svo_corpus
 from sklearn.linear_model import LogisticRegression
 
+from gen_synth import chain, depth_length_corpus, record, svo_corpus
 from sentprobe.generation import (
     BigramShift,
     GenerationError,

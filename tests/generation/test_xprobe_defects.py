@@ -14,8 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from gen_treebank import write_treebank
 
+from gen_treebank import write_treebank
 from sentprobe.analysis import audit_suite
 from sentprobe.analysis.checks import lower_initial
 from sentprobe.generation.autosize import AutoSizes

@@ -13,9 +13,7 @@ from sentprobe.cli.console import note, warning
 def merge(
     stores: Annotated[
         list[Path],
-        typer.Argument(
-            metavar="STORE", help="Results stores to merge (e.g. the shards' stores)."
-        ),
+        typer.Argument(metavar="STORE", help="Results stores to merge (e.g. the shards' stores)."),
     ],
     output: Annotated[
         Path,
