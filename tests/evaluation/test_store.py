@@ -34,6 +34,7 @@ def record(**overrides) -> ResultRecord:
         dim=384,
         warnings=["few examples"],
         extra={"dev_scores": {"0.1": 0.8, "1.0": 0.9}},
+        created="2026-01-01T00:00:00+00:00",  # fixed, so two calls compare equal
     )
     values.update(overrides)
     return ResultRecord(**values)
