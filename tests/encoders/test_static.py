@@ -1,7 +1,6 @@
 """Word-vector loading and the Bag-of-Vectors baseline."""
 
 import gzip
-import time
 
 import numpy as np
 import pytest
@@ -87,10 +86,11 @@ def test_fingerprint_follows_content(tmp_path, vec_file):
     assert BoVEncoder(vec_file).fingerprint != BoVEncoder(vec_file, pooling="max").fingerprint
 
 
-def test_bov_is_vectorised_fast():
+def test_bov_encodes_a_large_batch_like_one_sentence():
+    """The vectorised path (no timing here: speed belongs in benchmarks/) gives each sentence
+    of a large mixed batch the vector it gets alone."""
     bov = BoVEncoder()
-    sents = ["the cat sat on the mat with another cat ."] * 50_000
-    start = time.perf_counter()
+    sents = ["the cat sat on the mat with another cat .", "a dog ."] * 25_000
     out = bov.encode(sents)
     assert out.shape == (50_000, 50)
-    assert time.perf_counter() - start < 10  # ~0.3 s; a per-sentence numpy loop takes far longer
+    np.testing.assert_allclose(out[-2:], np.vstack([bov.encode([s]) for s in sents[:2]]), rtol=1e-6)
