@@ -33,6 +33,7 @@ __all__ = [
     "atomic_dir",
     "atomic_write_bytes",
     "atomic_write_text",
+    "check_replaceable_dir",
     "check_writable_dir",
     "file_system_type",
     "read_csv_table",
@@ -186,6 +187,19 @@ def _check_header(
                 f"unknown column(s) {', '.join(unknown)}; the columns are "
                 f"{', '.join([*required, *optional])}",
             )
+
+
+def check_replaceable_dir(out: str | Path) -> None:
+    """Refuse an output folder that ``atomic_dir`` must not replace: one that exists and is
+    neither empty nor a suite (a suite has ``manifest.json``; a rebuild replaces it whole)."""
+    out = Path(out)
+    if out.exists() and not (
+        out.is_dir() and ((out / "manifest.json").is_file() or not any(out.iterdir()))
+    ):
+        raise SentprobeError(
+            f"{out}: exists and is not a sentprobe suite (no manifest.json); a build replaces "
+            "its output folder whole, so give a new or empty folder"
+        )
 
 
 @contextmanager

@@ -122,9 +122,8 @@ def build_kim2019(
         annotator=annotator,
         params=set_params(settings),
         skip_failed=skip_failed,
+        finish=write_function_word_quality,
     )
-    if result.written:
-        write_function_word_quality(out, result)
     table = Table(title=str(out) if result.written else "nothing written")
     for col in ("set", "items", "per label", "most frequent rules"):
         table.add_column(col)

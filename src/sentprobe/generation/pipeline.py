@@ -40,6 +40,7 @@ from sentprobe.io import (
     atomic_dir,
     atomic_write_bytes,
     atomic_write_text,
+    check_replaceable_dir,
     file_sha256,
     locked_dir,
     open_text,
@@ -313,11 +314,7 @@ def build(
     if bad:
         raise SentprobeError(f"parameters for unknown task(s) {', '.join(bad)}")
     layout = layout or ("senteval" if lang == "en" else "xprobe")
-    if out.exists() and not (out.is_dir() and _replaceable(out)):
-        raise SentprobeError(
-            f"{out}: exists and is not a sentprobe suite (no manifest.json); a build replaces "
-            "its output folder whole, so give a new or empty folder"
-        )
+    check_replaceable_dir(out)
     work = out.with_name(out.name + ".annotations")
     created = not work.exists()
     try:
@@ -335,11 +332,6 @@ def build(
         if e.errno not in WRITE_ERRORS:
             raise
         raise SentprobeError(write_problem(work, e, "annotation store", "--out")) from None
-
-
-def _replaceable(out: Path) -> bool:
-    """An empty folder, or a suite (a build's output, which a rebuild replaces)."""
-    return (out / "manifest.json").is_file() or not any(out.iterdir())
 
 
 def _waiting(work: Path) -> None:

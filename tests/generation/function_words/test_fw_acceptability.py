@@ -10,6 +10,7 @@ import pytest
 
 from gen_function_words import synthetic_corpus, write_corpus
 from sentprobe.datasets.loaders.dnc import load_dnc
+from sentprobe.errors import SentprobeError
 from sentprobe.generation.base import GenerationError
 from sentprobe.generation.corpus import MosesPreprocessor
 from sentprobe.generation.function_words import (
@@ -139,3 +140,27 @@ def test_a_corpus_without_the_construction_writes_nothing(tmp_path):
     )
     assert "yields no items" in result.failures["acceptability-whwords"]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_build_that_fails_while_writing_leaves_the_old_suite_whole(corpus_file, tmp_path):
+    out = tmp_path / "suite"
+    build_function_words([corpus_file], out, size=60, seed=2)
+    before = {f: f.read_bytes() for f in out.rglob("*") if f.is_file()}
+
+    def fail(folder, result):
+        assert (folder / "manifest.json").exists()  # the new suite is written, then this fails
+        raise RuntimeError("QUALITY.md could not be written")
+
+    with pytest.raises(RuntimeError):
+        build_function_words([corpus_file], out, size=30, seed=3, finish=fail)
+    assert {f: f.read_bytes() for f in out.rglob("*") if f.is_file()} == before
+    assert not list(tmp_path.glob(".tmp-*"))  # no staging folder left
+
+
+def test_an_output_folder_that_is_not_a_suite_is_refused(corpus_file, tmp_path):
+    out = tmp_path / "documents"
+    out.mkdir()
+    (out / "thesis.tex").write_text("mine")
+    with pytest.raises(SentprobeError, match="not a sentprobe suite"):
+        build_function_words([corpus_file], out, size=60, seed=2)
+    assert [p.name for p in out.iterdir()] == ["thesis.tex"]

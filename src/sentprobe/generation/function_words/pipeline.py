@@ -13,13 +13,21 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from sentprobe.errors import SentprobeError
-from sentprobe.io import atomic_write_text, file_sha256, iter_lines
+from sentprobe.io import (
+    WRITE_ERRORS,
+    atomic_dir,
+    atomic_write_text,
+    check_replaceable_dir,
+    file_sha256,
+    iter_lines,
+    write_problem,
+)
 
 from ..base import GenerationError
 from ..corpus import MosesPreprocessor, SentenceSplitter
@@ -129,10 +137,13 @@ def build_function_words(
     corpus_name: str = "",
     corpus_license: str = "",
     description: str = "",
+    finish: Callable[[Path, KimBuildResult], None] | None = None,
 ) -> KimBuildResult:
     """Build the function-word sets the inputs support (text: acceptability; premise/
     hypothesis files: NLI; ``sets`` restricts them) into ``out``. ``size``: items per set
-    (None: as many as the input supports); ``params``: generator fields per set name."""
+    (None: as many as the input supports); ``params``: generator fields per set name.
+    ``out`` is written whole or not at all: the sets, the manifest and whatever ``finish``
+    adds (called with the new folder before it becomes ``out``, e.g. to write QUALITY.md)."""
     paths = [Path(c) for c in corpus]
     for path in paths:
         if not path.is_file():
@@ -142,6 +153,7 @@ def build_function_words(
     wanted = list(sets) if sets else [
         *(ACCEPTABILITY_SETS if texts else ()), *(NLI_SETS if nli_files else ())
     ]  # fmt: skip
+    check_replaceable_dir(out)
     unknown = [s for s in wanted if s not in ALL_SETS]
     if unknown:
         raise SentprobeError(f"unknown set(s) {', '.join(unknown)}; known: {', '.join(ALL_SETS)}")
@@ -175,12 +187,23 @@ def build_function_words(
         "layout": layout,
         "corpus_filter": dict(sorted(stats.items())),
     }
-    write_function_word_suite(
-        out, result.sets, manifest,
-        corpus=corpus_name or ", ".join(p.name for p in paths),
-        corpus_license=corpus_license or "see the corpus",
-    )  # fmt: skip
-    result.written, result.manifest = Path(out), manifest
+    result.manifest = manifest
+    try:
+        with atomic_dir(out) as folder:  # all files or none, never mixed with another build's
+            write_function_word_suite(
+                folder, result.sets, manifest,
+                corpus=corpus_name or ", ".join(p.name for p in paths),
+                corpus_license=corpus_license or "see the corpus",
+            )  # fmt: skip
+            if finish is not None:
+                finish(folder, result)
+    except OSError as e:
+        if e.errno not in WRITE_ERRORS:
+            raise
+        raise SentprobeError(
+            f"{write_problem(out, e, 'suite', '--out')} (nothing was written)"
+        ) from None
+    result.written = Path(out)
     return result
 
 
