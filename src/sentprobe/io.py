@@ -39,6 +39,7 @@ __all__ = [
     "read_csv_table",
     "write_problem",
     "inside",
+    "suite_folder",
     "iter_lines",
     "locked_dir",
     "open_binary",
@@ -238,6 +239,23 @@ def atomic_dir(target: str | Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+@contextmanager
+def suite_folder(out: Path, kept: str = "") -> Iterator[Path]:
+    """``atomic_dir(out)`` for a suite: a full disk or an unwritable ``--out`` becomes one line
+    naming the suite and saying that nothing of it was written (``kept``: what was, e.g. the
+    annotation)."""
+    try:
+        with atomic_dir(out) as folder:
+            yield folder
+    except OSError as e:
+        if e.errno not in WRITE_ERRORS:
+            raise
+        after = f"; {kept}" if kept else ""
+        raise SentprobeError(
+            f"{write_problem(out, e, 'suite', '--out')} (nothing of it was written{after})"
+        ) from None
 
 
 @contextmanager

@@ -37,13 +37,13 @@ from sentprobe.annotation.constituency import dep_to_constituency
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.io import (
     WRITE_ERRORS,
-    atomic_dir,
     atomic_write_bytes,
     atomic_write_text,
     check_replaceable_dir,
     file_sha256,
     locked_dir,
     open_text,
+    suite_folder,
     write_problem,
 )
 from sentprobe.progress import tqdm
@@ -419,20 +419,11 @@ def _build_locked(
         **settings,
         **_relaxations(result.tasks),
     }
-    try:
-        with atomic_dir(out) as folder:  # all files or none, never mixed with another build's
-            write_generated_suite(folder, result.tasks, manifest, layout=layout, lang=lang)
-            if finish is not None:
-                finish(folder, result)
-    except OSError as e:
-        if e.errno not in WRITE_ERRORS:
-            raise
-        from sentprobe.errors import SentprobeError
-
-        raise SentprobeError(
-            f"{write_problem(out, e, 'suite', '--out')} (nothing of it was written; the "
-            "annotation is kept, so a rerun only generates and writes)"
-        ) from None
+    kept = "the annotation is kept, so a rerun only generates and writes"
+    with suite_folder(out, kept) as folder:  # all files or none, never mixed with another's
+        write_generated_suite(folder, result.tasks, manifest, layout=layout, lang=lang)
+        if finish is not None:
+            finish(folder, result)
     result.written = out / "manifest.json"
     return result
 

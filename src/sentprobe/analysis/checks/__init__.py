@@ -35,11 +35,11 @@ from sentprobe.analysis.checks.balance import (
     length_stats,
 )
 from sentprobe.analysis.checks.base import (
-    PAPER_BASELINES,
     Check,
     CheckOptions,
     Thresholds,
     expects_no_surface_cue,
+    paper_baselines,
     paper_margins,
     paper_name,
     task_labels,
@@ -116,7 +116,6 @@ __all__ = [
     "CueScore",
     "LEXICAL_SPLIT_TASKS",
     "MAJORITY",
-    "PAPER_BASELINES",
     "PUNCT_CAP",
     "RULES",
     "Rule",
@@ -145,6 +144,7 @@ __all__ = [
     "last_token",
     "length_stats",
     "lower_initial",
+    "paper_baselines",
     "paper_margins",
     "paper_name",
     "perfect_forms",

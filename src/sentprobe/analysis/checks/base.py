@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from sentprobe.analysis.findings import Finding, Severity
@@ -96,17 +97,19 @@ def _finding(task: ProbingTask, check: str, severity: Severity, message: str, **
     return Finding(check=check, severity=severity, message=message, task=task.name, **kw)
 
 
-#: Conneau et al. (2018), Table 2: test accuracy of the text baselines per paper task.
-PAPER_BASELINES: dict[str, dict[str, float]] = {
-    # SentLen, WC, TreeDepth, TopConst, BShift, Tense, SubjNum, ObjNum, SOMO, CoordInv
-    name: dict(zip(PAPER_TASKS, row))
-    for name, row in {
-        "Majority": (20.0, 0.5, 17.9, 5.0, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0),
-        "Length": (100.0, 0.2, 18.1, 9.3, 50.6, 56.5, 50.3, 50.1, 50.2, 50.0),
-        "NB-uni-tfidf": (22.7, 97.8, 24.1, 41.9, 49.5, 77.7, 68.9, 64.0, 38.0, 50.5),
-        "NB-bi-tfidf": (23.0, 95.0, 24.6, 53.0, 63.8, 75.9, 69.1, 65.4, 39.9, 55.7),
-    }.items()
-}
+@cache
+def paper_baselines() -> dict[str, dict[str, float]]:
+    """Conneau et al. (2018), Table 2: test accuracy of the text baselines (Majority vote,
+    Length, NB-uni-tfidf, NB-bi-tfidf) per paper task, from the shipped reference table that
+    ``report --reference conneau2018`` shows."""
+    from sentprobe.reporting.reference import load_published
+
+    frame = load_published("conneau2018")
+    return {
+        row: dict(zip(part["task"], part["score"].astype(float), strict=True))
+        for row, part in frame.groupby("row")
+        if row in ("Majority vote", "Length", "NB-uni-tfidf", "NB-bi-tfidf")
+    }
 
 
 def paper_margins(task: ProbingTask) -> dict[str, float]:
@@ -115,10 +118,10 @@ def paper_margins(task: ProbingTask) -> dict[str, float]:
     name = paper_name(task)
     if name not in PAPER_TASKS:
         return {}
-    majority = PAPER_BASELINES["Majority"][name]
+    table = paper_baselines()
+    majority = table["Majority vote"][name]
     return {
-        b: round(PAPER_BASELINES[b][name] - majority, 1)
-        for b in ("Length", "NB-uni-tfidf", "NB-bi-tfidf")
+        b: round(table[b][name] - majority, 1) for b in ("Length", "NB-uni-tfidf", "NB-bi-tfidf")
     }
 
 

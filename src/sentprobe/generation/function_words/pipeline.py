@@ -20,13 +20,11 @@ from typing import Any, Literal
 
 from sentprobe.errors import SentprobeError
 from sentprobe.io import (
-    WRITE_ERRORS,
-    atomic_dir,
     atomic_write_text,
     check_replaceable_dir,
     file_sha256,
     iter_lines,
-    write_problem,
+    suite_folder,
 )
 
 from ..base import GenerationError
@@ -188,21 +186,14 @@ def build_function_words(
         "corpus_filter": dict(sorted(stats.items())),
     }
     result.manifest = manifest
-    try:
-        with atomic_dir(out) as folder:  # all files or none, never mixed with another build's
-            write_function_word_suite(
-                folder, result.sets, manifest,
-                corpus=corpus_name or ", ".join(p.name for p in paths),
-                corpus_license=corpus_license or "see the corpus",
-            )  # fmt: skip
-            if finish is not None:
-                finish(folder, result)
-    except OSError as e:
-        if e.errno not in WRITE_ERRORS:
-            raise
-        raise SentprobeError(
-            f"{write_problem(out, e, 'suite', '--out')} (nothing was written)"
-        ) from None
+    with suite_folder(Path(out)) as folder:  # all files or none, never mixed with another's
+        write_function_word_suite(
+            folder, result.sets, manifest,
+            corpus=corpus_name or ", ".join(p.name for p in paths),
+            corpus_license=corpus_license or "see the corpus",
+        )  # fmt: skip
+        if finish is not None:
+            finish(folder, result)
     result.written = Path(out)
     return result
 
