@@ -135,7 +135,7 @@ def build_function_words(
     corpus_name: str = "",
     corpus_license: str = "",
     description: str = "",
-    finish: Callable[[Path, KimBuildResult], None] | None = None,
+    finish: Callable[[Path, KimBuildResult], object] | None = None,
 ) -> KimBuildResult:
     """Build the function-word sets the inputs support (text: acceptability; premise/
     hypothesis files: NLI; ``sets`` restricts them) into ``out``. ``size``: items per set
