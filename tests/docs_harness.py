@@ -280,26 +280,24 @@ def published(cwd: Path) -> None:
     (cwd / "published/past_present.txt").write_text("\n".join(_sample_task_lines()) + "\n")
 
 
-def suite(cwd: Path) -> None:
-    """``path/to/suite``: a built suite with its manifest (a copy of sample-en)."""
+def _copy_shipped(name: str, target: Path) -> None:
+    """Copy the package's ``data/<name>`` folder to ``target`` (unless it is there already)."""
     from importlib import resources
 
-    target = cwd / "path/to/suite"
     if not target.exists():
-        with resources.as_file(resources.files("sentprobe.datasets") / "data/sample_en") as src:
+        with resources.as_file(resources.files("sentprobe.datasets") / "data" / name) as src:
             shutil.copytree(src, target)
+
+
+def suite(cwd: Path) -> None:
+    """``path/to/suite``: a built suite with its manifest (a copy of sample-en)."""
+    _copy_shipped("sample_en", cwd / "path/to/suite")
 
 
 def kim_suite(cwd: Path) -> None:
     """``suite``: a function-word suite in the DNC release's format (a copy of the shipped
     sample-kim-en, generated from sample-en's text)."""
-    from importlib import resources
-
-    target = cwd / "suite"
-    if not target.exists():
-        data = resources.files("sentprobe.datasets") / "data/sample_kim_en"
-        with resources.as_file(data) as src:
-            shutil.copytree(src, target)
+    _copy_shipped("sample_kim_en", cwd / "suite")
 
 
 def model_path(cwd: Path) -> None:
