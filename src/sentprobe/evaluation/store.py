@@ -20,6 +20,7 @@ import hashlib
 import json
 import logging
 import sqlite3
+import time
 import warnings
 from collections.abc import Iterable
 from contextvars import ContextVar
@@ -56,6 +57,10 @@ _POSITIONS_TABLE = (
 )
 #: A unit's place in a sharded run: (plan id, row index, task position in the row's order).
 Position = tuple[str, int, int]
+
+
+# How long a process waits for another one's lock on the store before giving up.
+_BUSY_TIMEOUT_S = 30.0
 
 
 def _now() -> str:
@@ -172,14 +177,16 @@ class ResultsStore:
             )
         # isolation_level=None: transactions are ours (BEGIN IMMEDIATE in _setup), not the
         # sqlite3 module's implicit ones, which commit a CREATE TABLE on its own.
-        return sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        return sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
 
     def _connect_readonly(self) -> sqlite3.Connection:
         """``mode=ro``; in a read-only folder, a WAL store whose ``-shm`` file is gone cannot
         be opened that way, so it is opened ``immutable`` (safe then: with no ``-wal`` file
         there is nothing outside the main file, and no writer can start in that folder)."""
         uri = self.path.resolve().as_uri()
-        db = sqlite3.connect(f"{uri}?mode=ro", timeout=30.0, isolation_level=None, uri=True)
+        db = sqlite3.connect(
+            f"{uri}?mode=ro", timeout=_BUSY_TIMEOUT_S, isolation_level=None, uri=True
+        )
         try:
             db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except sqlite3.OperationalError as e:
@@ -234,7 +241,7 @@ class ResultsStore:
         the tables of another one's half-finished creation.
         """
         db = self._db
-        db.execute("PRAGMA busy_timeout=30000")
+        db.execute(f"PRAGMA busy_timeout={int(_BUSY_TIMEOUT_S * 1000)}")
         db.execute("BEGIN IMMEDIATE")
         try:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -264,10 +271,26 @@ class ResultsStore:
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        # WAL (readers never block the writer) is switched on outside any transaction; it is
-        # a property of the file, so only the first process actually changes anything.
-        db.execute("PRAGMA journal_mode=WAL")
+        self._use_wal()
         self._has_predictions = self._has_positions = True
+
+    def _use_wal(self) -> None:
+        """WAL mode (readers never block the writer), switched on outside any transaction.
+
+        It is a property of the file, so only the first process changes anything. The switch
+        needs an exclusive lock, and SQLite can answer SQLITE_BUSY at once, without its busy
+        handler, while another process opens the same new file: retry until the timeout.
+        """
+        deadline = time.monotonic() + _BUSY_TIMEOUT_S
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as e:
+                busy = getattr(e, "sqlite_errorname", "").startswith("SQLITE_BUSY")
+                if not busy or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def close(self) -> None:
         self._db.close()
