@@ -223,7 +223,7 @@ class Slow(Encoder):
     fingerprint = "fake-v1"
 
     def encode(self, batch):
-        time.sleep(0.02)
+        time.sleep(0.05)  # 1 s per process: long enough to overlap on a loaded machine
         return np.stack([np.full(8, float(s.rsplit(" ", 1)[1]), np.float32) for s in batch])
 
 
