@@ -136,6 +136,9 @@ def environment(sandbox: Path) -> dict[str, str]:
         SENTPROBE_CACHE=str(sandbox / "embeddings"),
         SENTPROBE_PROGRESS_SECONDS="60",
         PYTHONPATH=str(ROOT / "src"),
+        # `--executor ray` starts its own Ray instance: never joins one that another test or
+        # process left running on this machine (Ray's default is to join it).
+        RAY_ADDRESS="local",
     )
     if (SHARED_DATA / "dnc_function_words").is_dir():
         env["SENTPROBE_DNC"] = str(SHARED_DATA / "dnc_function_words")  # the suite kim2019
