@@ -8,9 +8,11 @@ import pytest
 
 from sentprobe.datasets import ProbingTask, Split, TaskMetadata, resolve_tasks
 from sentprobe.datasets.controls import (
+    CAPS,
     CONTROL_SUFFIX,
     control_ceiling,
     control_keys,
+    control_labels,
     control_task,
     control_word,
     controlled_name,
@@ -22,8 +24,9 @@ def _label_counts(task: ProbingTask) -> dict[str, Counter[str]]:
     return {name: Counter(split.labels) for name, split in task.splits.items()}
 
 
-def _by_word(task: ProbingTask) -> dict[str, set[str]]:
-    keys = control_keys(task.splits, len({lb for s in task.splits.values() for lb in s.labels}))
+def _by_word(task: ProbingTask, cap: float = CAPS[0]) -> dict[str, set[str]]:
+    n_labels = len({lb for s in task.splits.values() for lb in s.labels})
+    keys = control_keys(task.splits, n_labels, cap)
     seen: dict[str, set[str]] = {}
     for name, split in task.splits.items():
         for key, label in zip(keys[name], split.labels, strict=True):
@@ -120,3 +123,26 @@ def test_frequent_word_types_keep_exact_counts_when_they_fit() -> None:
         control = control_task(task, seed)
         assert _label_counts(control) == _label_counts(task)
         assert all(len(v) == 1 for v in _by_word(control).values())
+
+
+def test_keys_are_few_and_large_so_a_probe_sees_each_often() -> None:
+    # Keys fill up to three quarters of a label's share (450 of BShift's 1,200 training
+    # sentences): with a quarter (150) as before, MiniLM's MLP learnt the control less well.
+    task = resolve_tasks("sample-en/BShift")[0]
+    train = Counter(control_keys(task.splits, 2)["train"])
+    assert max(train.values()) > 150 and len(train) < 100
+
+
+def test_small_tasks_fall_back_to_smaller_keys_for_exact_counts() -> None:
+    # On Kim et al.'s wh-words sample, keys of three quarters of a share cannot be labelled
+    # with the task's counts in every split; control_task then takes a quarter, exactly.
+    task = resolve_tasks("sample-kim-en/wh-words")[0]
+    targets = _label_counts(task)
+    large = control_keys(task.splits, 2, CAPS[0])
+    mapping = control_labels(large, targets, task.labels, seed=0)
+    assert [Counter(mapping[k] for k in large[n]) for n in large] != list(targets.values())
+    control = control_task(task, seed=0)
+    assert control.warnings == [] and _label_counts(control) == targets
+    assert all(len(labels) == 1 for labels in _by_word(control, CAPS[1]).values())
+    ceiling = control_ceiling(control)
+    assert ceiling is not None and ceiling >= 0.9

@@ -18,7 +18,12 @@ from sentprobe.encoders.base import Encoder
 from sentprobe.evaluation.runner import run
 from sentprobe.evaluation.store import ResultsStore
 from sentprobe.reporting.compose import report_text
-from sentprobe.reporting.controls import method_frame, selectivity_frame, split_controls
+from sentprobe.reporting.controls import (
+    mdl_frame,
+    method_frame,
+    selectivity_frame,
+    split_controls,
+)
 
 
 class HashedWords(Encoder):
@@ -212,3 +217,24 @@ def test_ceiling_and_control_mdl_in_every_format(results) -> None:
         assert f"{want['B']:.1f}" in text.split("Control ceiling")[1].split("Selectivity")[0]
     page = render_html(build_report(store, frame))
     assert f"(ceiling {want['A']:.1f})" in page and "Control compression" in page
+
+
+def test_mdl_of_a_rebuilt_control_task_shows_the_newest_only(results) -> None:
+    """A store holding a control task's MDL on older task data (the control rebuilt by a newer
+    sentprobe) shows the newest result, as selectivity does; averaging the two mixed them."""
+    _, frame = results
+    controls = frame[(frame["probe"] == "mdl") & (frame["task"] == "A~control")]
+    older = controls.assign(
+        task_hash="older",
+        created="2000-01-01T00:00:00+00:00",  # ISO strings, as the store writes them
+        extra=[{**e, "compression": 0.5, "codelength": 1e6} for e in controls["extra"]],
+    )
+    mixed = pd.concat([older, frame], ignore_index=True)
+    shown = mdl_frame(mixed, controls=True)
+    assert len(shown) == len(controls)
+    assert list(shown["compression"]) == [e["compression"] for e in controls["extra"]]
+    tidy = pd.read_csv(io.StringIO(report_text(mixed, "csv")))
+    mdl = tidy[tidy["probe"] == "mdl"].iloc[0]
+    assert mdl["control_compression"] == pytest.approx(
+        controls["extra"].iloc[0]["compression"], abs=0.01
+    )

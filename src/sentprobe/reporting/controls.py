@@ -78,18 +78,19 @@ def selectivity_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 def mdl_frame(frame: pd.DataFrame, controls: bool = False) -> pd.DataFrame:
     """Records with MDL results, with ``codelength_kbit`` and ``compression`` columns: of real
-    tasks, or with ``controls`` of control tasks, renamed to the task they control."""
+    tasks, or with ``controls`` of control tasks, renamed to the task they control. Of several
+    records of one unit on different task data (a control task rebuilt by a newer sentprobe,
+    a task file changed) only the newest is kept, as for selectivity: they are not seeds."""
     if frame.empty or "extra" not in frame.columns:
         return frame.iloc[0:0]
-    extras = [e if isinstance(e, dict) else {} for e in frame["extra"]]
     keep = [
-        "codelength" in e and is_control(str(t)) == controls
-        for e, t in zip(extras, frame["task"], strict=True)
+        isinstance(e, dict) and "codelength" in e and is_control(str(t)) == controls
+        for e, t in zip(frame["extra"], frame["task"], strict=True)
     ]
-    out = frame[keep].copy()
+    out = _latest(frame[keep]).drop(columns="base")
+    chosen = list(out["extra"])
     if controls:
         out["task"] = out["task"].astype(str).map(controlled_name)
-    chosen = [e for e, k in zip(extras, keep, strict=True) if k]
     out["codelength_kbit"] = [e["codelength"] / 1000 for e in chosen]
     out["compression"] = [e["compression"] for e in chosen]
     return out
