@@ -62,6 +62,7 @@ class Counters:
     def __init__(self) -> None:
         self.calls: dict[str, int] = defaultdict(int)
         self.seconds: dict[str, float] = defaultdict(float)
+        self.flops = 0.0
 
     def wrap(self, name: str, fn: Callable) -> Callable:
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -75,9 +76,34 @@ class Counters:
         return timed
 
     def report(self) -> dict[str, dict[str, float]]:
-        return {
+        out: dict[str, dict[str, float]] = {
             k: {"calls": self.calls[k], "seconds": round(self.seconds[k], 3)} for k in self.calls
         }
+        if self.flops:  # the two matrix products of the logistic loss+grad
+            out["logreg loss+grad"]["gflop"] = round(self.flops / 1e9, 1)
+        return out
+
+
+def _matmul_flops(stacked: Any, _w: Any, idx: Any) -> float:
+    """Flops of one ``_Stacked`` call's products: logits (n x p by p x gK) and gradient
+    (p x n by n x gK), 2 flops per multiply-add; the softmax's elementwise work not counted."""
+    n, p = stacked.Xa.shape
+    return 2 * 2.0 * n * p * stacked.K * len(idx)
+
+
+def sgemm_gflops(m: int, k: int, n: int, repeats: int = 5) -> float:
+    """Best-of-``repeats`` float32 GFLOP/s of an (m x k) @ (k x n) product on this process's
+    threads: the machine's measured peak for that shape."""
+    a, b = torch.randn(m, k), torch.randn(k, n)
+    a @ b  # warm-up
+    best = min(_timed(lambda: a @ b) for _ in range(repeats))
+    return 2.0 * m * k * n / best / 1e9
+
+
+def _timed(fn: Callable[[], Any]) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
 
 
 @contextlib.contextmanager
@@ -94,6 +120,13 @@ def instrumented() -> Iterator[Counters]:
     names = ["logreg loss+grad", "logreg dev check", "mlp adam step", "mlp dev check", "mlp keep"]
     for (owner, attr, fn), name in zip(saved, names, strict=True):
         setattr(owner, attr, c.wrap(name, fn))
+    loss_grad = sp_linear._Stacked.__call__
+
+    def counted(*args: Any) -> Any:
+        c.flops += _matmul_flops(*args)
+        return loss_grad(*args)
+
+    sp_linear._Stacked.__call__ = counted
     try:
         yield c
     finally:
@@ -278,6 +311,36 @@ def suite_report(rows: list[dict[str, Any]], scaled: bool) -> dict[str, Any]:
     }
 
 
+def wc_flop_report(rows: list[dict[str, Any]], d: dict[str, np.ndarray]) -> dict[str, Any]:
+    """WC's loss/gradient evaluations, their matrix-product rate, and this machine's float32
+    matrix-product peak at the same shapes and at a square 2048 product (issue 25)."""
+    row = next(r for r in rows if r["task"] == "WC")
+    prof = row["sentprobe"]["profile"]["logreg loss+grad"]
+    n, p, k = len(d["y_train"]), d["X_train"].shape[1] + 1, row["classes"]
+    peaks = {
+        "logits n x p @ p x K": sgemm_gflops(n, p, k),
+        "gradient p x n @ n x K": sgemm_gflops(p, n, k),
+        "square 2048": sgemm_gflops(2048, 2048, 2048),
+    }
+    rate = prof["gflop"] / prof["seconds"]
+    out = {
+        "evaluations": prof["calls"],
+        "gflop": prof["gflop"],
+        "seconds": prof["seconds"],
+        "gflop_per_s": round(rate, 1),
+        "sgemm_peak_gflop_per_s": {k: round(v, 1) for k, v in peaks.items()},
+        "fraction_of_peak": round(rate / max(peaks.values()), 3),
+        "wc_seconds": row["sentprobe"]["seconds"],
+    }
+    print(
+        f"WC: {out['evaluations']} loss/gradient evaluations, {out['gflop']} GFLOP of matrix "
+        f"products in {out['seconds']} s = {out['gflop_per_s']} GFLOP/s; float32 sgemm peak "
+        f"{out['sgemm_peak_gflop_per_s']} GFLOP/s: {100 * out['fraction_of_peak']:.0f}% of it",
+        flush=True,
+    )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
@@ -326,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
         result["suite"] = {"tasks": rows, "summary": suite_report(rows, args.scaled)}
+        if "WC" in tasks:
+            result["suite"]["wc_flops"] = wc_flop_report(rows, load_task(args.workdir, "WC"))
 
     if not args.skip_mlp:
         d = load_task(args.workdir, BIG_TASK)
