@@ -36,10 +36,12 @@ both sides are recorded; ``SentEvalProbe``'s test accuracy over ``--seeds`` give
 spread against which "same accuracy within seed noise" is judged (|SentEval - sentprobe at
 the same seed| <= 2 standard deviations). ``--logistic`` adds SentEval's logistic
 regression (``nhid=0``, 4 L2 values) against ``SentEvalProbe(nhid=0)``, an exactness check
-without dropout. Build the data first with ``python benchmarks/data.py``. Usage::
+without dropout. ``--mlp-probe`` adds sentprobe's fast ``MLPProbe()`` (its own 27-configuration
+grid, not SentEval's classifier) on the same data, timed against SentEval's grid (issue 25).
+Build the data first with ``python benchmarks/data.py``. Usage::
 
     python benchmarks/bench_senteval.py --senteval ~/src/SentEval [--tasks BShift,SentLen]
-        [--logistic] [--limit-train N] [--out benchmarks/results/senteval.json]
+        [--logistic] [--mlp-probe] [--limit-train N] [--out benchmarks/results/senteval.json]
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ from results_io import write_result  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 import sentprobe.probes.senteval as sp_senteval  # noqa: E402
-from sentprobe.probes import SentEvalProbe  # noqa: E402
+from sentprobe.probes import MLPProbe, SentEvalProbe  # noqa: E402
 from sentprobe.probes.senteval import SENTEVAL_DROPOUT, SENTEVAL_L2, SENTEVAL_NHID  # noqa: E402
 
 THREADS = 2
@@ -293,6 +295,22 @@ def run_sentprobe(d: dict[str, np.ndarray], seed: int, **params: Any) -> dict[st
     }
 
 
+def run_mlp_probe(d: dict[str, np.ndarray]) -> dict[str, Any]:
+    """sentprobe's own fast ``MLPProbe()`` (its default 27-configuration grid, dev selection,
+    test scored once) on the same data: the ``mlp`` probe's ratio to SentEval's classifier."""
+    probe = MLPProbe()
+    t = time.perf_counter()
+    probe.fit(d["X_train"], d["y_train"], d["X_dev"], d["y_dev"])
+    test = float(np.mean(probe.predict(d["X_test"]) == d["y_test"]))
+    return {
+        "seconds": round(time.perf_counter() - t, 2),
+        "test": round(100 * test, 2),
+        "dev": round(100 * probe.best_score_, 2),
+        "chosen": probe.best_params_,
+        "configurations": len(probe.grid_scores_),
+    }
+
+
 def compare_dev(senteval: list[dict], sentprobe: list[dict]) -> dict[str, Any]:
     """Per configuration, SentEval's dev accuracy minus SentEvalProbe's (points)."""
     ours = {(g["nhid"], g["dropout"], g["l2"]): g["dev"] for g in sentprobe}
@@ -325,6 +343,7 @@ def bench_task(
     seeds: list[int],
     logistic: bool,
     mlp: bool = True,
+    mlp_probe: bool = False,
 ) -> dict[str, Any]:
     """SentEval's grid, then SentEvalProbe's, then the seed spread (and the logistic check).
     ``mlp=False``: the grid is logistic regression alone (SentEval's probing.py for WC)."""
@@ -355,6 +374,11 @@ def bench_task(
             "accuracy: |test diff| <= 2 seed std": abs(diff) <= 2 * sd["std"],
         },
     }
+    if mlp_probe and mlp:
+        fast = run_mlp_probe(d)
+        row["mlp_probe"] = {**fast, "ratio": round(se_run["seconds"] / fast["seconds"], 2)}
+        print(f"  MLPProbe: {fast['seconds']} s, test {fast['test']}, "
+              f"{row['mlp_probe']['ratio']}x SentEval's time", flush=True)  # fmt: skip
     if logistic and mlp:
         se_lr = split_classifier(se, d, SEED, 0, 0.0)
         sp_lr = run_sentprobe(d, SEED, nhid=0, dropout=0.0)
@@ -376,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", default="1112,1113,1114,1115",
                     help="extra SentEvalProbe seeds for the spread (besides 1111)")  # fmt: skip
     ap.add_argument("--logistic", action="store_true", help="add the nhid=0 exactness check")
+    ap.add_argument("--mlp-probe", action="store_true", help="add MLPProbe() on the same data")
     ap.add_argument("--limit-train", type=int, help="first N train examples (time estimates)")
     ap.add_argument(
         "--out", type=Path, default=Path(__file__).resolve().parent / "results/senteval.json"
@@ -407,7 +432,9 @@ def main(argv: list[str] | None = None) -> int:
         sizes = {s: len(d[f"y_{s}"]) for s in ("train", "dev", "test")}
         print(f"{name}: {sizes}, {len(np.unique(d['y_train']))} classes", flush=True)
         load_before = os.getloadavg()
-        row = bench_task(se, d, seeds, args.logistic, mlp=name not in LOGISTIC_TASKS)
+        row = bench_task(
+            se, d, seeds, args.logistic, mlp=name not in LOGISTIC_TASKS, mlp_probe=args.mlp_probe
+        )
         row["loadavg_before_after"] = [load_before, os.getloadavg()]
         row["sizes"], row["classes"] = sizes, len(np.unique(d["y_train"]))
         result["tasks"][name] = row
