@@ -40,6 +40,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 import torch  # noqa: E402
+from bench_encoding import timed  # noqa: E402
 from data import BIG_TASK, DEFAULT_WORKDIR, SUITE_TASKS, load_task  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
@@ -96,14 +97,8 @@ def sgemm_gflops(m: int, k: int, n: int, repeats: int = 5) -> float:
     threads: the machine's measured peak for that shape."""
     a, b = torch.randn(m, k), torch.randn(k, n)
     a @ b  # warm-up
-    best = min(_timed(lambda: a @ b) for _ in range(repeats))
+    best, _ = timed(lambda: a @ b, repeats)
     return 2.0 * m * k * n / best / 1e9
-
-
-def _timed(fn: Callable[[], Any]) -> float:
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
 
 
 @contextlib.contextmanager

@@ -162,13 +162,20 @@ def control_labels(
     """Draw the map word type -> label: ``words[split]`` holds each item's word type,
     ``targets[split]`` the label counts the control task must have in that split. The first
     draw uses ``seed``; if its counts differ, up to ``_DRAWS`` draws in all, and the closest."""
-    best, best_diff = None, None
+    return _closest_labels(words, targets, labels, seed)[1]
+
+
+def _closest_labels(
+    words: dict[str, list[str]], targets: dict[str, Counter[str]], labels: list[str], seed: int
+) -> tuple[int, dict[str, str]]:
+    """(difference from ``targets``, map) of :func:`control_labels`' closest draw."""
+    best: tuple[int, dict[str, str]] | None = None
     for attempt in range(_DRAWS):
         rng = np.random.default_rng(seed if attempt == 0 else [seed, attempt])
         mapping = _draw_labels(words, targets, labels, rng)
         diff = _difference(mapping, words, targets)
-        if best_diff is None or diff < best_diff:
-            best, best_diff = mapping, diff
+        if best is None or diff < best[0]:
+            best = (diff, mapping)
         if diff == 0:
             break
     assert best is not None
@@ -319,8 +326,7 @@ def control_task(task: ProbingTask, seed: int = 0) -> ProbingTask:
     best = None
     for cap in CAPS:
         keys = control_keys(task.splits, _n_labels(task.splits), cap)
-        drawn = control_labels(keys, targets, labels, seed)
-        diff = _difference(drawn, keys, targets)
+        diff, drawn = _closest_labels(keys, targets, labels, seed)
         if best is None or diff < best[0]:
             best = (diff, keys, drawn)
         if diff == 0:
