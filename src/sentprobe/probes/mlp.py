@@ -107,11 +107,12 @@ class _StackedMLP:
             bits.random_(-(2**63), None, generator=gen)  # all 64 bits: four int16 draws
             draws = bits.view(torch.int16)[: n * H].view(n, H)
             h = h * (((draws < self.threshold) | ~self.dropped) * self.scale)
-        n, out, unit = len(h), [], 0
-        for size, count in self.blocks:
-            hb = h[:, unit : unit + size * count].reshape(n, count, size).transpose(0, 1)
+        # split, not slices: its backward concatenates, where slices' backward zero-fills
+        n, out = len(h), []
+        parts = h.split([size * count for size, count in self.blocks], 1)
+        for (size, count), part in zip(self.blocks, parts):
+            hb = part.reshape(n, count, size).transpose(0, 1)
             out.append(torch.bmm(hb, p[f"W2_{size}"]))  # (count, n, K)
-            unit += size * count
         return (torch.cat(out, 0) + p["b2"][:, None]).transpose(0, 1)  # (n, G, K)
 
     def adam_step(self, X: torch.Tensor, y: torch.Tensor, lr: float, gen: torch.Generator) -> None:
