@@ -2,7 +2,7 @@ import numpy as np
 import torch
 
 from sentprobe.probes.linear import LogisticProbe
-from sentprobe.probes.mlp import MLPProbe
+from sentprobe.probes.mlp import MLPProbe, _StackedMLP
 
 
 def xor(n, seed=0):
@@ -73,3 +73,17 @@ def test_no_dev_fits_come_back_in_configuration_order():
     ]
     fits = probe._fit_grid(torch.from_numpy(X), yi, None, None, configs, seed=0, max_iter=1)
     assert [f.params["W1"].shape[1] for f in fits] == [16, 4, 8]
+
+
+def test_dropout_masks_keep_the_configured_fraction_unbiased():
+    """int16 draws, four per 64-bit number: each unit is kept with probability 1 - dropout
+    (all 16 bits random: a draw missing its sign bit would keep every unit), kept units are
+    scaled by the inverse of that exact fraction, and dropout-0 units are never dropped."""
+    configs = [{"nhid": 64, "dropout": d, "l2": 1e-4} for d in (0.0, 0.1, 0.2)]
+    net = _StackedMLP(d=4, K=2, configs=configs, init_seed=0)
+    h = net.dropout(torch.ones(4000, 192), torch.Generator().manual_seed(0)).view(4000, 3, 64)
+    for j, drop in enumerate(net.drop.tolist()):
+        member = h[:, j]
+        assert abs(float((member > 0).float().mean()) - (1 - drop)) < 0.005, drop
+        assert abs(float(member.mean()) - 1.0) < 0.01, drop  # inverted dropout: unbiased
+    assert bool((h[:, net.drop == 0] == 1).all())

@@ -99,14 +99,18 @@ class _StackedMLP:
         self.hid, self.drop, self.l2 = self.hid[members], self.drop[members], self.l2[members]
         self._index()
 
+    def dropout(self, h: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+        """``h`` (n, H) with inverted dropout at each unit's rate, from ``gen``."""
+        n, H = h.shape
+        bits = torch.empty(-(-n * H // 4), dtype=torch.int64)
+        bits.random_(-(2**63), None, generator=gen)  # all 64 bits: four int16 draws
+        draws = bits.view(torch.int16)[: n * H].view(n, H)
+        return h * (((draws < self.threshold) | ~self.dropped) * self.scale)
+
     def logits(self, X: torch.Tensor, p: dict[str, torch.Tensor], gen=None) -> torch.Tensor:
         h = torch.sigmoid(torch.addmm(p["b1"], X, p["W1"]))  # (n, H)
         if gen is not None and bool(self.dropped.any()):
-            n, H = h.shape
-            bits = torch.empty(-(-n * H // 4), dtype=torch.int64)
-            bits.random_(-(2**63), None, generator=gen)  # all 64 bits: four int16 draws
-            draws = bits.view(torch.int16)[: n * H].view(n, H)
-            h = h * (((draws < self.threshold) | ~self.dropped) * self.scale)
+            h = self.dropout(h, gen)
         # split, not slices: its backward concatenates, where slices' backward zero-fills
         n, out = len(h), []
         parts = h.split([size * count for size, count in self.blocks], 1)
