@@ -66,7 +66,7 @@ class Counters:
         self.flops = 0.0
 
     def wrap(self, name: str, fn: Callable) -> Callable:
-        def timed(*args: Any, **kwargs: Any) -> Any:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
             t = time.perf_counter()
             try:
                 return fn(*args, **kwargs)
@@ -74,7 +74,7 @@ class Counters:
                 self.seconds[name] += time.perf_counter() - t
                 self.calls[name] += 1
 
-        return timed
+        return wrapped
 
     def report(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {

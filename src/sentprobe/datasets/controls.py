@@ -323,9 +323,9 @@ def control_task(task: ProbingTask, seed: int = 0) -> ProbingTask:
     labels = list(
         dict.fromkeys([*task.labels, *sorted({lb for c in targets.values() for lb in c})])
     )
-    best = None
+    best, n_labels = None, _n_labels(task.splits)
     for cap in CAPS:
-        keys = control_keys(task.splits, _n_labels(task.splits), cap)
+        keys = control_keys(task.splits, n_labels, cap)
         diff, drawn = _closest_labels(keys, targets, labels, seed)
         if best is None or diff < best[0]:
             best = (diff, keys, drawn)

@@ -77,7 +77,6 @@ class _StackedMLP:
         kept = ((1 - self.drop[self.member]) * 65536).round()
         self.threshold = (kept - 32768).clamp(max=32767).to(torch.int16)
         self.scale = torch.where(self.dropped, 65536 / kept, 1.0)
-        self.steps = {k: torch.tensor(float(self.step)) for k in self.p}  # Adam's, per tensor
 
     def keep(self, members: torch.Tensor) -> None:
         """Keep only ``members`` (sorted positions), dropping the others' weights and state."""
@@ -146,7 +145,7 @@ class _StackedMLP:
             [self.m[k] for k in keys],
             [self.v[k] for k in keys],
             [],
-            [self.steps[k] for k in keys],
+            [torch.tensor(float(self.step)) for _ in keys],  # Adam's count, one per tensor
             fused=True,  # one pass over each tensor; the same update as torch.optim.Adam
             amsgrad=False,
             beta1=0.9,
