@@ -356,25 +356,42 @@ def write_function_word_quality(out: str | Path, result: Any, **options: Any) ->
     ``KimBuildResult``, or the manifest it wrote): the suite is read back with the DNC
     loader, so the report checks what ``sentprobe run`` and ``sentprobe audit`` will see
     (folds pooled half/half, pairs joined: ``analysis.checks.views``)."""
-    from sentprobe.datasets.loaders.dnc import load_dnc, set_stem
+    from sentprobe.datasets.loaders.dnc import (
+        UnverifiedSetError,
+        data_files,
+        load_dnc_set,
+        set_stem,
+    )
+    from sentprobe.generation.function_words import collocation_note, rule_status_markdown
 
-    tasks = load_dnc(out)
+    tasks, refused = [], []
+    for path in data_files(Path(out)):
+        try:
+            tasks.append(load_dnc_set(path))
+        except UnverifiedSetError as e:
+            refused.append(f"- {e.problem}")
     manifest = result if isinstance(result, dict) else result.manifest
-    stats = {
-        t.name: manifest.get("sets", {}).get(set_stem(Path(t.metadata.source)), {}).get("stats")
-        for t in tasks
-    }
+    set_stats = {name: entry.get("stats") or {} for name, entry in manifest.get("sets", {}).items()}
+    stats = {t.name: set_stats.get(set_stem(Path(t.metadata.source))) for t in tasks}
     note = (
         "Kim et al. (2019)'s acceptability sets must carry no surface cue: a single-position "
-        "or 'contains token X' rule 3 (10) points over majority is a warning (error). "
+        "or 'contains token X' rule 3 (10) points over majority is a warning (error), and "
+        "on a set whose label should depend on the function word itself, one n-gram "
+        "presence rule 10 points over majority is a warning (lexical-ngram). "
         "NB-bi-tfidf is reported, not counted: bigrams see the swapped word among its "
-        "neighbours, which is what these sets test (docs/function-words.md). Ten-fold sets "
+        "neighbours (docs/function-words.md). Ten-fold sets "
         "are checked on the items tested in folds 1-5 (train) against folds 6-10 (test); a "
         "sentence pair as one text, 'first ||| second'."
     )
+    parts = [manifest.get("description", ""), note, collocation_note(set_stats)]
+    nli = sorted(name for name in set_stats if name.startswith("nli-"))
+    if nli:
+        parts.append(rule_status_markdown(nli))
+    if refused:
+        parts.append("Not scored (sentprobe run refuses them):\n\n" + "\n".join(refused))
     extra = {
         "title": f"Quality report: {manifest.get('suite', Path(out).name)}",
-        "description": "\n\n".join(filter(None, [manifest.get("description", ""), note])),
+        "description": "\n\n".join(filter(None, parts)),
         "stats": stats,
         "corpus": ", ".join(c.get("path") or c.get("name", "") for c in manifest.get("corpus", [])),
         "seed": (manifest.get("generator") or {}).get("seed"),

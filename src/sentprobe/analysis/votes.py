@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from sentprobe.errors import DataError, SentprobeError
+from sentprobe.generation.function_words.nli import LABEL_MUST_CHANGE
 from sentprobe.generation.function_words.release import (
     N_FOLDS,
     fold_splits,
@@ -235,14 +236,6 @@ def _balance(kept: list[tuple[dict, dict, bool]], rng: np.random.Generator) -> l
     return out
 
 
-#: NLI sets whose items come in (original, mutated) pairs of one ``tuple_id``: the release
-#: keeps a pair only when its two members' labels differ (all 179 Prep pairs, and every Comp,
-#: Quant and Spatial pair; not Negation, whose 16 patterns include label-keeping ones).
-LABEL_MUST_CHANGE = frozenset(
-    {"nli-prepositions", "nli-comparatives", "nli-quantification", "nli-spatial"}
-)
-
-
 def _label_changed(kept: list[tuple[dict, dict, bool]], outcome: SetOutcome) -> list:
     """``kept`` without the pairs (two kept items of one ``tuple_id``) whose final labels are
     equal: a mutation that did not change the label does not test the function word."""
@@ -284,7 +277,9 @@ def judge_set(
         misc = {**meta.get("misc", {}), "votes": list(answers)}
         if nli:
             misc["assigned_labels"] = ",".join(labels)
-            misc["expected_label_before_votes"] = data["label"]
+            misc["expected_label_before_votes"] = misc.pop("candidate_label", data["label"])
+            if misc.get("expected_label") in ("unverified", "heuristic"):
+                misc["expected_label"] = "annotated"
         new_meta = {**meta, "creation-approach": "crowdsource", "misc": misc}
         kept.append((new_data, new_meta, len(set(labels)) == 1))
     if name in LABEL_MUST_CHANGE:

@@ -16,7 +16,8 @@ reports can tabulate them.
 One module per family of checks: :mod:`.splits` (sizes, identical and overlapping splits,
 several labels per sentence), :mod:`.balance` (classes and lengths), :mod:`.lexical` (the
 lexical split), :mod:`.twins` (original/altered forms across splits), :mod:`.surface` (the
-single-position rules), :mod:`.tokens` (the best "contains token X" rule),
+single-position rules), :mod:`.tokens` (the best "contains token X" rule), :mod:`.ngrams`
+(the best "contains n-gram X" rule on function-word sets),
 :mod:`.agreement_cues` (article/noun agreement, segment lengths of two-sentence items),
 :mod:`.baselines`
 (the text baselines); :mod:`.cues` scores a cue, :mod:`.views` shows cross-validated and
@@ -54,6 +55,7 @@ from sentprobe.analysis.checks.baselines import (
 )
 from sentprobe.analysis.checks.cues import CueScore, score_against_majority
 from sentprobe.analysis.checks.lexical import LEXICAL_SPLIT_TASKS, check_target_forms, perfect_forms
+from sentprobe.analysis.checks.ngrams import check_lexical_ngram
 from sentprobe.analysis.checks.splits import (
     check_identical_splits,
     check_labels_per_sentence,
@@ -93,6 +95,7 @@ CHECKS: tuple[Check, ...] = (
     *(_rule_check(rule) for rule in RULES if rule is not CASING_RULE),
     check_casing_cue,
     check_contains_token,
+    check_lexical_ngram,
     *AGREEMENT_CHECKS,
     check_length,
     check_baselines,

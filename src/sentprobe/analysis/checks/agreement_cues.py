@@ -12,11 +12,12 @@ or an error only on a task that must carry no surface cue, and information elsew
 - ``article-sound``: the text has an "a"/"an" whose form is not the one the next word's sound
   takes (:func:`sentprobe.generation.function_words.articles.takes_an`: an hour, a
   university, an FBI, an 8);
-- ``article-plural``: the text has an "a"/"an" directly before a word that looks plural
-  (``looks_plural`` of ``generation.function_words.articles``: regular -s plurals and
-  common irregular ones; words in -ss, -us, -is and a list of singular -s words excluded).
-  A heuristic without a tagger: it misses "a big houses" and misreads a few words, but it
-  reads both classes alike, so what it measures is the difference between them;
+- ``article-plural``: the text has an "a"/"an" directly before a plural noun by WordNet
+  (``wordnet.is_plural_noun``: an irregular plural such as "data" or "criteria", or an -s
+  form that is no noun lemma but whose stem is). It is deliberately not the generator's own
+  test (``articles.looks_plural``), so a word that filter misreads is still seen here. It
+  misses "a big houses" and needs WordNet (no finding without it), but it reads both
+  classes alike, so what it measures is the difference between them;
 - ``segment-length`` (two-sentence items only): the best rule "a segment shorter than L or
   longer than H tokens" (either sentence; punctuation tokens not counted), L and H fitted on
   train.
@@ -40,7 +41,8 @@ from sentprobe.analysis.checks.surface import is_punct
 from sentprobe.analysis.checks.views import PAIR_SEPARATOR
 from sentprobe.analysis.findings import Finding
 from sentprobe.datasets.task import ProbingTask
-from sentprobe.generation.function_words.articles import looks_plural, takes_an
+from sentprobe.generation.function_words.articles import takes_an
+from sentprobe.generation.function_words.wordnet import is_plural_noun, noun_forms
 
 
 def _article_pairs(text: str) -> list[tuple[str, str]]:
@@ -64,8 +66,8 @@ def wrong_article_sound(text: str) -> bool:
 
 
 def article_before_plural(text: str) -> bool:
-    """Whether some "a"/"an" stands directly before a plural-looking word ("a houses")."""
-    return any(looks_plural(nxt) for _, nxt in _article_pairs(text))
+    """Whether some "a"/"an" stands directly before a plural noun ("a houses", "a data")."""
+    return any(is_plural_noun(nxt) for _, nxt in _article_pairs(text))
 
 
 def _presence_rule(
@@ -88,10 +90,12 @@ def _presence_rule(
     return pick(sides[True]), pick(sides[False])
 
 
-def _feature_check(check: str, name: str, feature: Callable[[str], bool]):
+def _feature_check(
+    check: str, name: str, feature: Callable[[str], bool], needs: Callable[[], bool] = lambda: True
+):
     def run(task: ProbingTask, options: CheckOptions) -> list[Finding]:
         test = _scored_test(task)
-        if test is None:
+        if test is None or not needs():
             return []
         train = task.splits["train"]
         yes, no = _presence_rule(feature, train.sentences, train.labels)
@@ -128,8 +132,9 @@ check_article_sound = _feature_check(
     "article-sound", "has an a/an that does not fit the next word's sound", wrong_article_sound
 )
 check_article_plural = _feature_check(
-    "article-plural", "has a/an before a plural-looking word", article_before_plural
-)
+    "article-plural", "has a/an before a plural noun", article_before_plural,
+    needs=lambda: bool(noun_forms()[0]),
+)  # fmt: skip
 
 
 def segment_lengths(text: str) -> tuple[int, int] | None:

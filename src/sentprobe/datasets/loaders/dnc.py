@@ -22,9 +22,14 @@ set is given (items sharing a premise or an MNLI ``tuple_id`` kept in one part, 
 
 Any problem (malformed JSON, an item without metadata, an unknown label, a fold lacking a
 split) raises one DataError naming the file and the item's ``pair-id``; nothing is returned.
-Items of a generated NLI set marked ``expected_label: unverified`` (their rule is below 80 %
-agreement with the release) are for annotators only and are not loaded; those marked
-``heuristic`` are counted in ``TaskMetadata.heuristic_labels``.
+Items of a generated NLI set marked ``expected_label: unverified`` (no annotated sample
+confirms their labelling rule; their ``label`` is empty and the rule's guess is
+``misc.candidate_label``) are for annotators only and are not loaded; a set left with its
+unmutated originals only is refused (:class:`UnverifiedSetError`), never scored under the
+phenomenon's name. Items marked ``heuristic`` are counted in ``TaskMetadata.heuristic_labels``.
+Pair accuracy groups the items of one ``tuple_id`` (one MNLI pair and its mutations); a
+generated acceptability set's ``couple`` (two different sentences dealt to one fold) is not a
+pair.
 """
 
 from __future__ import annotations
@@ -98,6 +103,9 @@ class DncSet:
     format: str
     group: Callable[[str, dict[str, Any]], str | None] | None = None
     description: str = ""
+    #: whether the label is meant to depend on the function word itself (the paper's sets);
+    #: False for sets that test something narrower and say so in their name (collocations)
+    function_word_property: bool = True
 
 
 #: Release file stems (without ``_data.json``) -> the paper's names (its Table 3) and formats.
@@ -110,6 +118,22 @@ DNC_SETS: dict[str, DncSet] = {
     ),
     "acceptability-coordinating-conjunctions": DncSet(
         "Coord", "acceptability-single", None, "and/but/or swapped"
+    ),
+    "acceptability-definiteness-collocations": DncSet(
+        "Def-collocations",
+        "acceptability-single",
+        None,
+        "an article swapped inside a collocation that selects it (the same, such a, a lot "
+        "of): tests these collocations, not definiteness",
+        function_word_property=False,
+    ),
+    "acceptability-coordination-collocations": DncSet(
+        "Coord-collocations",
+        "acceptability-single",
+        None,
+        "and/but/or swapped inside a frame that selects it (either ... or, between ... and, "
+        "and so on): tests these collocations, not coordination",
+        function_word_property=False,
     ),
     "acceptability-eos": DncSet(
         "EOS", "acceptability-pair", None, "two sentences of running text, segmented right or not"
@@ -254,7 +278,7 @@ def load_dnc_set(
             problems.add(None, f"{where}: no entry in {meta_file.name}")
             continue
         expected = found["misc"].get("expected_label")
-        if expected == "unverified":  # written for annotators only: its rule is unverified
+        if expected == "unverified":  # written for annotators only: no gold label yet
             unverified += 1
             continue
         heuristic += expected == "heuristic"
@@ -284,14 +308,15 @@ def load_dnc_set(
         ids.append(pid)
     if not items:
         problems.add(None, "no items (an empty array)")
-    elif not ids and not len(problems):
-        problems.add(None, f"all {unverified} items are unverified (for annotation only)")
     problems.raise_if_any()
+    if unverified and not any(m.get("original") is False for m in miscs):
+        raise UnverifiedSetError(data_file, stem, unverified)
 
     assignments = _fold_assignments(miscs, ids, golds, sents, nli, meta_file, problems)
     problems.raise_if_any()
-    # minimal pairs: an NLI set's tuple_id, a generated acceptability set's "pair"
-    pair_ids = [m.get("tuple_id", m.get("pair")) for m in miscs]
+    # minimal pairs: the items an NLI set made from one MNLI pair (its tuple_id); a generated
+    # acceptability set's couples come from two sentences and are no pairs
+    pair_ids = [m.get("tuple_id") for m in miscs]
     pair_list = None if any(p is None for p in pair_ids) else [str(p) for p in pair_ids]
     has_groups = any(g is not None for g in groups)
     group_list = [g if g is not None else "none" for g in groups] if has_groups else None
@@ -329,8 +354,8 @@ def load_dnc_set(
     task = ProbingTask(metadata=metadata, splits=folds[0], folds=folds)
     if unverified:
         task.warnings.append(
-            f"{unverified} items not loaded: their labelling rule agrees with the release's "
-            "annotators on under 80 % of its items, so they await annotation (sentprobe annotate)"
+            f"{unverified} items not loaded: no annotated sample confirms their labelling "
+            "rule, so they await annotation (sentprobe annotate)"
         )
     if heuristic:
         task.warnings.append(
@@ -339,6 +364,24 @@ def load_dnc_set(
         )
     task.warnings.extend(task_warnings(_joined(task) if second is not None else task))
     return task
+
+
+class UnverifiedSetError(DataError):
+    """A generated NLI set none of whose mutated items has a gold label: loading only its
+    unmutated originals would score a set without its phenomenon under the phenomenon's name.
+    """
+
+    def __init__(self, data_file: Path, stem: str, unverified: int) -> None:
+        suite = data_file.parent.parent if data_file.parent.name == "NLI" else data_file.parent
+        self.stem = stem
+        super().__init__(
+            data_file,
+            None,
+            f"{stem}: all {unverified} mutated items await annotation (no annotated sample "
+            f"confirms their labelling rule), so the set is not scored; annotate it: sentprobe "
+            f"annotate export {suite} -o sheet.csv, collect votes, then sentprobe annotate "
+            f"import {suite} votes.csv -o FINAL and run on FINAL",
+        )
 
 
 def _joined(task: ProbingTask) -> ProbingTask:

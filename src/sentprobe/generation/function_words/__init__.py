@@ -1,7 +1,8 @@
 """Generating the function-word probing sets of Kim et al. (2019) from any corpus.
 
-Acceptability (``acceptability``): wh-word, definiteness and coordinating-conjunction swaps
-on single sentences, and end-of-sentence re-segmentation of adjacent sentence pairs; NLI
+Acceptability (``acceptability``): wh-word swaps on single sentences, article and
+conjunction swaps inside the collocations that select them ("the same", "either ... or"),
+and end-of-sentence re-segmentation of adjacent sentence pairs; NLI
 (``nli``): preposition swaps, negated hypotheses for comparatives, quantifiers and spatial
 expressions, and the 16 explicit/lexical negation patterns (antonyms from WordNet,
 ``wordnet``). ``pipeline.build_function_words`` reads a corpus and writes a suite in the DNC
@@ -13,14 +14,23 @@ from sentprobe.registry import generators
 
 from .acceptability import (
     ACCEPTABILITY_SETS,
-    Coordination,
-    Definiteness,
+    CoordinationCollocations,
+    DefinitenessCollocations,
     EndOfSentence,
     FunctionWordSet,
     WhWords,
+    collocation_note,
 )
 from .articles import indefinite_for, takes_an
-from .nli import NLI_SETS, Comparatives, Negation, Prepositions, Quantification, Spatial
+from .nli import (
+    NLI_SETS,
+    Comparatives,
+    Negation,
+    Prepositions,
+    Quantification,
+    Spatial,
+    rule_status_markdown,
+)
 from .pipeline import (
     ALL_SETS,
     GENERATOR_VERSION,
@@ -40,8 +50,8 @@ __all__ = [
     "GENERATOR_VERSION",
     "NLI_SETS",
     "Comparatives",
-    "Coordination",
-    "Definiteness",
+    "CoordinationCollocations",
+    "DefinitenessCollocations",
     "EndOfSentence",
     "FunctionWordSet",
     "KimBuildResult",
@@ -51,10 +61,12 @@ __all__ = [
     "Spatial",
     "WhWords",
     "build_function_words",
+    "collocation_note",
     "indefinite_for",
     "read_release_set",
     "release_sets",
     "read_paragraphs",
+    "rule_status_markdown",
     "takes_an",
     "write_function_word_suite",
 ]

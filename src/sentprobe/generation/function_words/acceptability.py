@@ -1,14 +1,17 @@
-"""The four acceptability sets of Kim et al. (2019, sec. 2.2) from any tokenized corpus:
-wh-words, definiteness, coordinating conjunctions (one sentence each) and end-of-sentence (a
-pair of sentences).
+"""Acceptability sets after Kim et al. (2019, sec. 2.2) from any tokenized corpus: wh-words
+and end-of-sentence as the paper makes them, and definiteness and coordination restricted to
+the collocations that select the function word (``*-collocations``: what they test is named
+in their set names, since a swap outside such a frame is often still acceptable and the
+paper's sets need annotators for their labels).
 
 Every set follows the paper's protocol (find sentences with the construction, mutate half of
 them) with the leak guards of sentprobe's other altered-sentence tasks: a corpus sentence is
 used once (as an original or mutated, never both), a mutated sentence that is itself a corpus
 sentence is dropped, and the two classes are balanced within every stratum of
 ``rules.*_key`` (the same function word at the same kind of position), so no word-presence
-rule separates them. Items are dealt to ten folds in original/mutated pairs of one stratum,
-so every fold's test set is balanced too.
+rule separates them. Items are dealt to ten folds in original/mutated couples of one stratum
+(two different sentences, not a minimal pair), so every fold's test set is balanced too; a
+set that cannot fill every fold (under ``MIN_COUPLES`` couples) is a GenerationError.
 """
 
 from __future__ import annotations
@@ -54,14 +57,24 @@ class FunctionWordSet:
         return dict(sorted(c.items()))
 
 
+#: Couples (one acceptable, one unacceptable item) a set needs at least: one per fold chunk,
+#: so every fold has train, dev and test items of both classes.
+MIN_COUPLES = N_FOLDS
+
+
 def _check_size(name: str, size: int | None, available: int, what: str) -> int:
-    """Items to draw: ``size`` (even, so classes balance) or all ``available`` when None."""
-    if available < 2:
-        raise GenerationError(f"{name}: the corpus yields no items ({what})")
+    """Items to draw: ``size`` (even, so classes balance) or all ``available`` when None;
+    a GenerationError when that is under ``MIN_COUPLES`` couples (a fold would be empty)."""
+    least = 2 * MIN_COUPLES
+    if size is not None and (size < least or size % 2):
+        raise GenerationError(f"{name}: the size must be an even number >= {least}, got {size}")
+    if available < least:
+        raise GenerationError(
+            f"{name}: the corpus yields {available} items ({what}), under the {least} that "
+            f"fill {N_FOLDS} folds; use a larger corpus"
+        )
     if size is None:
         return available
-    if size < 2 or size % 2:
-        raise GenerationError(f"{name}: the size must be an even number >= 2, got {size}")
     if size > available:
         raise GenerationError(
             f"{name}: {size} items requested but the corpus yields only {available} "
@@ -70,16 +83,17 @@ def _check_size(name: str, size: int | None, available: int, what: str) -> int:
     return size
 
 
-def _deal(pairs: Sequence[tuple[Item, Item]], rng: np.random.Generator) -> list[Item]:
-    """Shuffle original/mutated pairs, give both members of pair i fold chunk i mod 10 and
-    the pair id i (``misc.pair``: pair-level accuracy), and return the items in a shuffled
-    order."""
-    order = rng.permutation(len(pairs))
+def _deal(couples: Sequence[tuple[Item, Item]], rng: np.random.Generator) -> list[Item]:
+    """Shuffle (acceptable, unacceptable) couples, give both members of couple i fold chunk
+    i mod 10 (so every fold's test set is balanced) and the couple id i (``misc.couple``),
+    and return the items in a shuffled order. A couple's two items come from different
+    sentences: they are not a minimal pair and are not scored as one."""
+    order = rng.permutation(len(couples))
     items: list[Item] = []
     for rank, p in enumerate(order):
-        for item in pairs[p]:
+        for item in couples[p]:
             item.chunk = rank % N_FOLDS
-            item.misc["pair"] = rank
+            item.misc["couple"] = rank
             items.append(item)
     return [items[i] for i in rng.permutation(len(items))]
 
@@ -143,6 +157,8 @@ class SingleSentenceSet:
     sentences are then paired within strata (``key`` of the sentence shown)."""
 
     name: ClassVar[str] = ""
+    #: whether only sentences with a :meth:`frame` qualify (a collocation set)
+    framed: ClassVar[bool] = False
     size: int | None = None
 
     def word(self, tokens: Tokens) -> str | None:
@@ -215,7 +231,40 @@ class SingleSentenceSet:
             item.misc["stratum"] = repr(stratum)
             item.misc["subtype"] = str(stratum[0])  # type: ignore[index]
         stats["items"] = len(items)
+        if self.framed:
+            stats[FRAME_LOOKUP] = sum(
+                (self.frame(tuple(item.context.split())) is not None)
+                == (item.label == "acceptable")
+                for item in items
+            )
         return FunctionWordSet(self.name, items, stats, {"size": self.size, "seed": seed})
+
+
+#: The stats key of a frame set's frame-lookup score: items the rule "the frame is intact
+#: => acceptable, else unacceptable" labels right (``stats["items"]``: out of how many).
+FRAME_LOOKUP = "frame lookup (frame intact => acceptable): items right"
+
+
+def collocation_note(set_stats: dict[str, dict[str, int]]) -> str:
+    """What the collocation sets of a suite test, with their frame-lookup score (from each
+    set's generation ``stats``); "" when the suite has none."""
+    rows = [
+        f"{name}: {stats[FRAME_LOOKUP]} of {stats['items']} items "
+        f"({100 * stats[FRAME_LOOKUP] / stats['items']:.1f} %)"
+        for name, stats in sorted(set_stats.items())
+        if FRAME_LOOKUP in stats and stats.get("items")
+    ]
+    if not rows:
+        return ""
+    return (
+        "The *-collocations sets (Def-collocations, Coord-collocations) swap an article or "
+        "conjunction only inside a frame that selects it (the same, such a, a lot of; "
+        "either ... or, between ... and, and so on): they test knowledge of about twenty "
+        "collocations, not definiteness or coordination as Kim et al.'s Def and Coord do. "
+        "A lookup of those frames (frame intact => acceptable) labels "
+        + "; ".join(rows)
+        + "; their NB-bi-tfidf column above is the same cue learnt from bigrams."
+    )
 
 
 @dataclass
@@ -248,46 +297,46 @@ class WhWords(OneWordSwap):
 
 
 @dataclass
-class Coordination(OneWordSwap):
-    """Sentences with exactly one of and/but/or in a frame where any swap is ungrammatical
+class CoordinationCollocations(OneWordSwap):
+    """Sentences whose only and/but/or stands in a frame that selects it
     (``rules.coordination_frame``: "between X and Y", "either X or Y", "not only X but Y",
     "more and more", "and so on", ...); the mutated half has it replaced by one of the other
-    two. Outside such frames a swap often stays acceptable ("apples and pears" -> "apples or
-    pears"), which would make "unacceptable" labels wrong; ``frames=False`` takes every
-    sentence with one conjunction, as the paper does."""
+    two. The label is then right by construction, but what it measures is knowledge of these
+    collocations, not of coordination: the rule "frame intact => acceptable" labels every
+    item (``FRAME_LOOKUP`` in the stats). Kim et al.'s Coord swaps the conjunction anywhere,
+    where a swap often stays acceptable ("apples and pears" -> "apples or pears"); its labels
+    need annotators, so that set is not generated."""
 
-    name: ClassVar[str] = "acceptability-coordinating-conjunctions"
+    name: ClassVar[str] = "acceptability-coordination-collocations"
+    framed: ClassVar[bool] = True
     words: ClassVar[tuple[str, ...]] = CONJUNCTIONS
     rule: ClassVar[str] = "conjunction-swap"
-    frames: bool = True
 
     def word(self, tokens: Tokens) -> str | None:
-        if self.frames and coordination_frame(tokens) is None:
-            return None
-        return super().word(tokens)
+        return None if coordination_frame(tokens) is None else super().word(tokens)
 
     def frame(self, tokens: Tokens) -> str | None:
-        return coordination_frame(tokens) if self.frames else None
+        return coordination_frame(tokens)
 
 
 @dataclass
-class Definiteness(SingleSentenceSet):
+class DefinitenessCollocations(SingleSentenceSet):
     """Sentences with two or more "the" (fewer than two a/an) or two or more a/an (fewer than
-    two "the"); the mutated half has every occurrence swapped (a/an by the next word). With
-    ``frames`` (default) only sentences where one occurrence is in a frame the swap breaks
-    (``rules.article_frame``: "the same", "the following", a superlative, "such a", "a lot
-    of", ...): elsewhere "a man saw a dog" -> "the man saw the dog" is still acceptable."""
+    two "the"), one of them in a frame that selects it (``rules.article_frame``: "the same",
+    "the following", a superlative, "such a", "a lot of", ...); the mutated half has every
+    occurrence swapped (a/an by the next word). As with :class:`CoordinationCollocations`,
+    this tests the collocations (frame lookup labels every item), not definiteness: Kim et
+    al.'s Def swaps articles anywhere ("a man saw a dog" -> "the man saw the dog" stays
+    acceptable), which needs annotators."""
 
-    name: ClassVar[str] = "acceptability-definiteness"
-    frames: bool = True
+    name: ClassVar[str] = "acceptability-definiteness-collocations"
+    framed: ClassVar[bool] = True
 
     def word(self, tokens: Tokens) -> str | None:
-        if self.frames and article_frame(tokens) is None:
-            return None
-        return article_kind(tokens)
+        return None if article_frame(tokens) is None else article_kind(tokens)
 
     def frame(self, tokens: Tokens) -> str | None:
-        return article_frame(tokens) if self.frames else None
+        return article_frame(tokens)
 
     def key(self, tokens: Tokens) -> Hashable:
         return article_key(tokens)
@@ -421,5 +470,5 @@ class EndOfSentence:
 
 #: The acceptability generators by release set name.
 ACCEPTABILITY_SETS: dict[str, Callable[..., Any]] = {
-    g.name: g for g in (WhWords, Definiteness, Coordination, EndOfSentence)
+    g.name: g for g in (WhWords, DefinitenessCollocations, CoordinationCollocations, EndOfSentence)
 }

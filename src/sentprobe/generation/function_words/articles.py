@@ -78,7 +78,8 @@ def indefinite_for(word: str, capital: bool = False) -> str:
 #: Plurals without -s, and -s words that are singular (or not nouns) although the regular
 #: -s rule would take them for plurals.
 IRREGULAR_PLURALS = frozenset(
-    "people children men women feet teeth mice geese oxen dice police cattle".split()  # noqa: SIM905
+    """people children men women feet teeth mice geese oxen dice police cattle data criteria
+    phenomena media bacteria alumni analyses axes bases crises theses""".split()  # noqa: SIM905
 )
 SINGULAR_S = frozenset(
     """always perhaps whereas thus plus yes this his hers its ours yours theirs was has does is

@@ -12,18 +12,23 @@
   explicitly negated ("neg"), lexically negated (the word swapped for its antonym, "lneg")
   or both ("lexpneg"), named ``<premise>-<hypothesis>`` as the release's ``task_desc``.
 
-Labels: the original pair keeps its label; a mutated pair gets its rule's label (negating one
-side swaps entailment and contradiction, neutral stays; two negations of one side cancel; a
-preposition swap is neutral) only when that rule reproduced the release's annotators on at
-least 80 % of its items (``RULE_AGREEMENT_FILE``, measured by
-``scripts/measure_nli_rules.py``), recorded as ``expected_label: heuristic``; otherwise the
-item is ``unverified``: written for annotation only, never scored. The paper's labels come
-from annotators (``sentprobe annotate``), and so should a generated set's.
+Labels: the original pair keeps its label. A mutated pair's label would be its rule's
+(negating one side swaps entailment and contradiction; two negations of one side cancel; a
+preposition swap is neutral). In Prep, Comp, Quant and Spatial the release keeps only
+mutations that change the label, so a pair whose rule would keep it (a neutral original) is
+not used. The rule labels items only when a fresh annotated sample of generated items (the
+``sentprobe annotate`` round trip) confirmed it: at least ``MIN_ANNOTATED`` items, agreement
+``MIN_RULE_AGREEMENT`` or more (``RULE_AGREEMENT_FILE``, key ``annotated``); the agreement
+with the release's annotators that ``scripts/measure_nli_rules.py`` measures is conditional
+on a change (every release pair of those sets changed label) and does not suffice. Until
+then a mutated item is ``unverified``: its ``label`` is empty, the rule's guess is
+``misc.candidate_label``, and the loader does not score it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -41,6 +46,7 @@ from ..base import GenerationError, make_rng
 from .acceptability import FunctionWordSet
 from .lexicon import COMPARATIVES, PREPOSITIONS, QUANTIFIERS, SPATIAL
 from .negation import antonym_positions, explicit_negation, is_negated, lexical_negation
+from .release import N_FOLDS as NLI_FOLDS
 from .release import Item
 from .rules import Mutation, match_case
 
@@ -49,8 +55,15 @@ from .rules import Mutation, match_case
 RULE_AGREEMENT_FILE = (
     Path(__file__).resolve().parents[2] / "datasets/data/kim2019_nli_rule_agreement.json"
 )
-#: A rule labels items only when it agrees with the release's annotators this often.
+#: A rule labels items only when an annotated sample agrees with it this often...
 MIN_RULE_AGREEMENT = 0.8
+#: ... on at least this many annotated items.
+MIN_ANNOTATED = 50
+#: Sets whose mutation must change the label: the release keeps a pair of these only when its
+#: two members' labels differ (not Negation, whose 16 patterns include label-keeping ones).
+LABEL_MUST_CHANGE = frozenset(
+    {"nli-prepositions", "nli-comparatives", "nli-quantification", "nli-spatial"}
+)
 LABELS = {"entailment": "entailment", "neutral": "neutral", "contradiction": "contradiction",
           "e": "entailment", "n": "neutral", "c": "contradiction"}  # fmt: skip
 FLIP = {"entailment": "contradiction", "contradiction": "entailment", "neutral": "neutral"}
@@ -154,25 +167,65 @@ def rule_label(set_name: str, original: str, pattern: str = "") -> str:
 
 @lru_cache(maxsize=4)
 def rule_agreement(path: Path = RULE_AGREEMENT_FILE) -> dict[str, dict[str, Any]]:
-    """Rule name -> {n, agree, share, ...} as measured on the release (empty if unmeasured)."""
+    """Rule name -> {n, agree, share, ...} as measured on the release, plus ``annotated``
+    ({n, agree, share} on an annotated sample of generated items) where one was recorded."""
     if not path.is_file():
         return {}
     return json.loads(path.read_text("utf-8"))["rules"]
 
 
 def rule_verified(name: str, table: dict[str, dict[str, Any]] | None = None) -> bool:
-    """Whether rule ``name`` may label items: it reproduced the release's annotators on at
-    least ``MIN_RULE_AGREEMENT`` of that rule's items (an unmeasured rule may not)."""
-    entry = (rule_agreement() if table is None else table).get(name)
-    return entry is not None and entry["share"] >= MIN_RULE_AGREEMENT
+    """Whether rule ``name`` may label items: an annotated sample of at least
+    ``MIN_ANNOTATED`` generated items agreed with it on ``MIN_RULE_AGREEMENT`` of them."""
+    sample = ((rule_agreement() if table is None else table).get(name) or {}).get("annotated")
+    return bool(sample) and sample["n"] >= MIN_ANNOTATED and sample["share"] >= MIN_RULE_AGREEMENT
 
 
-def _mutated_label(set_name: str, original: str, pattern: str = "") -> tuple[str, str]:
-    """(label, expected_label) of a mutated item: the rule's label, recorded as "heuristic"
-    when the rule is verified, else as "unverified" (written for annotation only: the loader
-    does not score it, and its label field just holds the rule's guess)."""
-    verified = rule_verified(rule_name(set_name, pattern))
-    return rule_label(set_name, original, pattern), "heuristic" if verified else "unverified"
+def rule_status_markdown(set_names: Sequence[str]) -> str:
+    """QUALITY.md's table of the labelling rules of ``set_names``: agreement with the
+    release's annotators (conditional on a change of label where the set requires one), the
+    annotated sample of generated items (size, agreement) and whether the rule labels."""
+    table = rule_agreement()
+    names = sorted(n for n in table if n.split(":")[0] in set_names)
+    rows = []
+    for name in names:
+        entry, sample = table[name], table[name].get("annotated")
+        release = f"{100 * entry['share']:.1f} % of {entry['n']}"
+        checked = "none" if not sample else f"{100 * sample['share']:.1f} % of {sample['n']}"
+        rows.append(
+            f"| {name} | {release} | {checked} | {'yes' if rule_verified(name) else 'no'} |"
+        )
+    return "\n".join(
+        [
+            "Labelling rules of the NLI sets. Release: agreement with the release's annotators "
+            "(Prep, Comp, Quant, Spatial: given that the label changed, as every release pair "
+            "of those sets did). Annotated sample: agreement with annotators' votes on "
+            f"generated items (the rule labels only with >= {MIN_ANNOTATED} items and "
+            f">= {100 * MIN_RULE_AGREEMENT:.0f} %); otherwise mutated items have no label and "
+            "await annotation.",
+            "",
+            "| rule | release | annotated sample | labels |",
+            "|---|---:|---:|---|",
+            *rows,
+        ]
+    )
+
+
+def _mutated(pair: Pair, set_name: str, context, hyp, pattern: str = "", **misc) -> Item:
+    """A mutated item: the rule's label, recorded as ``heuristic`` when an annotated sample
+    confirmed the rule; else no label (``unverified``) and the rule's guess as
+    ``candidate_label``, so no reader takes it for gold."""
+    guess = rule_label(set_name, pair.label, pattern)
+    if rule_verified(rule_name(set_name, pattern)):
+        return _item(pair, context, hyp, guess, expected_label="heuristic", **misc)
+    return _item(pair, context, hyp, "", expected_label="unverified", candidate_label=guess, **misc)
+
+
+def keeps_label(set_name: str, original: str) -> bool:
+    """Whether the set's mutation would leave a pair labelled ``original`` as it is (a
+    neutral pair's negated hypothesis or swapped preposition) in a set whose mutation must
+    change the label: such a pair is not used."""
+    return set_name in LABEL_MUST_CHANGE and rule_label(set_name, original) == original
 
 
 @dataclass
@@ -191,12 +244,20 @@ class NLISet:
         groups = [g for g in (self.items_for(p, rng, stats) for p in pairs) if g]
         stats["pairs used"] = len(groups)
         available = sum(map(len, groups))
-        if not groups:
-            raise GenerationError(f"{self.name}: no input pair has the phenomenon")
+        if len(groups) < NLI_FOLDS:
+            raise GenerationError(
+                f"{self.name}: {len(groups)} input pairs have the phenomenon, under the "
+                f"{NLI_FOLDS} that fill the fallback protocol's folds; use a larger input"
+            )
         n = available if self.size is None else min(self.size, available)
         items: list[Item] = []
         for tuple_id, g in enumerate(rng.permutation(len(groups))):
             if len(items) + len(groups[g]) > n:
+                if tuple_id < NLI_FOLDS:
+                    raise GenerationError(
+                        f"{self.name}: {n} items hold only {tuple_id} input pairs with their "
+                        f"mutations, under the {NLI_FOLDS} that fill the folds; raise the size"
+                    )
                 break
             for item in groups[g]:
                 item.misc["tuple_id"] = tuple_id
@@ -231,6 +292,9 @@ class Prepositions(NLISet):
         spans = _preposition_spans(pair.hypothesis)
         if not spans:
             return []
+        if keeps_label(self.name, pair.label):
+            stats["skipped: the swap would keep the label (a neutral pair)"] += 1
+            return []
         start, end, prep = spans[int(rng.integers(len(spans)))]
         others = [p for p in PREPOSITIONS if p != prep]
         new = others[int(rng.integers(len(others)))]
@@ -243,26 +307,103 @@ class Prepositions(NLISet):
         )  # fmt: skip
         stats[f"swapped: {prep}"] += 1
         hyp = " ".join(tokens)
-        label, expected = _mutated_label(self.name, pair.label)
         return [
             _item(pair, pair.premise.tokens, pair.hypothesis.tokens, pair.label,
                   task_desc=prep, category="prepswap", original=True),
-            _item(pair, pair.premise.tokens, mutated, label, task_desc=prep,
-                  category="prepswap", original=False, expected_label=expected,
-                  mutation={**mutation.to_json(), "original": hyp}),
+            _mutated(pair, self.name, pair.premise.tokens, mutated, task_desc=prep,
+                     category="prepswap", original=False,
+                     mutation={**mutation.to_json(), "original": hyp}),
         ]  # fmt: skip
 
 
-def _subtypes(record: AnnotatedSentence, table: dict[str, tuple[str, ...]]) -> list[str]:
-    """The sub-types of ``table`` whose words occur in the sentence (not as a verb: "she
-    left"), in table order; numerals (UD NUM) count for ``quant_num``, comparative adjectives
-    and adverbs (PTB JJR, RBR: "wider") for ``compare_other``."""
+#: Words after which "far" is a degree adverb, not a distance ("far more accessible").
+_DEGREE_AFTER_FAR = frozenset({"more", "less", "too", "better", "worse", "from", "fewer"})
+#: Words after which "left"/"right" name a side ("the left wing", "right hand").
+SIDE_NOUNS = frozenset(
+    """side hand arm leg foot eye ear wing bank corner turn lane column panel edge margin
+    shoulder click""".split()  # noqa: SIM905
+)
+#: Words after which "right" is an intensifier ("right now", "right after").
+_RIGHT_INTENSIFIED = frozenset(
+    "now away after before there here back into through along off".split()  # noqa: SIM905
+)
+#: Words after which a quantifier word is not one ("all right", "at all", "no longer").
+_NOT_QUANTITY = {
+    "all": ("right",),
+    "no": ("longer", "doubt", "matter"),
+    "any": ("longer", "more"),
+}
+_YEAR = re.compile(r"^(1[0-9]|20)\d\d$")
+
+
+def spatial_sense(record: AnnotatedSentence, i: int) -> bool:
+    """Whether the spatial word at ``i`` is used for space, not degree, quantity, rightness
+    or as a verb particle: "far more accessible", "over two hundred islands", "that's
+    right", "set up", "the right to vote", "close to 50" are not spatial."""
     words = _words(record)
+    w, nxt = words[i], words[i + 1] if i + 1 < len(words) else ""
+    prev = words[i - 1] if i else ""
+    nxt_num = i + 1 < len(words) and record.upos[i + 1] == "NUM"
+    if record.upos[i] == "VERB" or record.deprels[i] == "compound:prt":
+        return False
+    if w == "far":
+        return nxt not in _DEGREE_AFTER_FAR and record.xpos[i + 1 : i + 2] not in (["JJR"], ["RBR"])
+    if w in ("over", "under", "above", "below"):
+        return not nxt_num and nxt not in ("average", "all") and not (w == "over" and prev == "is")
+    if w in ("left", "right"):
+        if w == "right" and nxt in _RIGHT_INTENSIFIED:
+            return False
+        return nxt in SIDE_NOUNS or (prev in ("the", "to", "on", "at") and nxt not in ("to", "of"))
+    if w == "close":
+        after = words[i + 2] if i + 2 < len(words) else ""
+        return (
+            nxt in ("to", "by")
+            and not (i + 2 < len(words) and record.upos[i + 2] == "NUM")
+            and after != "zero"
+        )
+    if w == "near":
+        return record.upos[i] in ("ADP", "ADV")
+    return True
+
+
+def quantity_sense(record: AnnotatedSentence, i: int) -> bool:
+    """Whether the quantifier word at ``i`` quantifies: not "most"/"least" as a degree word
+    before an adjective or adverb ("most beautiful"), "one" as a pronoun ("the one who"),
+    "all right", "at all", "no longer", "any more", a year ("in 1990")."""
+    words = _words(record)
+    w, nxt = words[i], words[i + 1] if i + 1 < len(words) else ""
+    prev = words[i - 1] if i else ""
+    if w in ("most", "least") and i + 1 < len(words) and record.upos[i + 1] in ("ADJ", "ADV"):
+        return False
+    if w == "one" and record.upos[i] != "NUM":
+        return False
+    if w == "all" and prev in ("at", "above"):
+        return False
+    if nxt in _NOT_QUANTITY.get(w, ()):
+        return False
+    if w == "percent":
+        return record.upos[i - 1 : i] == ["NUM"]
+    return not _YEAR.match(w)
+
+
+def _subtypes(record: AnnotatedSentence, table: dict[str, tuple[str, ...]]) -> list[str]:
+    """The sub-types of ``table`` whose words occur in the sentence in the phenomenon's
+    sense (not as a verb: "she left"; :func:`spatial_sense`, :func:`quantity_sense`), in
+    table order; numerals (UD NUM, not years) count for ``quant_num``, comparative
+    adjectives and adverbs (PTB JJR, RBR: "wider") for ``compare_other``."""
+    words = _words(record)
+    sense = spatial_sense if table is SPATIAL else quantity_sense if table is QUANTIFIERS else None
+
+    def counts(i: int) -> bool:
+        return record.upos[i] != "VERB" and (sense is None or sense(record, i))
+
     found = [
         name
         for name, vocab in table.items()
-        if any(w in vocab and record.upos[i] != "VERB" for i, w in enumerate(words))
-        or (name == "quant_num" and "NUM" in record.upos)
+        if any(w in vocab and counts(i) for i, w in enumerate(words))
+        or (
+            name == "quant_num" and any(u == "NUM" and counts(i) for i, u in enumerate(record.upos))
+        )
     ]
     if "compare_more_less" in table and not found and {"JJR", "RBR"} & set(record.xpos):
         found.append("compare_other")
@@ -282,6 +423,9 @@ class NegatedHypothesis(NLISet):
         in_premise, in_hypothesis = (_subtypes(r, self.table) for r in pair.text_records())
         if not in_premise or not in_hypothesis:
             return []
+        if keeps_label(self.name, pair.label):
+            stats["skipped: negating the hypothesis would keep the label (a neutral pair)"] += 1
+            return []
         sub = in_hypothesis[0]
         negated = explicit_negation(pair.hypothesis)
         if negated is None:
@@ -290,13 +434,12 @@ class NegatedHypothesis(NLISet):
         tokens, mutation = negated
         stats[f"sub-type: {sub}"] += 1
         hyp = " ".join(pair.hypothesis.tokens)
-        label, expected = _mutated_label(self.name, pair.label)
         return [
             _item(pair, pair.premise.tokens, pair.hypothesis.tokens, pair.label,
                   task_desc=sub, category=self.category, original=True),
-            _item(pair, pair.premise.tokens, tokens, label, task_desc=sub,
-                  category=self.category, original=False, expected_label=expected,
-                  mutation={**mutation.to_json(), "original": hyp}),
+            _mutated(pair, self.name, pair.premise.tokens, tokens, task_desc=sub,
+                     category=self.category, original=False,
+                     mutation={**mutation.to_json(), "original": hyp}),
         ]  # fmt: skip
 
 
@@ -347,9 +490,9 @@ class Negation(NLISet):
     wordnet: str | None = None
 
     def items_for(self, pair: Pair, rng: np.random.Generator, stats: Counter) -> list[Item]:
-        from .wordnet import UPOS_TO_WORDNET, antonyms_by_pos, default_wordnet
+        from .wordnet import UPOS_TO_WORDNET, default_wordnet, negation_antonyms
 
-        lexicon = antonyms_by_pos(self.wordnet or default_wordnet())
+        lexicon = negation_antonyms(self.wordnet or default_wordnet())
         if is_negated(pair.premise) or is_negated(pair.hypothesis):
             return []
         hyp_words = _words(pair.hypothesis)
@@ -375,20 +518,17 @@ class Negation(NLISet):
         for p_name, (p_tokens, p_mut) in p_forms.items():
             for h_name, (h_tokens, h_mut) in h_forms.items():
                 pattern = f"{p_name}-{h_name}"
+                misc = {"task_desc": pattern, "category": "negation", "antonyms": [a, b],
+                        "mutation": {"premise": p_mut, "hypothesis": h_mut,
+                                     "original": list(pair.text())}}  # fmt: skip
                 if pattern == "unchanged-unchanged":
-                    label, expected = pair.label, "original"
+                    item = _item(pair, p_tokens, h_tokens, pair.label, original=True,
+                                 expected_label="original", **misc)  # fmt: skip
                 else:
-                    label, expected = _mutated_label(self.name, pair.label, pattern)
-                items.append(
-                    _item(
-                        pair, p_tokens, h_tokens, label, task_desc=pattern,
-                        category="negation", original=pattern == "unchanged-unchanged",
-                        expected_label=expected,
-                        antonyms=[a, b],
-                        mutation={"premise": p_mut, "hypothesis": h_mut,
-                                  "original": list(pair.text())},
+                    item = _mutated(
+                        pair, self.name, p_tokens, h_tokens, pattern, original=False, **misc
                     )
-                )  # fmt: skip
+                items.append(item)
         return items
 
 

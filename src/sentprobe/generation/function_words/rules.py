@@ -110,30 +110,64 @@ def swap_conjunction(
 #: but Y"), reduplication ("more and more"), idioms ("and so on", "or else", "whether or
 #: not", "nothing but"). Outside them a swap is often still acceptable ("apples and pears" ->
 #: "apples or pears"; "..., but he left" -> "..., and he left").
-CORRELATIVE_BEFORE = {"and": ("between", "both"), "or": ("either",), "but": ()}
+#: A correlative's first word -> the conjunction and how many words may stand between them:
+#: "both" and "between" open a short conjunct ("both X and", "between the two X and"); a
+#: longer stretch is a clause ("both databases contain names and types": "both" is the
+#: determiner of the subject, and the "and" joins something else).
+CORRELATIVES = {"both": ("and", 3), "between": ("and", 4), "either": ("or", 6)}
+#: Words after which "both" floats ("they both", "are both") instead of opening a conjunct.
+FLOATING_BOTH_AFTER = frozenset(
+    "we they you us them these those are were is was be been being".split()  # noqa: SIM905
+)
 IDIOM_AFTER = {"and": (("so", "on"), ("so", "forth")), "or": (("else",), ("not",))}
 BUT_AFTER = frozenset({"nothing", "anything", "all", "cannot"})
+#: Words that make the stretch between a correlative's first word and the conjunction a
+#: clause ("the difference between them is small and ..."): verbs, auxiliaries, subordinators.
+CLAUSE_WORDS = frozenset(
+    """is are was were be been am has have had do does did will would can could may might
+    must should shall that which who whom whose when where if because while""".split()  # noqa: SIM905
+)
+#: Words whose "X and X" is one reduplicated phrase ("more and more", "again and again",
+#: "on and on"); another repeated word is usually two phrases ("... it and it works").
+REDUPLICATED = frozenset(
+    """more less again over on round around through by back forth up down out far faster
+    slower better worse bigger smaller higher lower louder closer further deeper larger
+    longer stronger weaker harder""".split()  # noqa: SIM905
+)
 
 
-def coordination_frame(tokens: Sequence[str], window: int = 8) -> str | None:
+def coordination_frame(tokens: Sequence[str]) -> str | None:
     """The frame that makes any swap of the sentence's only and/but/or unacceptable (a rule a
     reader can check), or None when a swap may well stay acceptable."""
     i = only_position(tokens, CONJUNCTIONS)
     if i is None:
         return None
     low = [t.lower() for t in tokens]
-    word, before, after = low[i], low[max(0, i - window) : i], tuple(low[i + 1 : i + 3])
-    for cue in CORRELATIVE_BEFORE[word]:
-        if cue in before:
+    word, after = low[i], tuple(low[i + 1 : i + 3])
+    for cue, (conj, gap) in CORRELATIVES.items():
+        if conj != word:
+            continue
+        for j in range(max(0, i - gap - 1), i - 1):
+            between = tokens[j + 1 : i]
+            if low[j] != cue or not between:
+                continue
+            if cue == "both" and (
+                j > 0 and low[j - 1] in FLOATING_BOTH_AFTER or low[j + 1] == "of"
+            ):
+                continue
+            if any(t.lower() in CLAUSE_WORDS for t in between):
+                continue
+            if cue != "either" and any(not any(c.isalnum() for c in t) for t in between):
+                continue
             return f"{cue} ... {word}"
-    if word == "but" and "not" in before and "only" in before:
+    if word == "but" and "not" in low[max(0, i - 8) : i] and "only" in low[max(0, i - 8) : i]:
         return "not only ... but"
     if word == "but" and i > 0 and low[i - 1] in BUT_AFTER:
         return f"{low[i - 1]} but"
     for idiom in IDIOM_AFTER.get(word, ()):
         if after[: len(idiom)] == idiom and (idiom != ("not",) or low[i - 1 : i] == ["whether"]):
             return f"{word} {' '.join(idiom)}"
-    if word == "and" and 0 < i < len(low) - 1 and low[i - 1] == low[i + 1] and low[i - 1].isalpha():
+    if word == "and" and 0 < i < len(low) - 1 and low[i - 1] == low[i + 1] in REDUPLICATED:
         return "X and X"
     return None
 
@@ -151,13 +185,20 @@ DEFINITE_ONLY = frozenset(
 #: Left out on purpose: "a few", "a little" ("the few who came", "the little house"),
 #: "quite a", "half a", "rather a" ("quite the opposite", "half the time").
 INDEFINITE_ONLY_AFTER = {("lot", "of"), ("couple", "of"), ("great", "deal"), ("good", "deal")}
-INDEFINITE_ONLY_BEFORE = frozenset({"such", "many", "once", "twice", "times"})
+INDEFINITE_ONLY_BEFORE = frozenset({"such", "many"})
+#: "once a", "twice a", "times a" are a rate only before a unit of time ("once a week"; not
+#: "once a user logs in", "at times a man must").
+RATE_BEFORE = frozenset({"once", "twice", "times"})
+TIME_UNITS = frozenset(
+    """second minute hour day night week fortnight month quarter year decade century
+    session""".split()  # noqa: SIM905
+)
 
 
 def article_frame(tokens: Sequence[str]) -> str | None:
     """An article occurrence that the swap makes unacceptable ("the same" -> "a same", "a
-    few" -> "the few" in "a few days", "such a" -> "such the"), or None: swapping "the" and
-    "a" elsewhere often leaves an acceptable sentence ("a man saw a dog" -> "the man saw the
+    lot of" -> "the lot of", "such a" -> "such the"), or None: swapping "the" and "a"
+    elsewhere often leaves an acceptable sentence ("a man saw a dog" -> "the man saw the
     dog")."""
     kind = article_kind(tokens)
     low = [t.lower() for t in tokens]
@@ -172,7 +213,9 @@ def article_frame(tokens: Sequence[str]) -> str | None:
                 return f"a {nxt} {low[i + 2]}"
             if i > 0 and low[i - 1] in INDEFINITE_ONLY_BEFORE:
                 return f"{low[i - 1]} a"
-            if i == 1 and low[0] == "what":  # exclamative "What a day !"
+            if i > 0 and low[i - 1] in RATE_BEFORE and nxt in TIME_UNITS:
+                return f"{low[i - 1]} a {nxt}"
+            if i == 1 and low[0] == "what" and low[-1] == "!":  # exclamative "What a day !"
                 return "what a"
     return None
 

@@ -87,3 +87,73 @@ def antonyms_by_pos(root: str | Path = DEFAULT_WORDNET) -> dict[tuple[str, str],
                     found[a, tag].add(b)
                     found[b, tag].add(a)
     return {k: frozenset(v) for k, v in found.items()}
+
+
+#: WordNet antonym pairs that are not the negation of one another, left out of the Negation
+#: set's lexicon: amounts and degrees (more/less: a quantity, tested by Quant and Comp),
+#: converses (borrow/lend, buy/sell: the same event from the other side), relatives and sexes
+#: (uncle/aunt), directions and sides (tested by Spatial) and music (sharp/natural).
+NOT_NEGATION: frozenset[frozenset[str]] = frozenset(
+    frozenset(pair.split("/"))
+    for pair in """more/less most/least many/few much/little more/fewer most/fewest
+    borrow/lend buy/sell give/take teach/learn send/receive import/export come/go
+    question/answer employer/employee teacher/student parent/child lend/borrow
+    uncle/aunt father/mother son/daughter brother/sister husband/wife man/woman boy/girl
+    king/queen male/female masculine/feminine nephew/niece grandfather/grandmother
+    grandson/granddaughter gentleman/lady host/hostess actor/actress prince/princess
+    men/women he/she him/her his/hers
+    left/right up/down east/west north/south upstairs/downstairs above/below over/under
+    inside/outside front/back
+    sharp/natural flat/natural sharp/flat major/minor""".split()  # noqa: SIM905
+)
+
+
+@lru_cache(maxsize=4)
+def negation_antonyms(
+    root: str | Path = DEFAULT_WORDNET,
+) -> dict[tuple[str, str], frozenset[str]]:
+    """:func:`antonyms_by_pos` without the pairs of ``NOT_NEGATION``: the antonyms whose swap
+    negates a sentence ("open"/"closed", "possible"/"impossible")."""
+    out = {}
+    for key, targets in antonyms_by_pos(root).items():
+        kept = frozenset(t for t in targets if frozenset((key[0], t)) not in NOT_NEGATION)
+        if kept:
+            out[key] = kept
+    return out
+
+
+@lru_cache(maxsize=4)
+def noun_forms(root: str | Path = DEFAULT_WORDNET) -> tuple[frozenset[str], frozenset[str]]:
+    """(single-word noun lemmas of ``index.noun``, irregular plural forms of ``noun.exc``:
+    "data", "children", "criteria"); empty sets when the files are missing."""
+    root = Path(root)
+    index, exc = root / "index.noun", root / "noun.exc"
+    if not index.is_file() or not exc.is_file():
+        return frozenset(), frozenset()
+    with open(index, encoding="utf-8", errors="replace") as fh:
+        lemmas = frozenset(
+            line.split(" ", 1)[0] for line in fh if not line.startswith(" ") and "_" not in line[:1]
+        )
+    with open(exc, encoding="utf-8", errors="replace") as fh:
+        irregular = frozenset(line.split(" ", 1)[0] for line in fh if line.strip())
+    return lemmas, irregular
+
+
+def is_plural_noun(word: str, root: str | Path = DEFAULT_WORDNET) -> bool:
+    """Whether ``word`` is a plural noun by WordNet: an irregular plural of ``noun.exc``, or
+    a form that is no noun lemma itself but whose -s/-es/-ies stem is ("houses", "boxes",
+    "cities"; not "news", "glass", "series"). Independent of the generator's
+    ``articles.looks_plural``, so the audit does not share the blind spots of the filter it
+    checks."""
+    lemmas, irregular = noun_forms(root)
+    w = word.lower()
+    if w in irregular:
+        return True
+    if not w.isalpha() or w in lemmas or not w.endswith("s"):
+        return False
+    stems = [w[:-1]]
+    if w.endswith("es"):
+        stems.append(w[:-2])
+    if w.endswith("ies"):
+        stems.append(w[:-3] + "y")
+    return any(s in lemmas for s in stems)

@@ -1,0 +1,105 @@
+"""The "contains n-gram X" rule on function-word sets: can one collocation read the label?
+
+Kim et al. (2019)'s acceptability sets should make a model know the function word: its label
+depends on how the word fits the whole sentence. A set built from a handful of frames ("the
+same" -> "a same", "either ... or" -> "either ... and") is solved instead by remembering
+which word goes with which neighbour. For every word n-gram (n = 1 to 3) in at least
+``MIN_SENTENCES`` train texts, the rule predicts the most frequent train label of the texts
+with it and of those without; the n-gram whose rule fits train best is scored on test. On a
+set whose metadata says the function word is the property (the paper's wh-words, Def,
+Coord, EOS: ``DncSet.function_word_property``), a significant gain of ``WARNING_POINTS`` over
+majority is a warning; elsewhere (the ``*-collocations`` sets, which say in their name what
+they test) it is information.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from sentprobe.analysis.checks.base import CheckOptions, paper_name
+from sentprobe.analysis.checks.cues import (
+    _cue_finding,
+    _majority,
+    _scored_test,
+    score_against_majority,
+)
+from sentprobe.analysis.findings import Finding
+from sentprobe.datasets.loaders.dnc import DNC_SETS
+from sentprobe.datasets.task import ProbingTask
+
+#: An n-gram must occur in this many train texts to be tried.
+MIN_SENTENCES = 5
+#: Longest n-gram tried.
+MAX_N = 3
+#: Points over majority (significant) that make the rule a warning on a function-word set.
+WARNING_POINTS = 10.0
+
+
+def ngrams(text: str, max_n: int = MAX_N) -> set[str]:
+    """The word 1- to ``max_n``-grams of a text, lower-cased, space-joined."""
+    words = text.lower().split()
+    return {
+        " ".join(words[i : i + n]) for n in range(1, max_n + 1) for i in range(len(words) - n + 1)
+    }
+
+
+def best_ngram_rule(
+    texts: list[str], labels: list[str], min_sentences: int = MIN_SENTENCES
+) -> tuple[str, str, str] | None:
+    """(n-gram, label if present, label if absent) of the best-fitting rule on train; ties go
+    to the alphabetically first n-gram. None when no n-gram is frequent enough."""
+    totals = Counter(labels)
+    with_gram: dict[str, Counter[str]] = {}
+    for text, label in zip(texts, labels):
+        for gram in ngrams(text):
+            with_gram.setdefault(gram, Counter())[label] += 1
+    best: tuple[int, str, str, str] | None = None
+    for gram in sorted(with_gram):
+        present = with_gram[gram]
+        if sum(present.values()) < min_sentences:
+            continue
+        absent = totals - present
+        yes = min(present, key=lambda k: (-present[k], k))
+        no = min(totals, key=lambda k: (-absent[k], k))
+        hits = present[yes] + absent[no]
+        if best is None or hits > best[0]:
+            best = (hits, gram, yes, no)
+    return None if best is None else best[1:]
+
+
+def function_word_property(task: ProbingTask) -> bool | None:
+    """Whether the task is a function-word set whose label should depend on the function word
+    itself (True), one that tests something narrower (False), or no function-word set."""
+    for info in DNC_SETS.values():
+        if info.paper_name == paper_name(task) and info.format.startswith("acceptability"):
+            return info.function_word_property
+    return None
+
+
+def check_lexical_ngram(task: ProbingTask, options: CheckOptions) -> list[Finding]:
+    """Function-word acceptability sets: the best "contains n-gram X" rule of train, against
+    majority on test; a warning at ``WARNING_POINTS`` on a set meant to test the word."""
+    meant = function_word_property(task)
+    test = _scored_test(task) if meant is not None else None
+    if test is None:
+        return []
+    train = task.splits["train"]
+    rule = best_ngram_rule(train.sentences, train.labels)
+    if rule is None:
+        return []
+    gram, yes, no = rule
+    predicted = [yes if gram in ngrams(s) else no for s in test[0]]
+    score = score_against_majority(predicted, _majority(train.labels), test[1])
+    finding = _cue_finding(
+        task, options, "lexical-ngram", f"contains {gram!r}", score, kind="rule", alarm=False,
+        data={"ngram": gram, "label_if_present": yes, "label_if_absent": no,
+              "function_word_property": meant},
+    )  # fmt: skip
+    significant = score.p < options.thresholds.cue_p_value
+    if meant and significant and score.gain_points >= WARNING_POINTS:
+        finding.severity = "warning"
+        finding.message += (
+            f"; {paper_name(task)} should test the function word, yet one n-gram reads the "
+            "label: the set tests a collocation"
+        )
+    return [finding]
