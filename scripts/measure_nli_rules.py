@@ -29,7 +29,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from sentprobe.generation.function_words.nli import (
+from sentprobe.generation.function_words.labels import (
     MIN_RULE_AGREEMENT,
     RULE_AGREEMENT_FILE,
     rule_label,

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.generation.function_words.nli import LABEL_MUST_CHANGE
+from sentprobe.generation.function_words.labels import LABEL_MUST_CHANGE
 from sentprobe.generation.function_words.release import (
     N_FOLDS,
     fold_splits,

@@ -30,6 +30,8 @@ phenomenon's name. Items marked ``heuristic`` are counted in ``TaskMetadata.heur
 Pair accuracy groups the items of one ``tuple_id`` (one MNLI pair and its mutations); a
 generated acceptability set's ``couple`` (two different sentences dealt to one fold) is not a
 pair.
+
+Long because the release's set table, the item checks and the fold rules are one format.
 """
 
 from __future__ import annotations

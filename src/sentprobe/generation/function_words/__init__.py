@@ -22,6 +22,7 @@ from .acceptability import (
     collocation_note,
 )
 from .articles import indefinite_for, takes_an
+from .labels import rule_status_markdown
 from .nli import (
     NLI_SETS,
     Comparatives,
@@ -29,7 +30,6 @@ from .nli import (
     Prepositions,
     Quantification,
     Spatial,
-    rule_status_markdown,
 )
 from .pipeline import (
     ALL_SETS,

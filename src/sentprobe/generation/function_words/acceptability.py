@@ -12,6 +12,9 @@ sentence is dropped, and the two classes are balanced within every stratum of
 rule separates them. Items are dealt to ten folds in original/mutated couples of one stratum
 (two different sentences, not a minimal pair), so every fold's test set is balanced too; a
 set that cannot fill every fold (under ``MIN_COUPLES`` couples) is a GenerationError.
+
+Long because the four sets share their balancing, dealing and size rules, which belong next
+to the sets that use them.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
+
+from sentprobe.datasets.loaders.dnc import describe_set
 
 from ..base import GenerationError, is_punctuation, make_rng
 from .lexicon import CONJUNCTIONS, WH_WORDS
@@ -249,7 +254,7 @@ def collocation_note(set_stats: dict[str, dict[str, int]]) -> str:
     """What the collocation sets of a suite test, with their frame-lookup score (from each
     set's generation ``stats``); "" when the suite has none."""
     rows = [
-        f"{name}: {stats[FRAME_LOOKUP]} of {stats['items']} items "
+        f"{describe_set(name, False).paper_name}: {stats[FRAME_LOOKUP]} of {stats['items']} items "
         f"({100 * stats[FRAME_LOOKUP] / stats['items']:.1f} %)"
         for name, stats in sorted(set_stats.items())
         if FRAME_LOOKUP in stats and stats.get("items")
@@ -385,13 +390,17 @@ class EndOfSentence:
         stats: Counter = Counter()
         pairs: list[tuple[Tokens, Tokens, int]] = []
         sent_id = 0
+        used: set[Tokens] = set()
         for para in paragraphs:
             clean = [eos_tokens(s) for s in para]
             i = 0
             while i + 1 < len(clean):
                 a, b = clean[i], clean[i + 1]
                 allowed = resegment_range(len(a) + len(b), self.min_tokens, self.max_tokens)
-                if not all(self.min_tokens <= len(s) <= self.max_tokens for s in (a, b)):
+                if a in used or b in used:  # a repeated sentence would sit in two items
+                    stats["skipped: a sentence already in a pair"] += 1
+                    i += 1
+                elif not all(self.min_tokens <= len(s) <= self.max_tokens for s in (a, b)):
                     stats[f"skipped: a sentence outside {self.min_tokens}-{self.max_tokens}"] += 1
                     i += 1
                 elif len(allowed) < 2:
@@ -400,6 +409,7 @@ class EndOfSentence:
                     i += 1
                 else:
                     pairs.append((a, b, sent_id + i))
+                    used.update((a, b))
                     i += 2
             sent_id += len(clean)
         stats["sentences read"] = sent_id

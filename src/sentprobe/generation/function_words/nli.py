@@ -18,7 +18,7 @@ preposition swap is neutral). In Prep, Comp, Quant and Spatial the release keeps
 mutations that change the label, so a pair whose rule would keep it (a neutral original) is
 not used. The rule labels items only when a fresh annotated sample of generated items (the
 ``sentprobe annotate`` round trip) confirmed it: at least ``MIN_ANNOTATED`` items, agreement
-``MIN_RULE_AGREEMENT`` or more (``RULE_AGREEMENT_FILE``, key ``annotated``); the agreement
+``MIN_RULE_AGREEMENT`` or more (:mod:`.labels`); the agreement
 with the release's annotators that ``scripts/measure_nli_rules.py`` measures is conditional
 on a change (every release pair of those sets changed label) and does not suffice. Until
 then a mutated item is ``unverified``: its ``label`` is empty, the rule's guess is
@@ -28,11 +28,9 @@ then a mutated item is ``unverified``: its ``label`` is empty, the rule's guess 
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -44,29 +42,21 @@ from sentprobe.io import iter_lines
 
 from ..base import GenerationError, make_rng
 from .acceptability import FunctionWordSet
+from .labels import (
+    keeps_label,
+    rule_label,
+    rule_name,
+    rule_verified,
+)
 from .lexicon import COMPARATIVES, PREPOSITIONS, QUANTIFIERS, SPATIAL
 from .negation import antonym_positions, explicit_negation, is_negated, lexical_negation
 from .release import N_FOLDS as NLI_FOLDS
 from .release import Item
 from .rules import Mutation, match_case
+from .senses import quantity_sense, spatial_sense
 
-#: The measured agreement of every labelling rule with the release's annotators
-#: (``scripts/measure_nli_rules.py`` writes it; docs/function-words.md shows it).
-RULE_AGREEMENT_FILE = (
-    Path(__file__).resolve().parents[2] / "datasets/data/kim2019_nli_rule_agreement.json"
-)
-#: A rule labels items only when an annotated sample agrees with it this often...
-MIN_RULE_AGREEMENT = 0.8
-#: ... on at least this many annotated items.
-MIN_ANNOTATED = 50
-#: Sets whose mutation must change the label: the release keeps a pair of these only when its
-#: two members' labels differ (not Negation, whose 16 patterns include label-keeping ones).
-LABEL_MUST_CHANGE = frozenset(
-    {"nli-prepositions", "nli-comparatives", "nli-quantification", "nli-spatial"}
-)
 LABELS = {"entailment": "entailment", "neutral": "neutral", "contradiction": "contradiction",
           "e": "entailment", "n": "neutral", "c": "contradiction"}  # fmt: skip
-FLIP = {"entailment": "contradiction", "contradiction": "entailment", "neutral": "neutral"}
 
 
 @dataclass
@@ -140,77 +130,6 @@ def _item(pair: Pair, context: Sequence[str], hyp: Sequence[str], label: str, **
     return Item(" ".join(context), " ".join(hyp), label, corpus_sent_id=pair.pair_id, misc=misc)
 
 
-#: The four mutations of one sentence, in the release's names, and how many times each
-#: negates it (lexical + explicit cancel out).
-PATTERNS = {"unchanged": 0, "neg": 1, "lneg": 1, "lexpneg": 2}
-
-
-def rule_name(set_name: str, pattern: str = "") -> str:
-    """The labelling rule of a mutated item: one per set, one per pattern for negation."""
-    if set_name == "nli-negation":
-        return f"{set_name}:{pattern}"
-    return f"{set_name}:{'swap' if set_name == 'nli-prepositions' else 'negated-hypothesis'}"
-
-
-def rule_label(set_name: str, original: str, pattern: str = "") -> str:
-    """The rule's label for a mutated item of a pair labelled ``original``: a preposition swap
-    -> neutral; a negated hypothesis -> entailment and contradiction swapped; a negation
-    pattern -> swapped once per negation of either side (lexical + explicit cancel)."""
-    if set_name == "nli-prepositions":
-        return "neutral"
-    if set_name == "nli-negation":
-        premise, hypothesis = pattern.split("-")
-        flips = PATTERNS[premise] + PATTERNS[hypothesis]
-        return original if flips % 2 == 0 else FLIP[original]
-    return FLIP[original]
-
-
-@lru_cache(maxsize=4)
-def rule_agreement(path: Path = RULE_AGREEMENT_FILE) -> dict[str, dict[str, Any]]:
-    """Rule name -> {n, agree, share, ...} as measured on the release, plus ``annotated``
-    ({n, agree, share} on an annotated sample of generated items) where one was recorded."""
-    if not path.is_file():
-        return {}
-    return json.loads(path.read_text("utf-8"))["rules"]
-
-
-def rule_verified(name: str, table: dict[str, dict[str, Any]] | None = None) -> bool:
-    """Whether rule ``name`` may label items: an annotated sample of at least
-    ``MIN_ANNOTATED`` generated items agreed with it on ``MIN_RULE_AGREEMENT`` of them."""
-    sample = ((rule_agreement() if table is None else table).get(name) or {}).get("annotated")
-    return bool(sample) and sample["n"] >= MIN_ANNOTATED and sample["share"] >= MIN_RULE_AGREEMENT
-
-
-def rule_status_markdown(set_names: Sequence[str]) -> str:
-    """QUALITY.md's table of the labelling rules of ``set_names``: agreement with the
-    release's annotators (conditional on a change of label where the set requires one), the
-    annotated sample of generated items (size, agreement) and whether the rule labels."""
-    table = rule_agreement()
-    names = sorted(n for n in table if n.split(":")[0] in set_names)
-    rows = []
-    for name in names:
-        entry, sample = table[name], table[name].get("annotated")
-        release = f"{100 * entry['share']:.1f} % of {entry['n']}"
-        checked = "none" if not sample else f"{100 * sample['share']:.1f} % of {sample['n']}"
-        rows.append(
-            f"| {name} | {release} | {checked} | {'yes' if rule_verified(name) else 'no'} |"
-        )
-    return "\n".join(
-        [
-            "Labelling rules of the NLI sets. Release: agreement with the release's annotators "
-            "(Prep, Comp, Quant, Spatial: given that the label changed, as every release pair "
-            "of those sets did). Annotated sample: agreement with annotators' votes on "
-            f"generated items (the rule labels only with >= {MIN_ANNOTATED} items and "
-            f">= {100 * MIN_RULE_AGREEMENT:.0f} %); otherwise mutated items have no label and "
-            "await annotation.",
-            "",
-            "| rule | release | annotated sample | labels |",
-            "|---|---:|---:|---|",
-            *rows,
-        ]
-    )
-
-
 def _mutated(pair: Pair, set_name: str, context, hyp, pattern: str = "", **misc) -> Item:
     """A mutated item: the rule's label, recorded as ``heuristic`` when an annotated sample
     confirmed the rule; else no label (``unverified``) and the rule's guess as
@@ -219,13 +138,6 @@ def _mutated(pair: Pair, set_name: str, context, hyp, pattern: str = "", **misc)
     if rule_verified(rule_name(set_name, pattern)):
         return _item(pair, context, hyp, guess, expected_label="heuristic", **misc)
     return _item(pair, context, hyp, "", expected_label="unverified", candidate_label=guess, **misc)
-
-
-def keeps_label(set_name: str, original: str) -> bool:
-    """Whether the set's mutation would leave a pair labelled ``original`` as it is (a
-    neutral pair's negated hypothesis or swapped preposition) in a set whose mutation must
-    change the label: such a pair is not used."""
-    return set_name in LABEL_MUST_CHANGE and rule_label(set_name, original) == original
 
 
 @dataclass
@@ -314,76 +226,6 @@ class Prepositions(NLISet):
                      category="prepswap", original=False,
                      mutation={**mutation.to_json(), "original": hyp}),
         ]  # fmt: skip
-
-
-#: Words after which "far" is a degree adverb, not a distance ("far more accessible").
-_DEGREE_AFTER_FAR = frozenset({"more", "less", "too", "better", "worse", "from", "fewer"})
-#: Words after which "left"/"right" name a side ("the left wing", "right hand").
-SIDE_NOUNS = frozenset(
-    """side hand arm leg foot eye ear wing bank corner turn lane column panel edge margin
-    shoulder click""".split()  # noqa: SIM905
-)
-#: Words after which "right" is an intensifier ("right now", "right after").
-_RIGHT_INTENSIFIED = frozenset(
-    "now away after before there here back into through along off".split()  # noqa: SIM905
-)
-#: Words after which a quantifier word is not one ("all right", "at all", "no longer").
-_NOT_QUANTITY = {
-    "all": ("right",),
-    "no": ("longer", "doubt", "matter"),
-    "any": ("longer", "more"),
-}
-_YEAR = re.compile(r"^(1[0-9]|20)\d\d$")
-
-
-def spatial_sense(record: AnnotatedSentence, i: int) -> bool:
-    """Whether the spatial word at ``i`` is used for space, not degree, quantity, rightness
-    or as a verb particle: "far more accessible", "over two hundred islands", "that's
-    right", "set up", "the right to vote", "close to 50" are not spatial."""
-    words = _words(record)
-    w, nxt = words[i], words[i + 1] if i + 1 < len(words) else ""
-    prev = words[i - 1] if i else ""
-    nxt_num = i + 1 < len(words) and record.upos[i + 1] == "NUM"
-    if record.upos[i] == "VERB" or record.deprels[i] == "compound:prt":
-        return False
-    if w == "far":
-        return nxt not in _DEGREE_AFTER_FAR and record.xpos[i + 1 : i + 2] not in (["JJR"], ["RBR"])
-    if w in ("over", "under", "above", "below"):
-        return not nxt_num and nxt not in ("average", "all") and not (w == "over" and prev == "is")
-    if w in ("left", "right"):
-        if w == "right" and nxt in _RIGHT_INTENSIFIED:
-            return False
-        return nxt in SIDE_NOUNS or (prev in ("the", "to", "on", "at") and nxt not in ("to", "of"))
-    if w == "close":
-        after = words[i + 2] if i + 2 < len(words) else ""
-        return (
-            nxt in ("to", "by")
-            and not (i + 2 < len(words) and record.upos[i + 2] == "NUM")
-            and after != "zero"
-        )
-    if w == "near":
-        return record.upos[i] in ("ADP", "ADV")
-    return True
-
-
-def quantity_sense(record: AnnotatedSentence, i: int) -> bool:
-    """Whether the quantifier word at ``i`` quantifies: not "most"/"least" as a degree word
-    before an adjective or adverb ("most beautiful"), "one" as a pronoun ("the one who"),
-    "all right", "at all", "no longer", "any more", a year ("in 1990")."""
-    words = _words(record)
-    w, nxt = words[i], words[i + 1] if i + 1 < len(words) else ""
-    prev = words[i - 1] if i else ""
-    if w in ("most", "least") and i + 1 < len(words) and record.upos[i + 1] in ("ADJ", "ADV"):
-        return False
-    if w == "one" and record.upos[i] != "NUM":
-        return False
-    if w == "all" and prev in ("at", "above"):
-        return False
-    if nxt in _NOT_QUANTITY.get(w, ()):
-        return False
-    if w == "percent":
-        return record.upos[i - 1 : i] == ["NUM"]
-    return not _YEAR.match(w)
 
 
 def _subtypes(record: AnnotatedSentence, table: dict[str, tuple[str, ...]]) -> list[str]:
