@@ -14,8 +14,8 @@ from sentprobe.errors import SentprobeError
 from sentprobe.generation.base import GenerationError
 from sentprobe.generation.corpus import MosesPreprocessor
 from sentprobe.generation.function_words import (
-    Coordination,
-    Definiteness,
+    CoordinationCollocations,
+    DefinitenessCollocations,
     EndOfSentence,
     WhWords,
     build_function_words,
@@ -39,7 +39,7 @@ def _sentences(paragraphs):
     return list(pre(s for p in paragraphs for s in p))
 
 
-@pytest.mark.parametrize("generator", [WhWords, Definiteness, Coordination])
+@pytest.mark.parametrize("generator", [WhWords, DefinitenessCollocations, CoordinationCollocations])
 def test_single_sentence_sets_are_balanced_in_every_stratum_and_fold(generator, paragraphs):
     fw = generator(size=None).generate(_sentences(paragraphs), seed=1)
     assert fw.counts()["acceptable"] == fw.counts()["unacceptable"] > 20
@@ -91,9 +91,9 @@ def test_eos_pairs_are_adjacent_and_invalid_ones_resegmented(paragraphs):
 
 
 def test_same_seed_same_items_other_seed_other_items(paragraphs):
-    a = Definiteness(size=40).generate(_sentences(paragraphs), seed=5)
-    b = Definiteness(size=40).generate(_sentences(paragraphs), seed=5)
-    c = Definiteness(size=40).generate(_sentences(paragraphs), seed=6)
+    a = DefinitenessCollocations(size=40).generate(_sentences(paragraphs), seed=5)
+    b = DefinitenessCollocations(size=40).generate(_sentences(paragraphs), seed=5)
+    c = DefinitenessCollocations(size=40).generate(_sentences(paragraphs), seed=6)
     texts = [[(i.context, i.label, i.chunk) for i in x.items] for x in (a, b, c)]
     assert texts[0] == texts[1] != texts[2]
 
@@ -121,7 +121,7 @@ def test_written_suite_reads_back_like_the_release(corpus_file, tmp_path):
     assert set(data[0]) == release
     assert {f"fold{k}" for k in range(1, 11)} <= set(meta[0]["misc"])
     tasks = {t.name: t for t in load_dnc(out)}
-    assert set(tasks) == {"wh-words", "Def", "Coord", "EOS"}
+    assert set(tasks) == {"wh-words", "Def-collocations", "Coord-collocations", "EOS"}
     assert all(len(t.folds or []) == 10 for t in tasks.values())
     assert tasks["EOS"].splits["test"].sentences2 is not None
     ids = [d["pair-id"] for f in out.glob("*/*_data.json") for d in json.loads(f.read_text())]
@@ -138,7 +138,7 @@ def test_a_corpus_without_the_construction_writes_nothing(tmp_path):
     result = build_function_words(
         [corpus], tmp_path / "out", size=None, sets=["acceptability-whwords"]
     )
-    assert "yields no items" in result.failures["acceptability-whwords"]
+    assert "yields 0 items" in result.failures["acceptability-whwords"]
     assert not (tmp_path / "out").exists()
 
 
