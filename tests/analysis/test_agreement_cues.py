@@ -74,6 +74,17 @@ def test_looks_plural_and_article_rules():
     assert not wrong_article_sound("an hour , a university , an FBI agent , an uncommon right")
 
 
+def test_article_plural_does_not_share_the_generators_plural_test(monkeypatch):
+    """The audit reads plurals from WordNet, not with the generator's ``looks_plural``: a
+    word that test misses ("a data is") is still caught, even with ``looks_plural`` gone."""
+    from sentprobe.generation.function_words import articles
+
+    monkeypatch.setattr(articles, "looks_plural", lambda word: False)
+    assert article_before_plural("Here a data is stored .")
+    assert article_before_plural("We saw a letters and a criteria .")
+    assert not article_before_plural("A means to an end ; a species ; a news item ; a glass .")
+
+
 def test_article_plural_flags_a_planted_agreement_cue_only():
     planted = check_article_plural(_task(_sentences(400, 0, True)), CheckOptions())
     (finding,) = planted

@@ -86,9 +86,9 @@ def test_definiteness_set_has_no_a_before_plurals():
     paragraphs = synthetic_corpus(160)
     extra = [f"The {n}s near the gate were old in year {i} ." for i, n in enumerate("ab" * 60)]
     sentences = list(pre([s for p in paragraphs for s in p] + extra))
-    from sentprobe.generation.function_words import Definiteness
+    from sentprobe.generation.function_words import DefinitenessCollocations
 
-    fw = Definiteness(size=None).generate(sentences, seed=0)
+    fw = DefinitenessCollocations(size=None).generate(sentences, seed=0)
     assert fw.items
     assert not any(article_before_plural(i.context) for i in fw.items)
 
@@ -144,8 +144,25 @@ def test_antonyms_keep_the_part_of_speech():
         ("He was not only tired but hungry .", "not only ... but"),
         ("It got more and more difficult .", "X and X"),
         ("It was nothing but trouble .", "nothing but"),
+        ("Choose either red , green or blue .", "either ... or"),
+        ("We like both tea and coffee .", "both ... and"),
+        ("He left and so on Monday we met .", "and so on"),
+        ("Do it this way or else it breaks .", "or else"),
+        ("Ask whether or not it works .", "or not"),
         ("Apples and pears are fruit .", None),  # "apples or pears" is fine
         ("He came , but she left .", None),  # "and she left" is fine
+        # "both" as a determiner of a subject whose clause the "and" runs through
+        ("Ensure that both databases contain matching field names and field types .", None),
+        ("They both agreed and left early .", None),  # floating "both"
+        ("Both of them sang and danced .", None),
+        ("The gap between them is small and the cost is low .", None),  # a clause between
+        ("Between meals , eat fruit and nuts .", None),  # punctuation between
+        ("If you want it and it works , keep it .", None),  # "X and X" across clauses
+        ("He said nothing , but he left .", None),
+        ("It is not red but blue .", None),  # "not" without "only"
+        ("He left and so did she .", None),
+        ("Say yes or not at all .", None),  # "or not" without "whether"
+        ("Go there or elsewhere .", None),
     ],
 )
 def test_coordination_frames(sentence, frame):
@@ -161,8 +178,19 @@ def test_coordination_frames(sentence, frame):
         ("The rest of the town is the largest .", "the rest of"),
         ("Such a day and a night !", "such a"),
         ("A man bought a lot of apples .", "a lot of"),
+        ("Once a week a man comes by .", "once a week"),
+        ("Three times a day a nurse calls .", "times a day"),
+        ("What a day , a great day !", "what a"),
+        ("Many a man had a dream .", "many a"),
         ("The man saw the dog .", None),  # "a man saw a dog" is fine
         ("A man saw a dog .", None),
+        ("The most important thing is the plan .", None),  # "a most important thing"
+        ("The rest is in the box .", None),  # no "of"
+        ("A lot was sold for a song .", None),  # "the lot was sold"
+        ("Once a user logs in , a token is issued .", None),  # "once the user logs in"
+        ("At times a man needs a rest .", None),  # "at times the man needs"
+        ("What a user needs is a key .", None),  # not exclamative
+        ("As such , a user needs a key .", None),
     ],
 )
 def test_article_frames(sentence, frame):
@@ -171,16 +199,20 @@ def test_article_frames(sentence, frame):
     assert article_frame(sentence.split()) == frame
 
 
-def test_def_and_coord_only_mutate_framed_sentences():
-    from sentprobe.generation.function_words import Coordination, Definiteness
+def test_collocation_sets_only_mutate_framed_sentences_and_a_frame_lookup_labels_them():
+    from sentprobe.generation.function_words import (
+        CoordinationCollocations,
+        DefinitenessCollocations,
+    )
+    from sentprobe.generation.function_words.acceptability import FRAME_LOOKUP
 
     pre = MosesPreprocessor()
     sentences = list(pre(s for p in synthetic_corpus(160) for s in p))
     plain = list(pre(f"Zed fed the yak and the emu on day {i} ." for i in range(200)))
-    for generator in (Coordination, Definiteness):
+    for generator in (CoordinationCollocations, DefinitenessCollocations):
         fw = generator(size=None).generate(sentences + plain, seed=0)
+        assert fw.name.endswith("-collocations")
         assert fw.items and all("yak" not in i.context for i in fw.items)
         mutated = [i.misc["mutation"] for i in fw.items if i.label == "unacceptable"]
         assert all(m["frame"] for m in mutated)
-        unframed = generator(size=None, frames=False).generate(sentences + plain, seed=0)
-        assert any("yak" in i.context for i in unframed.items)
+        assert fw.stats[FRAME_LOOKUP] == fw.stats["items"] == len(fw.items)

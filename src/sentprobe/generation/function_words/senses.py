@@ -15,7 +15,7 @@ def _words(record: AnnotatedSentence) -> list[str]:
 
 
 #: Words after which "far" is a degree adverb, not a distance ("far more accessible").
-_DEGREE_AFTER_FAR = frozenset({"more", "less", "too", "better", "worse", "from", "fewer"})
+_DEGREE_AFTER_FAR = frozenset({"more", "less", "too", "better", "worse", "fewer"})
 #: Words after which "left"/"right" name a side ("the left wing", "right hand").
 SIDE_NOUNS = frozenset(
     """side hand arm leg foot eye ear wing bank corner turn lane column panel edge margin
@@ -51,7 +51,9 @@ def spatial_sense(record: AnnotatedSentence, i: int) -> bool:
     if w in ("left", "right"):
         if w == "right" and nxt in _RIGHT_INTENSIFIED:
             return False
-        return nxt in SIDE_NOUNS or (prev in ("the", "to", "on", "at") and nxt not in ("to", "of"))
+        if record.upos[i] == "ADV" or nxt in SIDE_NOUNS:  # "turn left", "the left wing"
+            return True
+        return prev in ("the", "to", "on", "at") and nxt not in ("to", "of")
     if w == "close":
         after = words[i + 2] if i + 2 < len(words) else ""
         return (

@@ -131,29 +131,40 @@ def noun_forms(root: str | Path = DEFAULT_WORDNET) -> tuple[frozenset[str], froz
     if not index.is_file() or not exc.is_file():
         return frozenset(), frozenset()
     with open(index, encoding="utf-8", errors="replace") as fh:
-        lemmas = frozenset(
-            line.split(" ", 1)[0] for line in fh if not line.startswith(" ") and "_" not in line[:1]
-        )
+        lemmas = frozenset(line.split(" ", 1)[0] for line in fh if not line.startswith(" "))
     with open(exc, encoding="utf-8", errors="replace") as fh:
-        irregular = frozenset(line.split(" ", 1)[0] for line in fh if line.strip())
+        pairs = [line.split() for line in fh if line.strip()]
+    irregular = frozenset(p[0] for p in pairs if len(p) > 1 and p[0] not in p[1:])
     return lemmas, irregular
 
 
+#: -s noun lemmas of WordNet that are singular with an article ("a means", "a species"),
+#: although their stem is a noun lemma too.
+SINGULAR_S_LEMMAS = frozenset(
+    """means species series news physics lens gas bus yes alias atlas bias canvas chaos
+    measles headquarters crossroads works barracks gallows innings summons whereabouts
+    odds thanks mathematics economics politics ethics""".split()  # noqa: SIM905
+)
+
+
 def is_plural_noun(word: str, root: str | Path = DEFAULT_WORDNET) -> bool:
-    """Whether ``word`` is a plural noun by WordNet: an irregular plural of ``noun.exc``, or
-    a form that is no noun lemma itself but whose -s/-es/-ies stem is ("houses", "boxes",
-    "cities"; not "news", "glass", "series"). Independent of the generator's
+    """Whether ``word`` is a plural noun by WordNet: an irregular plural of ``noun.exc``
+    ("data", "children", "criteria"), or an -s/-es/-ies form whose stem is a noun lemma
+    ("houses", "boxes", "cities", "letters"), unless it is a lemma that is not such a plural
+    ("news", "glass", "series", ``SINGULAR_S_LEMMAS``). Independent of the generator's
     ``articles.looks_plural``, so the audit does not share the blind spots of the filter it
     checks."""
     lemmas, irregular = noun_forms(root)
     w = word.lower()
     if w in irregular:
         return True
-    if not w.isalpha() or w in lemmas or not w.endswith("s"):
+    if not w.isalpha() or len(w) < 4 or not w.endswith("s") or w.endswith("ss"):
+        return False
+    if w in SINGULAR_S_LEMMAS:
         return False
     stems = [w[:-1]]
     if w.endswith("es"):
         stems.append(w[:-2])
     if w.endswith("ies"):
         stems.append(w[:-3] + "y")
-    return any(s in lemmas for s in stems)
+    return any(len(s) >= 3 and s in lemmas for s in stems)
