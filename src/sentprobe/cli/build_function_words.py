@@ -36,19 +36,29 @@ def parse_size(text: str) -> int | None:
 
 
 def set_names(text: str | None) -> list[str] | None:
-    """Release names (``acceptability-whwords``) or the paper's (``wh-words``, ``Def``)."""
+    """Set names (``acceptability-whwords``) or their paper-style names (``wh-words``,
+    ``Def-collocations``) of the sets sentprobe generates."""
     from sentprobe.datasets.loaders.dnc import DNC_SETS
     from sentprobe.generation.function_words import ALL_SETS
 
     if not text:
         return None
-    by_paper = {info.paper_name.lower(): stem for stem, info in DNC_SETS.items()}
+    by_paper = {DNC_SETS[stem].paper_name.lower(): stem for stem in ALL_SETS}
     out = []
     for name in (t.strip() for t in text.split(",") if t.strip()):
         stem = name if name in ALL_SETS else by_paper.get(name.lower())
         if stem is None:
-            known = ", ".join(info.paper_name for info in DNC_SETS.values())
-            raise SentprobeError(f"--tasks: unknown function-word set {name!r}; known: {known}")
+            known = ", ".join(DNC_SETS[stem].paper_name for stem in ALL_SETS)
+            hint = ""
+            if name.lower() in ("def", "coord"):
+                hint = (
+                    f" ({name} swaps the word anywhere, where a swap often stays acceptable: "
+                    "its labels need annotators, so it is not generated; "
+                    f"{name.capitalize()}-collocations tests the collocations that select it)"
+                )
+            raise SentprobeError(
+                f"--tasks: unknown function-word set {name!r}{hint}; known: {known}"
+            )
         out.append(stem)
     return out
 

@@ -164,3 +164,41 @@ def test_an_output_folder_that_is_not_a_suite_is_refused(corpus_file, tmp_path):
     with pytest.raises(SentprobeError, match="not a sentprobe suite"):
         build_function_words([corpus_file], out, size=60, seed=2)
     assert [p.name for p in out.iterdir()] == ["thesis.tex"]
+
+
+def test_generated_couples_are_not_scored_as_minimal_pairs(corpus_file, tmp_path):
+    """An original and a mutated item of one couple are two different sentences: they share
+    a fold (``misc.couple``) but are no minimal pair, so no pair accuracy is computed."""
+    out = tmp_path / "suite"
+    build_function_words([corpus_file], out, size=60, seed=2)
+    meta = json.loads((out / "ACCEPTABILITY/acceptability-whwords_metadata.json").read_text())
+    by_couple: dict[int, set] = {}
+    for m in meta:
+        assert "pair" not in m["misc"]
+        by_couple.setdefault(m["misc"]["couple"], set()).add(m["corpus-sent-id"])
+    assert all(len(sources) == 2 for sources in by_couple.values())  # two corpus sentences
+    for task in load_dnc(out):
+        assert all(split.pairs is None for fold in task.folds or [] for split in fold.values())
+
+
+def test_a_small_corpus_builds_the_sets_it_can_fill_with_skip_failed(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from gen_function_words import synthetic_corpus
+    from sentprobe.cli.main import app
+
+    lines = ["\n".join(p) for p in synthetic_corpus(14)]
+    lines += [f"Anna asked {'who' if i % 2 else 'what'} Ben saw on day {i} ." for i in range(60)]
+    (tmp_path / "small.txt").write_text("\n\n".join(lines) + "\n")
+    monkeypatch.chdir(tmp_path)
+    args = ["build", "--family", "kim2019", "-c", "small.txt", "-o", "suite", "--sizes", "auto"]
+    refused = CliRunner().invoke(app, args)
+    assert refused.exit_code != 0 and not (tmp_path / "suite").exists()
+    result = CliRunner().invoke(app, [*args, "--skip-failed"])
+    assert result.exit_code == 0, result.output
+    for name in ("acceptability-definiteness-collocations", "acceptability-eos"):
+        assert f"{name}: the corpus yields" in result.output and "fill 10 folds" in result.output
+    tasks = load_dnc(tmp_path / "suite")
+    assert [t.name for t in tasks] == ["wh-words"]
+    for fold in tasks[0].folds or []:
+        assert all(len(fold[split]) for split in ("train", "dev", "test"))
