@@ -1,7 +1,7 @@
-"""Label noise of ``sample-kim-en``: 100 items per set drawn at random (seeded), each read by a
-maintainer and judged right or wrong (``scripts/data/kim_label_check.tsv``: set, pair-id,
-label, label_right 1/0, a note on each wrong one, the text), and the error rate per set with
-its 95 % Wilson interval.
+"""Label noise of ``sample-kim-en``: 100 items per set drawn at random (seeded), each label
+judged right or wrong by hand (``scripts/data/kim_label_check.tsv``: set, pair-id, label,
+label_right 1/0, a note on each wrong one, the text), and the error rate per set with its
+95 % Wilson interval. A set with no judged row is shown as not judged.
 
     python scripts/label_noise.py --draw        # print the items to read (TSV, no judgments)
     python scripts/label_noise.py               # the table for docs and QUALITY.md
@@ -55,6 +55,9 @@ def noise_table(sample: Path = SAMPLE, path: Path = CHECK_FILE) -> list[dict]:
     rows = []
     for name, items in drawn(sample).items():
         mine = [c for c in checks if c["set"] == name]
+        if not mine:
+            rows.append({"set": name, "n": 0})
+            continue
         expected = [(str(d["pair-id"]), d["label"], item_text(d)) for d in items]
         got = [(c["pair-id"], c["label"], c["text"]) for c in mine]
         if got != expected:
@@ -70,6 +73,9 @@ def markdown(rows: list[dict]) -> str:
     lines = ["| set | items read | wrong labels | error rate | 95 % CI (Wilson) |",
              "|---|---:|---:|---:|---|"]  # fmt: skip
     for r in rows:
+        if not r["n"]:
+            lines.append(f"| {r['set']} | not judged for this build | - | - | - |")
+            continue
         lines.append(
             f"| {r['set']} | {r['n']} | {r['wrong']} | {100 * r['rate']:.0f} % | "
             f"{100 * r['low']:.1f}-{100 * r['high']:.1f} % |"
@@ -82,9 +88,10 @@ def quality_section(sample: Path = SAMPLE, path: Path = CHECK_FILE) -> str:
     from this build have not been read)."""
     head = (
         "## Label noise\n\n"
-        f"{PER_SET} items per set drawn at random (seed {SEED}) and read by a maintainer, "
-        "each label judged right or wrong (`scripts/data/kim_label_check.tsv`, one note per "
-        "wrong label; `python scripts/label_noise.py`):\n\n"
+        f"{PER_SET} items per set drawn at random (seed {SEED}), each label judged right or "
+        "wrong by hand (`scripts/data/kim_label_check.tsv`, one note per wrong label; "
+        "`python scripts/label_noise.py`; `--draw` lists the items of a set not judged yet):"
+        "\n\n"
     )
     try:
         return head + markdown(noise_table(sample, path)) + "\n"
@@ -105,8 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.draw:
         print("set\tpair-id\tlabel\tlabel_right\tnote\ttext")
+        judged = {c["set"] for c in read_checks()}
         for name, items in drawn().items():
-            for d in items:
+            for d in items if name not in judged else ():
                 print(f"{name}\t{d['pair-id']}\t{d['label']}\t\t\t{item_text(d)}")
         return 0
     print(markdown(noise_table()))

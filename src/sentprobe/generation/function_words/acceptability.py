@@ -268,7 +268,7 @@ def collocation_note(set_stats: dict[str, dict[str, int]]) -> str:
         "collocations, not definiteness or coordination as Kim et al.'s Def and Coord do. "
         "A lookup of those frames (frame intact => acceptable) labels "
         + "; ".join(rows)
-        + "; their NB-bi-tfidf column above is the same cue learnt from bigrams."
+        + "; the NB-bi-tfidf column of the table below is the same cue learnt from bigrams."
     )
 
 
