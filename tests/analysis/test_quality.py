@@ -61,8 +61,9 @@ def test_one_set_of_checks():
     import sentprobe.analysis.quality as quality
 
     assert not any(name.startswith("check_") for name in vars(quality))
-    # 12 checks + the 6 single-position rules besides casing + 3 function-word agreement cues
-    assert len(CHECKS) == 21
+    # 13 checks (lexical-ngram among them) + the 6 single-position rules besides casing + 3
+    # function-word agreement cues
+    assert len(CHECKS) == 22
 
 
 def test_generated_task_conversion():
