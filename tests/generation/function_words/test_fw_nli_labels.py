@@ -215,3 +215,32 @@ def test_report_by_subtype_shows_pair_accuracy(tmp_path):
     assert row["n"] == extra["pairs"] == 30
     assert row["accuracy"] == pytest.approx(100 * extra["pair_accuracy"])
     assert extra["pair_accuracy"] <= right.mean()
+
+
+def test_annotated_items_load_with_the_votes_labels(suite, tmp_path):
+    """The round trip gives the unlabelled items their voted labels: the final suite loads,
+    and each mutated item records the rule's guess it replaced."""
+    import csv
+
+    from sentprobe.analysis.votes import export_items, import_votes
+
+    export_items(suite, tmp_path / "items.csv")
+    with (tmp_path / "items.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    answer = {"entailment": "5", "neutral": "3", "contradiction": "1"}
+    items = {f"{name}:{d['pair-id']}": (d, m) for name in CHANGING for d, m in _items(suite, name)}
+    votes = tmp_path / "votes.csv"
+    with votes.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["item_id", "answer"])
+        for r in rows:
+            data, meta = items[r["item_id"]]
+            label = data["label"] or meta["misc"]["candidate_label"]
+            writer.writerows([[r["item_id"], answer[label]]] * 3)
+    import_votes(suite, votes, tmp_path / "final")
+    (task,) = [t for t in load_dnc(tmp_path / "final") if t.metadata.paper_name == "Comp"]
+    assert sum(len(f["test"]) for f in task.folds or []) == len(_items(suite, "nli-comparatives"))
+    final = _items(tmp_path / "final", "nli-comparatives")
+    mutated = [(d, m) for d, m in final if not m["misc"]["original"]]
+    assert mutated and all(m["misc"]["expected_label"] == "annotated" for _, m in mutated)
+    assert all(d["label"] == m["misc"]["expected_label_before_votes"] for d, m in mutated)
