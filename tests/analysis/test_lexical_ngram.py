@@ -25,7 +25,8 @@ def _task(paper_name: str, items: list[tuple[str, str]]) -> ProbingTask:
     def split(part):
         return Split([s for s, _ in part], [y for _, y in part])
 
-    return audit_view(ProbingTask(meta, {"train": split(items[:half]), "test": split(items[half:])}))
+    splits = {"train": split(items[:half]), "test": split(items[half:])}
+    return audit_view(ProbingTask(meta, splits))
 
 
 def _frame_set(n: int, seed: int = 0) -> list[tuple[str, str]]:

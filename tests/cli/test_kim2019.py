@@ -32,7 +32,8 @@ def test_build_export_import_round_trip(tmp_path, sentprobe):
     write_corpus(tmp_path / "corpus.txt")
     built = sentprobe(
         "build", "--family", "kim2019", "-c", "corpus.txt", "-o", "suite", "--sizes", "80",
-        "--tasks", "wh-words,Coord-collocations,EOS", "--set", "acceptability-eos.sigma=2", cwd=tmp_path,
+        "--tasks", "wh-words,Coord-collocations,EOS", "--set", "acceptability-eos.sigma=2",
+        cwd=tmp_path,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr
     suite = tmp_path / "suite"

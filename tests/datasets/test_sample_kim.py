@@ -63,8 +63,12 @@ def _ngram_rule(train: Split, texts: list[str]) -> list[str]:
     return [yes if gram in ngrams(t) else no for t in texts]
 
 
-SURFACE = {r.check: (lambda r: lambda tr, xs: rule_predictions(r.feature, tr, xs))(r)
-           for r in RULES}  # fmt: skip
+def _position_rule(check: str):
+    (rule,) = [r for r in RULES if r.check == check]
+    return lambda train, texts: rule_predictions(rule.feature, train, texts)
+
+
+SURFACE = {r.check: _position_rule(r.check) for r in RULES}
 SURFACE.update({"contains-token": _token_rule, "lexical-ngram": _ngram_rule})
 
 

@@ -71,8 +71,9 @@ def rule_agreement(path: Path = RULE_AGREEMENT_FILE) -> dict[str, dict[str, Any]
 def rule_verified(name: str, table: dict[str, dict[str, Any]] | None = None) -> bool:
     """Whether rule ``name`` may label items: an annotated sample of at least
     ``MIN_ANNOTATED`` generated items agreed with it on ``MIN_RULE_AGREEMENT`` of them."""
-    sample = ((rule_agreement() if table is None else table).get(name) or {}).get("annotated")
-    return bool(sample) and sample["n"] >= MIN_ANNOTATED and sample["share"] >= MIN_RULE_AGREEMENT
+    entry = (rule_agreement() if table is None else table).get(name) or {}
+    sample: dict[str, Any] = entry.get("annotated") or {}
+    return sample.get("n", 0) >= MIN_ANNOTATED and sample.get("share", 0) >= MIN_RULE_AGREEMENT
 
 
 def rule_status_markdown(set_names: Sequence[str]) -> str:
