@@ -245,3 +245,15 @@ def test_annotated_items_load_with_the_votes_labels(suite, tmp_path):
     mutated = [(d, m) for d, m in final if not m["misc"]["original"]]
     assert mutated and all(m["misc"]["expected_label"] == "annotated" for _, m in mutated)
     assert all(d["label"] == m["misc"]["expected_label_before_votes"] for d, m in mutated)
+
+
+def test_an_nli_set_that_cannot_fill_ten_folds_fails_alone(tmp_path):
+    small = tmp_path / "small.jsonl"
+    small.write_text("".join(NLI_PAIRS.read_text().splitlines(keepends=True)[:40]))
+    result = build_function_words(
+        [small], tmp_path / "out", sets=CHANGING, size=None, seed=0, skip_failed=True
+    )
+    assert result.failures and result.sets and result.written
+    for name, reason in result.failures.items():
+        assert "under the 10 that fill" in reason, (name, reason)
+    assert {fw.name for fw in result.sets} | set(result.failures) == set(CHANGING)
