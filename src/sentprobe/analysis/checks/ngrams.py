@@ -14,8 +14,6 @@ they test) it is information.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from sentprobe.analysis.checks.base import CheckOptions, paper_name
 from sentprobe.analysis.checks.cues import (
     _cue_finding,
@@ -23,12 +21,11 @@ from sentprobe.analysis.checks.cues import (
     _scored_test,
     score_against_majority,
 )
+from sentprobe.analysis.checks.tokens import MIN_SENTENCES, best_presence_rule
 from sentprobe.analysis.findings import Finding
 from sentprobe.datasets.loaders.dnc import DNC_SETS
 from sentprobe.datasets.task import ProbingTask
 
-#: An n-gram must occur in this many train texts to be tried.
-MIN_SENTENCES = 5
 #: Longest n-gram tried.
 MAX_N = 3
 #: Points over majority (significant) that make the rule a warning on a function-word set.
@@ -48,23 +45,7 @@ def best_ngram_rule(
 ) -> tuple[str, str, str] | None:
     """(n-gram, label if present, label if absent) of the best-fitting rule on train; ties go
     to the alphabetically first n-gram. None when no n-gram is frequent enough."""
-    totals = Counter(labels)
-    with_gram: dict[str, Counter[str]] = {}
-    for text, label in zip(texts, labels):
-        for gram in ngrams(text):
-            with_gram.setdefault(gram, Counter())[label] += 1
-    best: tuple[int, str, str, str] | None = None
-    for gram in sorted(with_gram):
-        present = with_gram[gram]
-        if sum(present.values()) < min_sentences:
-            continue
-        absent = totals - present
-        yes = min(present, key=lambda k: (-present[k], k))
-        no = min(totals, key=lambda k: (-absent[k], k))
-        hits = present[yes] + absent[no]
-        if best is None or hits > best[0]:
-            best = (hits, gram, yes, no)
-    return None if best is None else best[1:]
+    return best_presence_rule([ngrams(t) for t in texts], labels, min_sentences)
 
 
 def function_word_property(task: ProbingTask) -> bool | None:

@@ -30,19 +30,20 @@ def _tokens(sentence: str) -> set[str]:
     return set(sentence.lower().split())
 
 
-def best_token_rule(
-    sentences: list[str], labels: list[str], min_sentences: int = MIN_SENTENCES
+def best_presence_rule(
+    features: list[set[str]], labels: list[str], min_sentences: int = MIN_SENTENCES
 ) -> tuple[str, str, str] | None:
-    """(token, label if present, label if absent) of the best-fitting rule on train; ties go
-    to the alphabetically first token. None when no token is frequent enough."""
+    """(feature, label if present, label if absent) of the best-fitting "has feature X" rule
+    on train (``features``: each text's set of features); ties go to the alphabetically
+    first feature. None when no feature is in ``min_sentences`` texts."""
     totals = Counter(labels)
-    with_token: dict[str, Counter[str]] = {}
-    for sentence, label in zip(sentences, labels):
-        for token in _tokens(sentence):
-            with_token.setdefault(token, Counter())[label] += 1
+    with_feature: dict[str, Counter[str]] = {}
+    for found, label in zip(features, labels):
+        for feature in found:
+            with_feature.setdefault(feature, Counter())[label] += 1
     best: tuple[int, str, str, str] | None = None
-    for token in sorted(with_token):
-        present = with_token[token]
+    for feature in sorted(with_feature):
+        present = with_feature[feature]
         if sum(present.values()) < min_sentences:
             continue
         absent = totals - present
@@ -50,8 +51,15 @@ def best_token_rule(
         no = min(totals, key=lambda k: (-absent[k], k))
         hits = present[yes] + absent[no]
         if best is None or hits > best[0]:
-            best = (hits, token, yes, no)
+            best = (hits, feature, yes, no)
     return None if best is None else best[1:]
+
+
+def best_token_rule(
+    sentences: list[str], labels: list[str], min_sentences: int = MIN_SENTENCES
+) -> tuple[str, str, str] | None:
+    """(token, label if present, label if absent) of the best "contains token X" rule."""
+    return best_presence_rule([_tokens(s) for s in sentences], labels, min_sentences)
 
 
 def check_contains_token(task: ProbingTask, options: CheckOptions) -> list[Finding]:
