@@ -369,7 +369,10 @@ def write_function_word_quality(out: str | Path, result: Any, **options: Any) ->
         try:
             tasks.append(load_dnc_set(path))
         except UnverifiedSetError as e:
-            refused.append(f"- {e.problem}")
+            refused.append(
+                f"- {e.stem}: all {e.unverified} mutated items await annotation (`sentprobe "
+                "annotate export` this suite, collect votes, `sentprobe annotate import`)"
+            )
     manifest = result if isinstance(result, dict) else result.manifest
     set_stats = {name: entry.get("stats") or {} for name, entry in manifest.get("sets", {}).items()}
     stats = {t.name: set_stats.get(set_stem(Path(t.metadata.source))) for t in tasks}

@@ -257,3 +257,18 @@ def test_an_nli_set_that_cannot_fill_ten_folds_fails_alone(tmp_path):
     for name, reason in result.failures.items():
         assert "under the 10 that fill" in reason, (name, reason)
     assert {fw.name for fw in result.sets} | set(result.failures) == set(CHANGING)
+
+
+def test_quality_md_states_each_rule_and_the_sets_not_scored(suite, tmp_path):
+    import shutil
+
+    from sentprobe.analysis.quality import write_function_word_quality
+
+    copy = tmp_path / "suite"
+    shutil.copytree(suite, copy)
+    write_function_word_quality(copy, json.loads((copy / "manifest.json").read_text()))
+    quality = (copy / "QUALITY.md").read_text()
+    assert "| nli-comparatives:negated-hypothesis | 90.9 % of 44 | none | no |" in quality
+    assert "given that the label changed" in quality
+    for name in CHANGING:
+        assert f"- {name}: all " in quality and "mutated items await annotation" in quality

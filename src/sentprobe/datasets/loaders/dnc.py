@@ -375,7 +375,7 @@ class UnverifiedSetError(DataError):
 
     def __init__(self, data_file: Path, stem: str, unverified: int) -> None:
         suite = data_file.parent.parent if data_file.parent.name == "NLI" else data_file.parent
-        self.stem = stem
+        self.stem, self.unverified = stem, unverified
         super().__init__(
             data_file,
             None,
