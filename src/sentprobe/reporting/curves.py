@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from sentprobe.errors import SentprobeError
+from sentprobe.evaluation.identity import resolve, task_names
 from sentprobe.reporting.plots import LINE_COLOURS, new_figure, save_figure
 
 _EPOCH = re.compile(r"^(?P<run>.+)@epoch-(?P<epoch>\d+)$")
@@ -33,13 +35,38 @@ METRIC_LABEL = {"ppl": "validation perplexity", "acc": "validation accuracy (%)"
 
 
 def epoch_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
-    """Rows of trained-run epochs: run, epoch, task, score (mean over seeds, in %)."""
-    parsed = frame["encoder"].str.extract(_EPOCH)
-    rows = frame.assign(run=parsed["run"], epoch=pd.to_numeric(parsed["epoch"]))
-    rows = rows.dropna(subset=["run"])
-    if rows.empty:
+    """Rows of trained-run epochs: run, epoch, task, score (mean over seeds, in %).
+
+    One point per (run, epoch, task identity, probe): of several results of one seed there
+    (an ``@best`` row beside its ``@all`` twin, a stale result) the newest counts; tasks of
+    one name in several languages or sources are named apart as in the results table, and
+    with several probes each gets its own line (``task [probe]``). Two runs of one name
+    whose weights differ cannot be told apart here: a warning says so (name them apart with
+    ``train --name``)."""
+    df = resolve(frame)
+    parsed = df["encoder_label"].str.extract(_EPOCH)
+    df = df.assign(run=parsed["run"], epoch=pd.to_numeric(parsed["epoch"]))
+    df = df.dropna(subset=["run"])
+    if df.empty:
         return pd.DataFrame(columns=["run", "epoch", "task", "score"])
-    out = rows.groupby(["run", "epoch", "task"], as_index=False)[metric].mean()
+    df["task"] = task_names(df)
+    if df["probe"].nunique() > 1:
+        df["task"] = df["task"] + " [" + df["probe"] + "]"
+    point = ["run", "epoch", "task", "seed"]
+    weights = df["encoder_fingerprint"].str.replace(r"#epoch-\d+$", "", regex=True)
+    clashes = weights.groupby([df[c] for c in point]).nunique()
+    if (clashes > 1).any():
+        run, epoch, *_ = clashes[clashes > 1].index[0]
+        warnings.warn(
+            f"{run}@epoch-{int(epoch)} has results of different weights (runs of one name, or "
+            "one run probed at one epoch and at all epochs): the newest is drawn; give runs "
+            "their own names with `sentprobe train --name`",
+            stacklevel=2,
+        )
+    if "created" in df.columns:
+        df = df.sort_values("created", kind="stable")
+    df = df.drop_duplicates(point, keep="last")
+    out = df.groupby(["run", "epoch", "task"], as_index=False, sort=False)[metric].mean()
     return out.rename(columns={metric: "score"}).assign(score=lambda d: 100 * d["score"])
 
 

@@ -394,7 +394,8 @@ def _open_run(run_dir: Path, config: StudentConfig, data: _Data, meta: dict[str,
         "format": FORMAT,
         # <teacher>-><lang>/<arch>/<run>: students of one teacher and language (other
         # architectures, other settings) must not share a row name, or tables merge them
-        "name": f"{meta['teacher_label']}->{meta['language']}/{config.arch}/{run_dir.name}",
+        "name": meta["name"]
+        or f"{meta['teacher_label']}->{meta['language']}/{config.arch}/{run_dir.name}",
         "objective": "cross-lingual mapping (X-Probe 5.2)",
         "arch": config.arch,
         "metric": {"name": config.monitor, "higher_is_better": MONITORS[config.monitor]},
@@ -458,12 +459,14 @@ def train_student(
     progress: bool = True,
     log: Callable[[str], None] = print,
     threads: int | None = None,
+    name: str | None = None,
 ) -> dict[str, Any]:
     """Train (or continue) the student in ``run_dir``; returns the run manifest.
 
     ``validate`` scores a downstream task with the student's encode function (higher is
     better); it is what ``monitor="task"`` stops on. ``threads``: torch threads (default:
-    every core this process may use).
+    every core this process may use). ``name``: the run's row name in results tables
+    (default ``<teacher>-><lang>/<arch>/<folder>``).
     """
     config.check()
     if config.vectors:
@@ -476,6 +479,7 @@ def train_student(
     meta = {
         "teacher": teacher_spec,
         "teacher_label": teacher.name,
+        "name": name,
         "source_language": source_language,
         "language": lang,
         "settings": {
