@@ -62,8 +62,10 @@ def layer_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFram
         )
     df = df.assign(task=task_names(df))[keep]  # named as in the whole table
     df["layer"] = parts.loc[keep, "layer"].astype(int)
+    df["encoder"] = parts.loc[keep, "encoder"]
     model = df["encoder_fingerprint"].str.replace(r"#[^#]*$", "", regex=True)
-    df["encoder"] = row_names(parts.loc[keep, "encoder"], model)
+    if (model.groupby([df["encoder"], df["layer"]]).nunique() > 1).any():  # models named alike
+        df["encoder"] = row_names(df["encoder"], model)
     df["score"] = pd.to_numeric(df[metric], errors="coerce") * 100.0
     cells = df.groupby(["encoder", "probe", "task", "layer"], sort=False)
     out = cells["score"].agg(score="mean", std="std", n="count")
