@@ -22,8 +22,9 @@ from typing import Any
 
 import pandas as pd
 
+from sentprobe.datasets.controls import is_control
 from sentprobe.errors import SentprobeError
-from sentprobe.evaluation.identity import resolve, task_names
+from sentprobe.evaluation.identity import resolve, row_names, task_names
 from sentprobe.reporting.plots import LINE_COLOURS, new_figure, save_figure
 
 _EPOCH = re.compile(r"^(?P<run>.+)@epoch-(?P<epoch>\d+)$")
@@ -37,13 +38,14 @@ METRIC_LABEL = {"ppl": "validation perplexity", "acc": "validation accuracy (%)"
 def epoch_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
     """Rows of trained-run epochs: run, epoch, task, score (mean over seeds, in %).
 
-    One point per (run, epoch, task identity, probe): of several results of one seed there
-    (an ``@best`` row beside its ``@all`` twin, a stale result) the newest counts; tasks of
-    one name in several languages or sources are named apart as in the results table, and
-    with several probes each gets its own line (``task [probe]``). Two runs of one name
-    whose weights differ cannot be told apart here: a warning says so (name them apart with
-    ``train --name``)."""
+    One point per (run, epoch, task identity, probe), the newest result per identity: tasks
+    of one name in several languages or sources are named apart as in the results table, and
+    with several probes each gets its own line (``task [probe]``). Runs of one name whose
+    weights differ at an epoch (two folders, or an ``@best`` row beside its ``@all`` twin)
+    are drawn as runs of their own, each name followed by a short hash of its fingerprint,
+    with a warning (``train --name`` gives runs names of their own)."""
     df = resolve(frame)
+    df = df[~df["task"].map(is_control)]  # control tasks have their own tables
     parsed = df["encoder_label"].str.extract(_EPOCH)
     df = df.assign(run=parsed["run"], epoch=pd.to_numeric(parsed["epoch"]))
     df = df.dropna(subset=["run"])
@@ -52,20 +54,18 @@ def epoch_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFram
     df["task"] = task_names(df)
     if df["probe"].nunique() > 1:
         df["task"] = df["task"] + " [" + df["probe"] + "]"
-    point = ["run", "epoch", "task", "seed"]
     weights = df["encoder_fingerprint"].str.replace(r"#epoch-\d+$", "", regex=True)
-    clashes = weights.groupby([df[c] for c in point]).nunique()
-    if (clashes > 1).any():
-        run, epoch, *_ = clashes[clashes > 1].index[0]
+    clashes = weights.groupby([df["run"], df["epoch"], df["task"], df["seed"]]).nunique()
+    clashing = set(clashes[clashes > 1].index.get_level_values("run"))
+    if clashing:
+        named = df["run"].isin(clashing)
+        df.loc[named, "run"] = row_names(df.loc[named, "run"], weights[named])
         warnings.warn(
-            f"{run}@epoch-{int(epoch)} has results of different weights (runs of one name, or "
-            "one run probed at one epoch and at all epochs): the newest is drawn; give runs "
-            "their own names with `sentprobe train --name`",
+            f"runs named {', '.join(sorted(clashing))} have results of different weights at "
+            "one epoch (runs in two folders, or a run probed at one epoch and at all): drawn "
+            "as runs of their own; `sentprobe train --name` gives runs names of their own",
             stacklevel=2,
         )
-    if "created" in df.columns:
-        df = df.sort_values("created", kind="stable")
-    df = df.drop_duplicates(point, keep="last")
     out = df.groupby(["run", "epoch", "task"], as_index=False, sort=False)[metric].mean()
     return out.rename(columns={metric: "score"}).assign(score=lambda d: 100 * d["score"])
 
