@@ -121,8 +121,9 @@ Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")]
 RunName = Annotated[
     str | None,
     typer.Option(  # noqa: UP007
-        help="The run's row name in results tables, given when the run starts [its folder's "
-        "name]: two runs probed into one store need names of their own."
+        help="The run's row name in results tables, set when the run starts [train: the "
+        "folder's name; map-encoder: TEACHER->LANG/ARCH/FOLDER]: runs probed into one store "
+        "need names of their own."
     ),
 ]
 
