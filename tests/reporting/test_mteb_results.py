@@ -66,9 +66,7 @@ def _tense_store(path, make_record):
     return path
 
 
-def test_one_task_name_in_two_languages_gives_two_files_named_as_mteb_tasks(
-    tmp_path, make_record
-):
+def test_one_task_name_in_two_languages_gives_two_files_named_as_mteb_tasks(tmp_path, make_record):
     store = _tense_store(tmp_path / "r.sqlite", make_record)
     assert _report_mteb(store, tmp_path / "out").exit_code == 0
     files = sorted((tmp_path / "out" / "results").glob("BoV-GloVe/*/*.json"))
@@ -95,9 +93,7 @@ def test_two_weights_of_one_mteb_model_get_two_folders(tmp_path, make_record):
     folders = sorted((tmp_path / "out" / "results" / "org__model").iterdir())
     assert len(folders) == 2 and all(f.name.startswith("abc123-") for f in folders)
     scores = {
-        json.loads(next(f.glob("sentprobe.*.json")).read_text())["scores"]["test"][0][
-            "main_score"
-        ]
+        json.loads(next(f.glob("sentprobe.*.json")).read_text())["scores"]["test"][0]["main_score"]
         for f in folders
     }
     assert scores == {0.7, 0.9}

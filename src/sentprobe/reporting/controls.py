@@ -103,7 +103,7 @@ def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.
     compression, of the task and of its control task."""
     frame = resolve(frame)  # one set of display names for every part below
     tasks, _ = split_controls(frame)
-    keys = _CELL
+    keys = _CELL  # a cell per row and task identity, not per short task name
     df = _latest(tasks)
     out = df.groupby(keys, sort=False).agg(seeds=("seed", "nunique"), score=("test_score", "mean"))
     out["score"] *= 100

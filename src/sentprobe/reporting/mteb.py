@@ -123,7 +123,7 @@ def write_mteb_results(
         for task_id, cells in rows.groupby(list(TASK), sort=False):
             full = task_name(str(task_id[2]), str(task_id[0]))
             mteb_name = _safe(mteb_task_name(full), "task name")
-            doc = _result(cells, mteb_name, version, interval)
+            doc = _result(cells, full, mteb_name, version, interval)
             doc["scores"]["test"][0].update(controls.get((fingerprint, *task_id), {}))
             path = inside(root, f"{folder}/{mteb_name}.json")
             if path in files:
@@ -134,6 +134,7 @@ def write_mteb_results(
 
 def _result(
     cells: pd.DataFrame,
+    full_name: str,
     mteb_name: str,
     version: str | None,
     interval: Callable[[Sequence[str]], tuple[float, float] | None] | None,
@@ -153,7 +154,7 @@ def _result(
         "sentprobe_probe": str(cells["probe"].iloc[0]),
         "sentprobe_selection": str(cells["selection"].iloc[0]),
         "sentprobe_seeds": int(cells["seed"].nunique()),
-        "sentprobe_task": task_name(str(cells["task"].iloc[0]), str(cells["task_source"].iloc[0])),
+        "sentprobe_task": full_name,
     }
     return {
         "dataset_revision": str(cells["task_hash"].iloc[-1]),
