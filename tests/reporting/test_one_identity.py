@@ -286,3 +286,33 @@ def test_merge_keeps_every_identity(collisions, tmp_path):
         return frame.set_index("key").sort_index()[["encoder", "test_score"]]
 
     pd.testing.assert_frame_equal(table(tmp_path / "m.sqlite"), table(collisions.path))
+
+
+def test_two_runs_of_one_folder_name_are_two_rows(tmp_path, make_record):
+    """``runs/nmt@epoch-2`` and ``other/nmt@epoch-2`` (other weights) in one store: the
+    table shows 56.7 and 49.3 on rows named apart, not 49.3 alone; ``-e`` selects both."""
+    store = tmp_path / "r.sqlite"
+    with ResultsStore(store) as s:
+        for where, acc in (("runs", 0.567), ("other", 0.493)):
+            fp = f"trained-run-v1|{where}|e2"
+            s.add(make_record("nmt@epoch-2", "SentLen", acc, encoder_fingerprint=fp), where)
+    args = ["report", "--results", str(store), "--no-ci", "-f", "json", "-e", "nmt@epoch-2"]
+    rows = json.loads(CliRunner().invoke(app, args).output)
+    assert sorted(r["SentLen"] for r in rows) == [49.3, 56.7]
+    assert len({r["encoder"] for r in rows}) == 2
+
+
+def test_curves_keep_languages_apart(make_record):
+    """A student probed on sample-en/SentLen (55.7) and sample-fr/SentLen (43.9): two
+    points, not their mean 49.8."""
+    frame = pd.DataFrame(
+        [
+            make_record("map@epoch-1", "SentLen", acc, language=lang, task_source=f"s-{lang}")
+            for lang, acc in (("en", 0.557), ("fr", 0.439))
+        ]
+    )
+    scores = epoch_scores(frame)
+    assert dict(zip(scores["task"], scores["score"].round(1), strict=True)) == {
+        "SentLen (en)": 55.7,
+        "SentLen (fr)": 43.9,
+    }
