@@ -376,7 +376,9 @@ class _Run:
     state: dict[str, Any] | None
 
 
-def _open_run(run_dir: Path, config: StudentConfig, data: _Data, meta: dict[str, Any]) -> _Run:
+def _open_run(
+    run_dir: Path, config: StudentConfig, data: _Data, meta: dict[str, Any], name: str | None
+) -> _Run:
     """Continue the run in ``run_dir`` (same settings required) or start a new one there."""
     out_dim = int(data.train_y.shape[1])
     if (run_dir / "run.json").is_file():
@@ -394,8 +396,7 @@ def _open_run(run_dir: Path, config: StudentConfig, data: _Data, meta: dict[str,
         "format": FORMAT,
         # <teacher>-><lang>/<arch>/<run>: students of one teacher and language (other
         # architectures, other settings) must not share a row name, or tables merge them
-        "name": meta["name"]
-        or f"{meta['teacher_label']}->{meta['language']}/{config.arch}/{run_dir.name}",
+        "name": name or f"{meta['teacher_label']}->{meta['language']}/{config.arch}/{run_dir.name}",
         "objective": "cross-lingual mapping (X-Probe 5.2)",
         "arch": config.arch,
         "metric": {"name": config.monitor, "higher_is_better": MONITORS[config.monitor]},
@@ -479,7 +480,6 @@ def train_student(
     meta = {
         "teacher": teacher_spec,
         "teacher_label": teacher.name,
-        "name": name,
         "source_language": source_language,
         "language": lang,
         "settings": {
@@ -489,7 +489,7 @@ def train_student(
             "language": lang,
         },
     }
-    run = _open_run(run_dir, config, data, meta)
+    run = _open_run(run_dir, config, data, meta, name)
     mapping = run.manifest["mapping"]
     if mapping.get("stopped"):
         log(f"{run_dir}: already finished ({mapping['stopped']['reason']})")
