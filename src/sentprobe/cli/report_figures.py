@@ -57,6 +57,7 @@ def layer_data(
 def layer_figure(curves: pd.DataFrame, summary: pd.DataFrame, frame: pd.DataFrame):
     """The layer-curves figure, tasks in the paper's order, Majority dotted."""
     from sentprobe.datasets.task import PAPER_TASKS
+    from sentprobe.evaluation.identity import resolve, task_names
     from sentprobe.reporting.plots import layer_curves_figure
 
     order = {t: i for i, t in enumerate(PAPER_TASKS)}
@@ -69,8 +70,6 @@ def layer_figure(curves: pd.DataFrame, summary: pd.DataFrame, frame: pd.DataFram
     centres = {
         (m, t): float(c) for m, t, c in zip(summary["model"], summary["task"], summary["center"])
     }
-    from sentprobe.evaluation.identity import resolve, task_names
-
     frame = resolve(frame)
     majority = frame[frame["encoder_label"] == "Majority"]
     names = task_names(frame)[majority.index]  # as layer_scores names the tasks

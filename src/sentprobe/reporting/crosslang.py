@@ -72,7 +72,9 @@ def language_scores(
 ) -> pd.DataFrame:
     """One row per (encoder, task, language): the score in points, averaged over seeds.
 
-    The latest record of each unit counts (as in the results table); an encoder probed with
+    The newest result of each identity counts (sentprobe.evaluation.identity; rows of one
+    label but other fingerprints are named apart, as in the results table); a task of one name
+    from two sources in one language is named with its source; an encoder probed with
     several probes becomes one row per probe ("name [probe]"); a task name carrying its
     language ("de/Foo") loses it so the same task matches across languages. The paper's
     text baselines are left out unless ``include_baselines`` (they are not encoders);
