@@ -85,8 +85,14 @@ def test_mteb_scores_a_task_as_sentprobe_run_does(tmp_path):
     """One task, one encoder, one number: inside MTEB the task is scored by sentprobe's own
     probe (strength chosen on dev), so MTEB's score is ``sentprobe run``'s. MTEB's default
     classifier (C = 1, no dev) lands elsewhere on this task; ``probe=None`` still gives it."""
-    frame = run([_SentprobeBagOfWords()], "mock/Mock4", results=tmp_path / "r.sqlite",
-                cache_dir=tmp_path / "cache", progress=False)  # fmt: skip
+    frame = run(
+        [_SentprobeBagOfWords()],
+        "mock/Mock4",
+        baselines="none",
+        results=tmp_path / "r.sqlite",
+        cache_dir=tmp_path / "cache",
+        progress=False,
+    )
     (sentprobe_score,) = frame.loc[frame["encoder"] == "hashed-bow", "test_score"]
     scored = {}
     for probe in ("task", None):
