@@ -185,6 +185,21 @@ def test_every_table_format_shows_each_identity_once_and_no_mix(collisions, fmt)
         assert len(rows_named) == len(rows) == len(collisions.cells)
 
 
+def test_the_terminal_table_shows_each_identity_once_and_no_mix(collisions):
+    from rich.console import Console
+
+    from sentprobe.reporting.tables import rich_table
+
+    tasks, _ = split_controls(_load_results(collisions.path, None))
+    console = Console(record=True, width=400)
+    console.print(rich_table(tasks))
+    numbers = _numbers(console.export_text())
+    assert not set(numbers) & collisions.forbidden
+    assert Counter(
+        {v: numbers[v] for v in _expected_scores(collisions, ("logreg", "mlp", "mdl"))}
+    ) == (_expected_scores(collisions, ("logreg", "mlp", "mdl")))
+
+
 def test_the_markdown_table_names_every_identity_apart(collisions):
     result = CliRunner().invoke(app, ["report", "--results", str(collisions.path), "--no-ci"])
     table = result.output.split("\n\n")[0]
