@@ -80,3 +80,22 @@ def test_plugin_generators_and_baselines_are_used(installed):
 def test_unknown_names_list_what_is_known():
     with pytest.raises(registry.RegistryError, match="unknown baseline 'nope'; known: .*majority"):
         registry.baselines.get("nope")
+
+
+def test_built_ins_are_registered_on_the_first_lookup(tmp_path, monkeypatch):
+    """An earlier stage (the MTEB tasks in ``datasets``) looks probes up by name: the
+    registry imports the module that registers the built-ins on the first lookup."""
+    from sentprobe import registry
+    from sentprobe.registry import Registry
+
+    assert registry.probes._builtin == "sentprobe.probes"
+    things: Registry[int] = Registry("things", builtin="planted_builtins")
+    (tmp_path / "planted_builtins.py").write_text(
+        "from tests_things import things\nthings.register('one', 1)\n"
+    )
+    (tmp_path / "tests_things.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import tests_things
+
+    monkeypatch.setattr(tests_things, "things", things, raising=False)
+    assert things.get("one") == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any, Generic, Literal, TypeVar
 
@@ -28,10 +29,13 @@ class RegistryError(SentprobeError, KeyError):
 class Registry(Generic[T]):
     """A mapping from names to objects (usually factories) of one kind."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, builtin: str | None = None) -> None:
+        """``builtin``: the module whose import registers the built-in entries, imported on
+        the first lookup (as entry points are), so an earlier stage can look them up."""
         self.kind = kind
         self._entries: dict[str, T] = {}
         self._entry_points_loaded = False
+        self._builtin = builtin
 
     def register(self, name: str, obj: T | None = None, *, overwrite: bool = False):
         """Register ``obj`` under ``name``; without ``obj``, return a decorator."""
@@ -48,6 +52,8 @@ class Registry(Generic[T]):
         if self._entry_points_loaded:
             return
         self._entry_points_loaded = True
+        if self._builtin is not None:
+            import_module(self._builtin)
         for ep in entry_points(group=f"sentprobe.{self.kind}"):
             if ep.name not in self._entries:
                 self._entries[ep.name] = ep.load()
@@ -107,7 +113,7 @@ tasks: Registry[Callable[[], Any]] = Registry("tasks")
 suites: Registry[list[str]] = Registry("suites")
 #: ``probes.get(name)(task, seed=0) -> estimator`` with ``fit(X, y, X_dev, y_dev)``; ``task``
 #: is the task's (paper) name, so a probe may differ per task (``paper``: logreg for WC).
-probes: Registry[Callable[..., Any]] = Registry("probes")
+probes: Registry[Callable[..., Any]] = Registry("probes", builtin="sentprobe.probes")
 #: ``annotators.get(backend)(argument, **options) -> Annotator``; ``argument`` is what follows
 #: the colon of a spec (``spacy:<model>``), or None.
 annotators: Registry[Callable[..., Any]] = Registry("annotators")

@@ -352,3 +352,17 @@ def replace_config(**kw) -> StudentConfig:
     from dataclasses import replace
 
     return replace(CONFIG, **kw)
+
+
+def test_name_gives_seed_replicates_rows_of_their_own(tmp_path: Path) -> None:
+    """Students ``s0/run`` and ``s1/run`` share teacher, language, architecture and folder
+    name; ``name`` (``map-encoder --name``) keeps them apart in a results table."""
+    from dataclasses import replace
+
+    names = []
+    for seed in (0, 1):
+        out = tmp_path / f"s{seed}"
+        out.mkdir()
+        train(out, replace(CONFIG, epochs=1, seed=seed), name=f"map-fr-s{seed}")
+        names.append(TrainedRunEncoder(str(out / "run")).name)
+    assert names == ["map-fr-s0@epoch-1", "map-fr-s1@epoch-1"]

@@ -401,3 +401,13 @@ def test_best_epoch_is_recorded_and_probed_with_at_best(data, tmp_path, objectiv
         (run / "run.json").write_text(json.dumps(doctored))
         encoder = TrainedRunEncoder(f"{run}@best")
         assert encoder.epochs == [favoured] and encoder.name == f"r@epoch-{favoured}"
+
+
+def test_name_is_the_runs_row_name(data, tmp_path):
+    """``train --name``: two runs in folders of one name get rows of their own."""
+    names = []
+    for parent in ("runs", "other"):
+        out = tmp_path / parent / "nmt"
+        cfg = config(data, "bilstm-max", "autoencoder", out, name=f"nmt-{parent}")
+        names.append(TrainedRunEncoder(str(train(cfg, progress=False))).name)
+    assert names == ["nmt-runs@epoch-1", "nmt-other@epoch-1"]

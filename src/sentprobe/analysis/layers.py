@@ -19,6 +19,7 @@ import pandas as pd
 
 from sentprobe.datasets.task import PAPER_TASKS
 from sentprobe.errors import SentprobeError
+from sentprobe.evaluation.identity import resolve, row_names, task_names
 from sentprobe.reporting.render import (
     csv_table,
     json_records,
@@ -45,33 +46,36 @@ SUMMARY_COLUMNS = (
 
 def layer_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
     """Tidy per-layer scores (percent): one row per (encoder, probe, task, layer), the mean,
-    standard deviation and count over seeds. Rows that are not ``<encoder>@layer<K>`` are left
-    out; none at all is an error (the store holds no ``--layer all`` run)."""
+    standard deviation and count over seeds (and, where the frame has unit keys, ``keys``).
+    Rows that are not ``<encoder>@layer<K>`` are left out; none at all is an error (the store
+    holds no ``--layer all`` run). The newest result per identity counts; encoders of one
+    name but other weights and tasks of one name in several languages are named apart, as in
+    the results table (sentprobe.evaluation.identity)."""
     if frame.empty or "encoder" not in frame.columns:
         raise SentprobeError("no results to analyse")
-    parts = frame["encoder"].astype(str).str.extract(_LAYER)
+    df = resolve(frame)
+    parts = df["encoder_label"].str.extract(_LAYER)
     keep = parts["layer"].notna()
     if not keep.any():
         raise SentprobeError(
             "no per-layer rows (<encoder>@layer<K>): run with --layer all for a layer analysis"
         )
-    df = frame.loc[keep, ["probe", "task", "seed", metric]].copy()
-    df["encoder"] = parts.loc[keep, "encoder"]
+    df = df.assign(task=task_names(df))[keep]  # named as in the whole table
     df["layer"] = parts.loc[keep, "layer"].astype(int)
-    if "created" in frame.columns:  # a unit rerun later replaces the older record
-        df["created"] = frame.loc[keep, "created"]
-        df = df.sort_values("created", kind="stable")
-    df = df.drop_duplicates(["encoder", "probe", "task", "layer", "seed"], keep="last")
+    df["encoder"] = parts.loc[keep, "encoder"]
+    model = df["encoder_fingerprint"].str.replace(r"#[^#]*$", "", regex=True)
+    if (model.groupby([df["encoder"], df["layer"]]).nunique() > 1).any():  # models named alike
+        df["encoder"] = row_names(df["encoder"], model)
     df["score"] = pd.to_numeric(df[metric], errors="coerce") * 100.0
-    out = (
-        df.groupby(["encoder", "probe", "task", "layer"], sort=False)["score"]
-        .agg(score="mean", std="std", n="count")
-        .reset_index()
-    )
+    cells = df.groupby(["encoder", "probe", "task", "layer"], sort=False)
+    out = cells["score"].agg(score="mean", std="std", n="count")
+    if "key" in df.columns:
+        out["keys"] = cells["key"].agg(list)
+    out = out.reset_index()
     rank = {task: i for i, task in enumerate(PAPER_TASKS)}  # the paper's task order first
     out["_rank"] = [rank.get(t, len(rank)) for t in out["task"]]
     out = out.sort_values(["encoder", "probe", "_rank", "task", "layer"], kind="stable")
-    return out[list(SCORE_COLUMNS)].reset_index(drop=True)
+    return out[[*SCORE_COLUMNS, *(["keys"] if "keys" in out else [])]].reset_index(drop=True)
 
 
 def center_of_gravity(scores: np.ndarray) -> float:

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from sentprobe.evaluation.identity import resolve, task_names
 from sentprobe.evaluation.predictions import Predictions
 from sentprobe.reporting.render import csv_table, markdown_table
 
@@ -30,12 +31,10 @@ COLUMNS = ["task", "subtype", "encoder", "n", "accuracy", "sd", "records"]
 
 
 def _latest(frame: pd.DataFrame) -> pd.DataFrame:
-    """One record per (row, task, seed): the last written, as the results table does."""
-    df = frame.reset_index(drop=True)
-    if "created" in df.columns:
-        df = df.sort_values("created", kind="stable")
-    identity = [c for c in ("encoder", "task", "task_source", "probe", "seed") if c in df.columns]
-    return df.drop_duplicates(subset=identity, keep="last").sort_index()
+    """The newest record per identity, rows and tasks named as the results table names them
+    (sentprobe.evaluation.identity)."""
+    df = resolve(frame)
+    return df.assign(task=task_names(df))
 
 
 #: The row of minimal-pair accuracy (every item made from one source right; n = pairs).

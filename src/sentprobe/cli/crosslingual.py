@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from sentprobe.cli.console import note, out
-from sentprobe.cli.options import CacheDir, Quiet
+from sentprobe.cli.options import CacheDir, Quiet, RunName
 from sentprobe.errors import SentprobeError
 
 
@@ -162,6 +162,7 @@ def map_encoder(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of split, init and batches [0].")] = None,  # noqa: UP007
     cache_dir: CacheDir = None,
+    name: RunName = None,
     quiet: Quiet = False,
 ) -> None:
     """Train a target-language student to reproduce a teacher encoder on translations
@@ -212,6 +213,7 @@ def map_encoder(
         validate=_downstream(valid_task) if valid_task else None,
         progress=not quiet,
         log=note,
+        name=name,
     )
     best = manifest["mapping"].get("best_epoch")
     epochs_done = [e["epoch"] for e in manifest["epochs"]]

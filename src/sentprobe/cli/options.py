@@ -118,6 +118,14 @@ TableOutput = Annotated[
 ]
 ProbeFilter = Annotated[str | None, typer.Option(help="Only results of this probe.")]  # noqa: UP007
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")]
+RunName = Annotated[
+    str | None,
+    typer.Option(  # noqa: UP007
+        help="The run's row name in results tables, set when the run starts [train: the "
+        "folder's name; map-encoder: TEACHER->LANG/ARCH/FOLDER]: runs probed into one store "
+        "need names of their own."
+    ),
+]
 
 # -- encoders ------------------------------------------------------------------------------
 Layer = Annotated[

@@ -26,15 +26,21 @@ from sentprobe.cli.options import (
 from sentprobe.errors import SentprobeError
 
 
-def _load_results(results: Path, probe: str | None):
-    """The stored results as a frame, checked for what ``report`` and ``crosslang`` need."""
+def _load_results(results: Path, probe: str | None, encoders: list[str] | None = None):
+    """The newest stored result of each identity (sentprobe.evaluation.identity), rows named
+    apart where one label stands for several fingerprints; only ``probe``'s and those of
+    ``encoders`` (stored labels or display names) where given."""
+    from sentprobe.evaluation.identity import resolve
     from sentprobe.evaluation.store import ResultsStore
 
     if not results.is_file():
         raise SentprobeError(f"{results}: no results store here (run `sentprobe run` first)")
     with ResultsStore(results, readonly=True) as store:
         frame = store.to_frame()
-    return frame[frame["probe"] == probe] if probe else frame
+    frame = resolve(frame[frame["probe"] == probe] if probe else frame)
+    if encoders:
+        frame = frame[frame["encoder"].isin(encoders) | frame["encoder_label"].isin(encoders)]
+    return frame
 
 
 def stored_predictions(results: Path, frame) -> dict:
@@ -216,9 +222,7 @@ def report(
     from sentprobe.reporting.reference import reference_rows
 
     rows = reference_rows(reference) if reference is not None else None
-    frame = _load_results(results, probe)
-    if encoder:
-        frame = frame[frame["encoder"].isin(encoder)]
+    frame = _load_results(results, probe, encoder)
     if by is not None:
         write_output(_by_subtype(results, frame, fmt.value), output)
         return

@@ -46,12 +46,9 @@ def layer_data(
     order = {t: i for i, t in enumerate(PAPER_TASKS)}
     summary["_order"] = summary["task"].map(lambda t: order.get(t, len(order)))
     scores["low"] = scores["high"] = math.nan
-    if interval is not None:
-        keyed = tasks.assign(_enc=tasks["encoder"].astype(str) + "\t" + tasks["probe"].astype(str))
-        keys = keyed.groupby(["_enc", "task"], sort=False)["key"].apply(list)
+    if interval is not None and "keys" in scores.columns:
         for i, r in scores.iterrows():
-            found = keys.get((f"{r['encoder']}@layer{r['layer']}\t{r['probe']}", r["task"]))
-            ci = interval(found) if found else None
+            ci = interval(r["keys"]) if r["keys"] else None
             if ci is not None:
                 scores.loc[i, ["low", "high"]] = [100.0 * ci[0], 100.0 * ci[1]]
     return scores, summary
@@ -60,6 +57,7 @@ def layer_data(
 def layer_figure(curves: pd.DataFrame, summary: pd.DataFrame, frame: pd.DataFrame):
     """The layer-curves figure, tasks in the paper's order, Majority dotted."""
     from sentprobe.datasets.task import PAPER_TASKS
+    from sentprobe.evaluation.identity import resolve, task_names
     from sentprobe.reporting.plots import layer_curves_figure
 
     order = {t: i for i, t in enumerate(PAPER_TASKS)}
@@ -72,9 +70,11 @@ def layer_figure(curves: pd.DataFrame, summary: pd.DataFrame, frame: pd.DataFram
     centres = {
         (m, t): float(c) for m, t, c in zip(summary["model"], summary["task"], summary["center"])
     }
-    majority = frame[frame["encoder"] == "Majority"]
+    frame = resolve(frame)
+    majority = frame[frame["encoder_label"] == "Majority"]
+    names = task_names(frame)[majority.index]  # as layer_scores names the tasks
     chance = {
-        str(t): 100.0 * float(s) for t, s in majority.groupby("task")["test_score"].mean().items()
+        str(t): 100.0 * float(s) for t, s in majority.groupby(names)["test_score"].mean().items()
     }
     return layer_curves_figure(curves, peaks, centres, chance or None)
 

@@ -189,21 +189,24 @@ def results_section(
 
 def mdl_table(frame: pd.DataFrame) -> html.SimpleTable | None:
     """MDL results (``--probe mdl``): online codelength and compression per row and task."""
+    from sentprobe.evaluation.identity import TASK, resolve, task_names
     from sentprobe.reporting.controls import mdl_frame
 
+    frame = resolve(frame)
     mdl = mdl_frame(frame)
     if mdl.empty:
         return None
-    keys = ["encoder", "probe", "task"]
+    keys = ["encoder", "probe", *TASK]  # a cell per row and task identity
+    shown = dict(zip(mdl[keys].itertuples(index=False, name=None), task_names(mdl), strict=True))
     means = mdl.groupby(keys, sort=False)[["codelength_kbit", "compression"]].mean()
     control = mdl_frame(frame, controls=True).groupby(keys, sort=False)["compression"].mean()
     return html.SimpleTable(
         "MDL: online codelength (Voita & Titov 2020)",
         ["Row", "Probe", "Task", "Codelength (kbit)", "Compression", "Control compression"],
         [
-            [str(e), str(p), str(t), f"{c:.1f}", f"{x:.2f}"]
-            + [f"{control[(e, p, t)]:.2f}" if (e, p, t) in control.index else "–"]
-            for (e, p, t), (c, x) in means.iterrows()
+            [str(cell[0]), str(cell[1]), str(shown[cell]), f"{c:.1f}", f"{x:.2f}"]
+            + [f"{control[cell]:.2f}" if cell in control.index else "–"]
+            for cell, (c, x) in means.iterrows()
         ],
         "Compression: the uniform code's length over the online code's (higher: the labels are "
         "easier to transmit given the vectors; 1: no better than the uniform code); control "

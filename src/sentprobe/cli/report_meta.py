@@ -88,6 +88,7 @@ def task_section(frame: pd.DataFrame) -> tuple[list[html.TaskInfo], list[html.Su
     license and source from the registry), and the suites they come from."""
     from sentprobe import registry
     from sentprobe.datasets.builtin import register_builtin
+    from sentprobe.evaluation.identity import task_names
     from sentprobe.reporting.controls import split_controls
 
     register_builtin()
@@ -96,7 +97,8 @@ def task_section(frame: pd.DataFrame) -> tuple[list[html.TaskInfo], list[html.Su
     infos, used = [], []
     last = tasks.sort_values("created", kind="stable") if "created" in tasks.columns else tasks
     last = last.drop_duplicates(["task", "task_source", "language"], keep="last")
-    for rec in last.itertuples(index=False):
+    shown = list(task_names(last))  # as the results table names them
+    for rec, name in zip(last.itertuples(index=False), shown, strict=True):
         source = str(rec.task_source or "")
         names = [f"{source}/{rec.task}", str(rec.task)]
         entry = next((registry.tasks.get(n) for n in names if n in registry.tasks), None)
@@ -114,7 +116,6 @@ def task_section(frame: pd.DataFrame) -> tuple[list[html.TaskInfo], list[html.Su
             fields["license"] = _short(meta.license)
             fields["source"] = _short(meta.source)
             description = meta.description
-        name = str(rec.task) + (f" ({rec.language})" if tasks["language"].nunique() > 1 else "")
         infos.append(html.TaskInfo(name, fields, description))
         if source in suites and source not in used:
             used.append(source)

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from sentprobe.cli.console import note
-from sentprobe.cli.options import Quiet
+from sentprobe.cli.options import Quiet, RunName
 from sentprobe.errors import SentprobeError
 
 PRESET_HELP = (
@@ -60,6 +60,7 @@ def train(
     annotator: Annotated[
         str, typer.Option(help="Parser for seq2tree/dissent data (a .conllu file is read as is).")
     ] = "spacy",
+    name: RunName = None,
     quiet: Quiet = False,
 ) -> None:
     """Train an encoder; rerun the same command to resume after the last finished epoch.
@@ -110,6 +111,7 @@ def train(
         seed=seed,
         device=device,
         annotator=annotator,
+        name=name,
     )
     run_dir = run_training(config, progress=not quiet)
     manifest = read_manifest(run_dir)

@@ -9,13 +9,20 @@ classification tasks that MTEB's own ``mteb.evaluate`` runs and returns MTEB res
 
 Each task is an ``AbsTaskClassification`` whose data comes from sentprobe (no download): the
 text column is the sentence, the label column the label's index in the task's label list, and
-the splits are train, validation and test. How it differs from ``sentprobe run``: MTEB scores
-with its own protocol, a scikit-learn ``LogisticRegression(max_iter=100)`` on the raw vectors
-with no dev selection. By default that classifier is trained once on *all* of train
-(``samples_per_label`` = the largest class count, ``n_experiments=1``), as a probing paper
-does, instead of MTEB's default of 10 experiments on 8 sentences per label; pass
-``samples_per_label=8, n_experiments=10`` to get MTEB's few-shot protocol. MTEB's scores are
-therefore close to, not equal to, sentprobe's ``logreg`` scores.
+the splits are train, validation and test. Inside MTEB the task is scored as ``sentprobe run``
+scores it: by default the task's own probe (``TaskMetadata.probe``, else ``logreg``) from
+sentprobe's probe registry is fitted on all of train, its strength chosen on the validation
+split where the task has one (by cross-validation on train otherwise), and scored on test, so
+MTEB's number and ``sentprobe run``'s agree within the task's confidence interval (what still
+differs: MTEB encodes through its own model wrapper, so an encoder's prompts, batching and
+precision are MTEB's; MTEB reports f1 and the other scores beside accuracy). ``probe=NAME``
+picks another sentprobe probe; ``probe=None`` gives MTEB's own protocol, a scikit-learn
+``LogisticRegression(max_iter=100)`` on the raw vectors without dev selection, trained once on
+all of train (``samples_per_label`` = the largest class count, ``n_experiments=1``), or with
+``samples_per_label=8, n_experiments=10`` MTEB's few-shot protocol.
+
+Task names are :func:`mteb_task_name`'s; ``report --format mteb`` names its result files the
+same way, so MTEB's ``ResultCache`` finds sentprobe's stored results for these tasks.
 """
 
 from __future__ import annotations
@@ -24,6 +31,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from sentprobe import registry
 from sentprobe.datasets.task import ProbingTask
 from sentprobe.errors import SentprobeError, require
 
@@ -90,10 +100,59 @@ def _metadata_fields(task: ProbingTask, dataset_path: str | None) -> dict[str, A
     )
 
 
+#: ``probe=`` default of :func:`to_mteb_task`: the task's own probe, as ``sentprobe run``.
+TASK_PROBE = "task"
+
+
+def _probe_scored(self: Any, model: Any, data_split: Any, **kwargs: Any) -> Any:
+    """``_evaluate_subset`` of a task scored by a sentprobe probe: encode train, validation
+    (where there is one) and the evaluated split with MTEB's ``model``, fit the probe on
+    train (strength chosen on validation), score the split with MTEB's metrics."""
+    from mteb._create_dataloaders import create_dataloader
+
+    split, subset = kwargs["hf_split"], kwargs["hf_subset"]
+    encode_kwargs = kwargs.get("encode_kwargs") or {}
+    vectors, labels = {}, {}
+    for name in dict.fromkeys(("train", "validation", split)):
+        if name not in data_split:
+            continue
+        loader = create_dataloader(
+            data_split[name],
+            task_metadata=self.metadata,
+            input_column=self.input_column_name,
+            num_proc=kwargs.get("num_proc"),
+            **encode_kwargs,
+        )
+        vectors[name] = np.asarray(
+            model.encode(
+                loader,
+                task_metadata=self.metadata,
+                hf_split=name,
+                hf_subset=subset,
+                **encode_kwargs,
+            )
+        )
+        labels[name] = np.asarray(data_split[name][self.label_column_name])
+    estimator = registry.probes.get(self.sentprobe_probe)(
+        self.sentprobe_short_name, self.sentprobe_seed
+    )
+    dev = (vectors["validation"], labels["validation"]) if "validation" in vectors else ()
+    estimator.fit(vectors["train"], labels["train"], *dev)
+    predicted = estimator.predict(vectors[split])
+    return self._calculate_avg_scores([self._calculate_scores(labels[split], predicted)])
+
+
 def to_mteb_task(
-    task: ProbingTask, *, samples_per_label: int | None = None, n_experiments: int = 1
+    task: ProbingTask,
+    *,
+    probe: str | None = TASK_PROBE,
+    seed: int = 0,
+    samples_per_label: int | None = None,
+    n_experiments: int = 1,
 ) -> Any:
-    """One probing task as an MTEB classification task instance (see the module docstring)."""
+    """One probing task as an MTEB classification task instance (see the module docstring):
+    scored by the sentprobe ``probe`` (default: the task's own) with ``seed``, or with
+    ``probe=None`` by MTEB's own classifier (``samples_per_label``, ``n_experiments``)."""
     datasets = require("datasets", "hf-datasets", "MTEB tasks")
     if task.folds or any(s.sentences2 is not None for s in task.splits.values()):
         raise SentprobeError(
@@ -117,6 +176,16 @@ def to_mteb_task(
         )
         self.data_loaded = True
 
+    scoring: dict[str, Any] = {}
+    if probe is not None:
+        name = (task.metadata.probe or "logreg") if probe == TASK_PROBE else probe
+        registry.probes.get(name)  # an unknown name fails here, not inside mteb.evaluate
+        scoring = {
+            "sentprobe_probe": name,
+            "sentprobe_short_name": task.metadata.paper_name or task.name,
+            "sentprobe_seed": seed,
+            "_evaluate_subset": _probe_scored,
+        }
     cls = type(
         mteb_task_name(task.name).replace(".", "_").replace("-", "_"),
         (require("mteb.abstasks", _EXTRA, "MTEB tasks").AbsTaskClassification,),
@@ -125,6 +194,7 @@ def to_mteb_task(
             "samples_per_label": samples_per_label or largest,
             "n_experiments": n_experiments,
             "load_data": load_data,
+            **scoring,
             "__doc__": f"The sentprobe probing task {task.name} (content hash "
             f"{task.content_hash()}).",
         },
@@ -135,11 +205,13 @@ def to_mteb_task(
 def to_mteb_tasks(
     spec: str | Sequence[str] | Sequence[ProbingTask],
     *,
+    probe: str | None = TASK_PROBE,
+    seed: int = 0,
     samples_per_label: int | None = None,
     n_experiments: int = 1,
 ) -> list[Any]:
     """The tasks ``spec`` names (anything ``-t`` takes, or loaded tasks) as MTEB tasks, for
-    ``mteb.evaluate(model, tasks)``."""
+    ``mteb.evaluate(model, tasks)``; ``probe``, ``seed`` and the rest as :func:`to_mteb_task`."""
     from sentprobe.datasets.builtin import resolve_tasks
 
     if spec and not isinstance(spec, str) and isinstance(spec[0], ProbingTask):
@@ -147,7 +219,13 @@ def to_mteb_tasks(
     else:
         tasks = resolve_tasks(spec)  # type: ignore[arg-type]
     return [
-        to_mteb_task(t, samples_per_label=samples_per_label, n_experiments=n_experiments)
+        to_mteb_task(
+            t,
+            probe=probe,
+            seed=seed,
+            samples_per_label=samples_per_label,
+            n_experiments=n_experiments,
+        )
         for t in tasks
     ]
 

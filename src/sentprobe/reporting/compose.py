@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from sentprobe.evaluation.identity import resolve
 from sentprobe.reporting.controls import methods_report, split_controls
 from sentprobe.reporting.reference import reference_section, with_reference
 from sentprobe.reporting.render import csv_table, json_records
@@ -30,6 +31,7 @@ def report_text(
 ) -> str:
     """Every section of the report of ``frame`` in ``fmt`` (see the module docstring);
     ``options`` go to the results table (:func:`~sentprobe.reporting.tables.results_table`)."""
+    frame = resolve(frame)  # the table and the control/MDL sections name rows alike
     tasks, _ = split_controls(frame)
     table = results_table(tasks, metric=metric, fmt=fmt, **options)
     interval = options.get("interval")

@@ -17,10 +17,14 @@ import pandas as pd
 
 from sentprobe.datasets.controls import controlled_name, is_control
 from sentprobe.errors import SentprobeError
+from sentprobe.evaluation.identity import TASK, resolve, task_names
 from sentprobe.reporting.render import csv_table, json_records
 from sentprobe.reporting.tables import IntervalFn, results_table
 
-_MATCH = ["encoder", "probe", "seed", "base", "task_source", "language"]
+#: A control result matches its task's result of the same row, probe, seed, source, language.
+_MATCH = ["row_id", "probe", "seed", "base", "task_source", "language"]
+#: One cell of the tidy frame: a row (display name, one per fingerprint), a task, a probe.
+_CELL = ["encoder", *TASK, "probe"]
 #: Tidy columns of :func:`method_frame` (percent for scores, kbit for codelength).
 TIDY = (
     "encoder",
@@ -45,15 +49,11 @@ def split_controls(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def _latest(frame: pd.DataFrame) -> pd.DataFrame:
-    df = frame.copy()
-    for name in ("task_source", "language"):
-        if name not in df.columns:
-            df[name] = ""
-        df[name] = df[name].fillna("").astype(str)
-    df["base"] = df["task"].astype(str).map(controlled_name)
-    if "created" in df.columns:
-        df = df.sort_values("created", kind="stable")
-    return df.drop_duplicates(_MATCH, keep="last")
+    """The newest result per identity (sentprobe.evaluation.identity), with ``base``: the
+    task a control task controls."""
+    df = resolve(frame)
+    df["base"] = df["task"].map(controlled_name)
+    return df
 
 
 def selectivity_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -101,8 +101,9 @@ def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.
     (``ci_low``/``ci_high``, with ``interval`` as the results table's), and where known the
     control score, its ceiling, selectivity (percent) and MDL codelength (kbit) and
     compression, of the task and of its control task."""
+    frame = resolve(frame)  # one set of display names for every part below
     tasks, _ = split_controls(frame)
-    keys = ["encoder", "task", "probe"]
+    keys = _CELL  # a cell per row and task identity, not per short task name
     df = _latest(tasks)
     out = df.groupby(keys, sort=False).agg(seeds=("seed", "nunique"), score=("test_score", "mean"))
     out["score"] *= 100
@@ -124,7 +125,9 @@ def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.
         named = dict(zip(MDL_TIDY, CONTROL_MDL_TIDY, strict=True))
         means = control_mdl.groupby(keys, sort=False)[list(MDL_TIDY)].mean()
         out = out.join(means.rename(columns=named))
-    return out.reset_index()
+    out = out.reset_index()
+    out["task"] = task_names(out)
+    return out.drop(columns=["task_source", "language"])
 
 
 def methods_report(
@@ -133,6 +136,7 @@ def methods_report(
     """The control and MDL tables (markdown/latex: one titled table per measure in the results
     table's layout; csv/json: the tidy :func:`method_frame`, with the CIs of ``interval``);
     "" when there is nothing."""
+    frame = resolve(frame)
     sel, mdl = selectivity_frame(frame), mdl_frame(frame)
     if sel.empty and mdl.empty:
         return ""

@@ -34,6 +34,7 @@ from sentprobe.datasets.controls import is_control
 from sentprobe.datasets.task import PAPER_TASKS
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import paper_labels
+from sentprobe.evaluation.identity import resolve
 from sentprobe.reporting.plots import language_panels_figure, save_figure
 from sentprobe.reporting.tables import results_table
 
@@ -71,7 +72,9 @@ def language_scores(
 ) -> pd.DataFrame:
     """One row per (encoder, task, language): the score in points, averaged over seeds.
 
-    The latest record of each unit counts (as in the results table); an encoder probed with
+    The newest result of each identity counts (sentprobe.evaluation.identity; rows of one
+    label but other fingerprints are named apart, as in the results table); a task of one name
+    from two sources in one language is named with its source; an encoder probed with
     several probes becomes one row per probe ("name [probe]"); a task name carrying its
     language ("de/Foo") loses it so the same task matches across languages. The paper's
     text baselines are left out unless ``include_baselines`` (they are not encoders);
@@ -80,19 +83,12 @@ def language_scores(
     missing = [c for c in ("encoder", "task", "language", metric) if c not in frame.columns]
     if missing:
         raise SentprobeError(f"results are missing column(s): {', '.join(missing)}")
-    df = frame[~frame["task"].astype(str).map(is_control)].reset_index(drop=True)
-    for name, default in (("probe", ""), ("seed", 0), ("task_source", "")):
-        if name not in df.columns:
-            df[name] = default
-    df["language"] = df["language"].fillna("").astype(str)
-    if "created" in df.columns:
-        df = df.sort_values("created", kind="stable")
-    identity = ["encoder", "task", "task_source", "language", "probe", "seed"]
-    df = df.drop_duplicates(subset=identity, keep="last").sort_index()
+    df = resolve(frame[~frame["task"].astype(str).map(is_control)])
     if encoders:
-        df = df[df["encoder"].isin(list(encoders))]
+        wanted = list(encoders)
+        df = df[df["encoder"].isin(wanted) | df["encoder_label"].isin(wanted)]
     if not include_baselines:
-        df = df[~df["encoder"].str.lower().isin([b.lower() for b in paper_labels()])]
+        df = df[~df["encoder_label"].str.lower().isin([b.lower() for b in paper_labels()])]
     if df.empty:
         raise SentprobeError(
             "no results to compare across languages"
@@ -102,6 +98,8 @@ def language_scores(
         t.split("/", 1)[1] if t.startswith(f"{lang}/") else t
         for t, lang in zip(df["task"].astype(str), df["language"])
     ]
+    sources = df.groupby(["task", "language"], sort=False)["task_source"].transform("nunique")
+    df["task"] = df["task"].where(sources < 2, df["task"] + " [" + df["task_source"] + "]")
     probes = df.groupby("encoder")["probe"].nunique()
     df["row"] = [
         f"{e} [{p}]" if probes[e] > 1 else str(e) for e, p in zip(df["encoder"], df["probe"])
@@ -120,7 +118,8 @@ def language_scores(
 def majority_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
     """The Majority baseline's score (points) per task and language: columns task, language,
     majority; empty when the results have no Majority rows."""
-    rows = frame[frame["encoder"].astype(str).str.lower() == "majority"]
+    labels = frame["encoder_label"] if "encoder_label" in frame.columns else frame["encoder"]
+    rows = frame[labels.astype(str).str.lower() == "majority"]
     if rows.empty:
         return pd.DataFrame({"task": [], "language": [], "majority": []})
     scores = language_scores(rows, metric, include_baselines=True)

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from sentprobe.datasets.controls import is_control
 from sentprobe.errors import SentprobeError
+from sentprobe.evaluation.identity import resolve, row_names, task_names
 from sentprobe.reporting.plots import LINE_COLOURS, new_figure, save_figure
 
 _EPOCH = re.compile(r"^(?P<run>.+)@epoch-(?P<epoch>\d+)$")
@@ -33,13 +36,37 @@ METRIC_LABEL = {"ppl": "validation perplexity", "acc": "validation accuracy (%)"
 
 
 def epoch_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
-    """Rows of trained-run epochs: run, epoch, task, score (mean over seeds, in %)."""
-    parsed = frame["encoder"].str.extract(_EPOCH)
-    rows = frame.assign(run=parsed["run"], epoch=pd.to_numeric(parsed["epoch"]))
-    rows = rows.dropna(subset=["run"])
-    if rows.empty:
+    """Rows of trained-run epochs: run, epoch, task, score (mean over seeds, in %).
+
+    One point per (run, epoch, task identity, probe), the newest result per identity: tasks
+    of one name in several languages or sources are named apart as in the results table, and
+    with several probes each gets its own line (``task [probe]``). Runs of one name whose
+    weights differ at an epoch (two folders, or an ``@best`` row beside its ``@all`` twin)
+    are drawn as runs of their own, each name followed by a short hash of its fingerprint,
+    with a warning (``train --name`` gives runs names of their own)."""
+    df = resolve(frame)
+    df = df[~df["task"].map(is_control)]  # control tasks have their own tables
+    parsed = df["encoder_label"].str.extract(_EPOCH)
+    df = df.assign(run=parsed["run"], epoch=pd.to_numeric(parsed["epoch"]))
+    df = df.dropna(subset=["run"])
+    if df.empty:
         return pd.DataFrame(columns=["run", "epoch", "task", "score"])
-    out = rows.groupby(["run", "epoch", "task"], as_index=False)[metric].mean()
+    df["task"] = task_names(df)
+    if df["probe"].nunique() > 1:
+        df["task"] = df["task"] + " [" + df["probe"] + "]"
+    weights = df["encoder_fingerprint"].str.replace(r"#epoch-\d+$", "", regex=True)
+    clashes = weights.groupby([df["run"], df["epoch"], df["task"], df["seed"]]).nunique()
+    clashing = set(clashes[clashes > 1].index.get_level_values("run"))
+    if clashing:
+        named = df["run"].isin(clashing)
+        df.loc[named, "run"] = row_names(df.loc[named, "run"], weights[named])
+        warnings.warn(
+            f"runs named {', '.join(sorted(clashing))} have results of different weights at "
+            "one epoch (runs in two folders, or a run probed at one epoch and at all): drawn "
+            "as runs of their own; `sentprobe train --name` gives runs names of their own",
+            stacklevel=2,
+        )
+    out = df.groupby(["run", "epoch", "task"], as_index=False, sort=False)[metric].mean()
     return out.rename(columns={metric: "score"}).assign(score=lambda d: 100 * d["score"])
 
 

@@ -25,6 +25,7 @@ from sentprobe.datasets.task import PAPER_TASKS
 from sentprobe.encoders.hf import is_unresolved
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import paper_labels
+from sentprobe.evaluation.identity import resolve, task_names
 from sentprobe.reporting.render import csv_table, latex_escape, latex_table, markdown_table
 
 GROUP_TITLES = {
@@ -99,25 +100,6 @@ class _Summary:
         return bool((self.cells["n"] > 1).any())
 
 
-def _column_labels(frame: pd.DataFrame) -> pd.Series:
-    """Task name, disambiguated when one task comes from several languages/sources."""
-    labels = frame["task"].astype(str).copy()
-    for task, group in frame.groupby("task", sort=False):
-        variants = group[["task_source", "language"]].drop_duplicates()
-        if len(variants) < 2:
-            continue
-        by_language = variants["language"].nunique() == len(variants)
-        by_source = variants["task_source"].nunique() == len(variants)
-        if by_language:
-            suffix = " (" + group["language"] + ")"
-        elif by_source:
-            suffix = " [" + group["task_source"] + "]"
-        else:
-            suffix = " [" + group["task_source"] + ", " + group["language"] + "]"
-        labels[group.index] = f"{task}" + suffix
-    return labels
-
-
 def _row_rank(encoder: str) -> int:
     """Row order: the paper's baselines in its order, then untrained encoders, then the rest."""
     lowered = [b.lower() for b in paper_labels()]
@@ -129,23 +111,15 @@ def _row_rank(encoder: str) -> int:
 
 
 def labelled(frame: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
-    """The records the table shows (the newest of each encoder x task x probe x seed) with
-    its "row" and "column" labels, so other reports (``sentprobe compare``, prediction
-    agreement) name rows and tasks exactly as the table does."""
+    """The records the table shows (the newest of each identity, :func:`~sentprobe.evaluation
+    .identity.resolve`) with their "row" (one per encoder fingerprint and probe) and "column"
+    (one per task identity) display names, so other reports (``sentprobe compare``,
+    prediction agreement) name rows and tasks exactly as the table does."""
     missing = [c for c in (*REQUIRED, *([metric] if metric else [])) if c not in frame.columns]
     if missing:
         raise SentprobeError(f"results are missing column(s): {', '.join(missing)}")
-    df = frame.copy()
-    for name, default in (("task_source", ""), ("language", ""), ("category", "other")):
-        if name not in df.columns:
-            df[name] = default
-        df[name] = df[name].fillna(default).astype(str)
-    df = df.reset_index(drop=True)
-    if "created" in df.columns:  # stable: equal timestamps keep write order
-        df = df.sort_values("created", kind="stable")
-    identity = ["encoder", "task", "task_source", "language", "probe", "seed"]
-    df = df.drop_duplicates(subset=identity, keep="last").sort_index()
-    df["column"] = _column_labels(df)
+    df = resolve(frame)
+    df["column"] = task_names(df)
     probes = df.groupby("encoder", sort=False)["probe"].nunique()
     df["row"] = [
         f"{e} [{p}]" if probes[e] > 1 else str(e)
@@ -156,7 +130,7 @@ def labelled(frame: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
 
 def row_order(df: pd.DataFrame) -> list[str]:
     """The table's order of the rows of a :func:`labelled` frame."""
-    encoders = dict(zip(df["row"], df["encoder"].astype(str), strict=True))
+    encoders = dict(zip(df["row"], df["encoder_label"].astype(str), strict=True))
     return sorted(dict.fromkeys(df["row"]), key=lambda r: _row_rank(encoders[r]))
 
 
@@ -173,7 +147,7 @@ def _summarize(
         .sort_values("_order", kind="stable")[["group", "column"]]
     )
 
-    encoders = dict(zip(df["row"], df["encoder"].astype(str), strict=True))
+    encoders = dict(zip(df["row"], df["encoder_label"].astype(str), strict=True))
     rows = row_order(df)
 
     scale = 100.0 if percent else 1.0

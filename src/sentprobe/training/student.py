@@ -376,7 +376,9 @@ class _Run:
     state: dict[str, Any] | None
 
 
-def _open_run(run_dir: Path, config: StudentConfig, data: _Data, meta: dict[str, Any]) -> _Run:
+def _open_run(
+    run_dir: Path, config: StudentConfig, data: _Data, meta: dict[str, Any], name: str | None
+) -> _Run:
     """Continue the run in ``run_dir`` (same settings required) or start a new one there."""
     out_dim = int(data.train_y.shape[1])
     if (run_dir / "run.json").is_file():
@@ -394,7 +396,7 @@ def _open_run(run_dir: Path, config: StudentConfig, data: _Data, meta: dict[str,
         "format": FORMAT,
         # <teacher>-><lang>/<arch>/<run>: students of one teacher and language (other
         # architectures, other settings) must not share a row name, or tables merge them
-        "name": f"{meta['teacher_label']}->{meta['language']}/{config.arch}/{run_dir.name}",
+        "name": name or f"{meta['teacher_label']}->{meta['language']}/{config.arch}/{run_dir.name}",
         "objective": "cross-lingual mapping (X-Probe 5.2)",
         "arch": config.arch,
         "metric": {"name": config.monitor, "higher_is_better": MONITORS[config.monitor]},
@@ -458,12 +460,14 @@ def train_student(
     progress: bool = True,
     log: Callable[[str], None] = print,
     threads: int | None = None,
+    name: str | None = None,
 ) -> dict[str, Any]:
     """Train (or continue) the student in ``run_dir``; returns the run manifest.
 
     ``validate`` scores a downstream task with the student's encode function (higher is
     better); it is what ``monitor="task"`` stops on. ``threads``: torch threads (default:
-    every core this process may use).
+    every core this process may use). ``name``: the run's row name in results tables
+    (default ``<teacher>-><lang>/<arch>/<folder>``).
     """
     config.check()
     if config.vectors:
@@ -485,7 +489,7 @@ def train_student(
             "language": lang,
         },
     }
-    run = _open_run(run_dir, config, data, meta)
+    run = _open_run(run_dir, config, data, meta, name)
     mapping = run.manifest["mapping"]
     if mapping.get("stopped"):
         log(f"{run_dir}: already finished ({mapping['stopped']['reason']})")

@@ -87,6 +87,8 @@ class TrainConfig:
     max_examples: int | None = None
     threads: int | None = None  # torch CPU threads; None: every core this process may use
     overrides: dict[str, Any] = field(default_factory=dict)
+    #: The run's row name in results tables (None: the run folder's name).
+    name: str | None = None
 
     def sizes(self) -> dict[str, Any]:
         sizes = preset(self.preset, self.arch)
@@ -439,7 +441,7 @@ def _new_manifest(
     metric, higher = METRIC[config.objective]
     return {
         "format": FORMAT,
-        "name": run_dir.name,
+        "name": config.name or run_dir.name,
         "arch": config.arch,
         "objective": config.objective,
         "metric": {"name": metric, "higher_is_better": higher},

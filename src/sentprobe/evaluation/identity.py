@@ -1,0 +1,121 @@
+"""One identity for every stored number, and the one query every report reads results through.
+
+A stored result is the number of one *identity*: its row (the encoder fingerprint, weights
+and view included), its task (source, language and name; a control task is the task's name
+with ``~control``), its probe and its seed. Of several results of one identity only the
+newest counts: an older one was computed on older task data, by an older probe version or an
+older version of a text baseline, and is *stale*, never a second sample. Nothing else may
+group, average, name files or overwrite: display names are made from identities at render
+time (:func:`row_names`, :func:`task_names`) and disambiguated whenever two identities would
+print alike, so grouping by a display name is grouping by identity.
+
+:func:`resolve` is the query: the newest result per identity, each row's ``encoder`` turned
+into a display name unique to its fingerprint (the stored label kept as ``encoder_label``).
+It is idempotent and a part of a resolved frame keeps the whole's names, so a frame resolved
+once can be split and handed to any report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pandas as pd
+
+#: What a task is: where it comes from, its language and its name.
+TASK = ("task_source", "language", "task")
+#: What a stored number is of (``row_id`` is :func:`row_identity` of the fingerprint).
+IDENTITY = ("row_id", *TASK, "probe", "seed")
+_DEFAULTS = {"task_source": "", "language": "", "category": "other", "probe": "", "seed": 0}
+
+
+def row_identity(fingerprint: str) -> str:
+    """The row a fingerprint belongs to: the fingerprint itself, except that a text
+    baseline's version (``baseline:LABEL:VERSION``) marks stale results, like a probe's."""
+    if fingerprint.startswith("baseline:") and fingerprint.count(":") >= 2:
+        return fingerprint.rsplit(":", 1)[0]
+    return fingerprint
+
+
+def short_hash(text: str, length: int = 8) -> str:
+    """The first ``length`` hex digits of text's SHA-1: a short, file-name-safe handle."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:length]
+
+
+def _filled(frame: pd.DataFrame) -> pd.DataFrame:
+    df = frame.copy()
+    for name, default in _DEFAULTS.items():
+        if name not in df.columns:
+            df[name] = default
+        df[name] = df[name].fillna(default)
+    for name in ("task_source", "language", "category", "probe", "task"):
+        df[name] = df[name].astype(str)
+    if "encoder_label" not in df.columns:
+        df["encoder_label"] = df["encoder"].astype(str)
+    if "encoder_fingerprint" not in df.columns:
+        df["encoder_fingerprint"] = df["encoder_label"]
+    prints = df["encoder_fingerprint"].fillna(df["encoder_label"]).astype(str)
+    df["encoder_fingerprint"] = prints
+    df["row_id"] = [row_identity(fp) for fp in prints]
+    return df
+
+
+def newest(frame: pd.DataFrame) -> pd.DataFrame:
+    """The newest result of each identity (by ``created``, then write order), in write
+    order; the frame gets the filled identity columns and ``row_id``."""
+    df = _filled(frame).reset_index(drop=True)
+    if "created" in df.columns:  # stable: equal timestamps keep write order
+        df = df.sort_values("created", kind="stable")
+    return df.drop_duplicates(subset=list(IDENTITY), keep="last").sort_index()
+
+
+def row_names(labels: pd.Series, rows: pd.Series) -> pd.Series:
+    """Display names of rows: the label, with a short hash of the row identity after it
+    where one label stands for several rows (``nmt@epoch-2 (1a2b3c4d)``)."""
+    names = labels.astype(str).copy()
+    for label, group in rows.groupby(labels, sort=False):
+        distinct = list(dict.fromkeys(group.astype(str)))
+        if len(distinct) > 1:
+            tags = {r: short_hash(r) for r in distinct}
+            names[group.index] = [f"{label} ({tags[str(r)]})" for r in group]
+    return names
+
+
+def task_names(frame: pd.DataFrame) -> pd.Series:
+    """Display names of tasks: the name, with the language (``Tense (en)``), the source
+    (``Tense [sample-en]``) or both after it where one name stands for several tasks."""
+    df = _filled(frame)
+    labels = df["task"].copy()
+    for task, group in df.groupby("task", sort=False):
+        variants = group[["task_source", "language"]].drop_duplicates()
+        if len(variants) < 2:
+            continue
+        if variants["language"].nunique() == len(variants):
+            suffix = " (" + group["language"] + ")"
+        elif variants["task_source"].nunique() == len(variants):
+            suffix = " [" + group["task_source"] + "]"
+        else:
+            suffix = " [" + group["task_source"] + ", " + group["language"] + "]"
+        labels[group.index] = f"{task}" + suffix
+    return labels
+
+
+def resolve(frame: pd.DataFrame) -> pd.DataFrame:
+    """The query every report reads through: :func:`newest`, with ``encoder`` a display name
+    unique to its row identity (the stored label in ``encoder_label``)."""
+    if frame.empty and "encoder" not in frame.columns:
+        return frame
+    named = "row_id" in frame.columns  # resolved before: a part keeps the whole's names
+    df = newest(frame)
+    if not named:
+        df["encoder"] = row_names(df["encoder_label"], df["row_id"])
+    return df
+
+
+def task_name(task: str, task_source: str) -> str:
+    """A stored result's full task name as ``-t`` names it (``sample-en/Tense``): the runner
+    stores the short name (the whole name where the task has no short one) and the part before
+    the last ``/`` as the source; a source that is a description (a task named without ``/``)
+    is not part of the name."""
+    if "/" in task or not task_source or any(c.isspace() for c in task_source):
+        return task
+    return f"{task_source}/{task}"
