@@ -98,7 +98,7 @@ def test_report_sections(results) -> None:
         assert title in text
     assert "~control" not in text  # controls are no columns of the results table
     tidy = pd.read_csv(io.StringIO(report_text(frame, "csv")))
-    assert {"control_score", "selectivity", "codelength_kbit", "compression"} <= set(tidy)
+    assert {"control_score", "selectivity", "codelength_bits", "compression"} <= set(tidy)
     mdl = tidy[tidy["probe"] == "mdl"]
     assert len(mdl) == 1 and (mdl["compression"] > 0).all()
     logreg = method_frame(frame).query("probe == 'logreg'")
@@ -201,15 +201,13 @@ def test_ceiling_and_control_mdl_in_every_format(results) -> None:
     want = {name: 100 * control_ceiling(control_task(t)) for name, t in tasks.items()}
     tidy = pd.read_csv(io.StringIO(report_text(frame, "csv")))
     logreg = tidy[tidy["probe"] == "logreg"].set_index("task")
-    assert logreg["control_ceiling"].to_dict() == pytest.approx(want, abs=0.01)
+    assert logreg["control_ceiling"].to_dict() == pytest.approx(want, rel=1e-12)
     mdl = tidy[tidy["probe"] == "mdl"].iloc[0]
     controls = frame[(frame["probe"] == "mdl") & (frame["task"] == "A~control")]
-    assert mdl["control_compression"] == pytest.approx(
-        controls["extra"].iloc[0]["compression"], abs=0.01
-    )
+    assert mdl["control_compression"] == controls["extra"].iloc[0]["compression"]
     records = json.loads(report_text(frame, "json"))
     assert {r["task"]: r["control_ceiling"] for r in records if r["probe"] == "logreg"} == (
-        pytest.approx(want, abs=0.01)
+        pytest.approx(want, rel=1e-12)
     )
     for fmt in ("markdown", "latex"):
         text = report_text(frame, fmt)
@@ -235,6 +233,4 @@ def test_mdl_of_a_rebuilt_control_task_shows_the_newest_only(results) -> None:
     assert list(shown["compression"]) == [e["compression"] for e in controls["extra"]]
     tidy = pd.read_csv(io.StringIO(report_text(mixed, "csv")))
     mdl = tidy[tidy["probe"] == "mdl"].iloc[0]
-    assert mdl["control_compression"] == pytest.approx(
-        controls["extra"].iloc[0]["compression"], abs=0.01
-    )
+    assert mdl["control_compression"] == controls["extra"].iloc[0]["compression"]
