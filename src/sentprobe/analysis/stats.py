@@ -203,7 +203,7 @@ def detectable_difference(
     ``alpha`` detects with probability ``power`` on ``n`` paired items, of which the share
     ``discordant / n`` is right for one row only (Connor 1987's normal approximation:
     sqrt(n) d = z(1 - alpha/2) sqrt(psi) + z(power) sqrt(psi - d^2)). NaN where no
-    difference up to that share would be detected (no discordant item at all, say)."""
+    difference up to that share would be detected (the rows disagree on too few items)."""
     psi = discordant / n if n else 0.0
     if psi <= 0:
         return math.nan
