@@ -363,7 +363,10 @@ def _latex(summary: _Summary, decimals: int) -> str:
         ["Encoder", *(latex_escape(c) for _, c in summary.columns)],
         rows,
         groups=[group for group, _ in summary.columns],
-        notes=[f"{_tex_marks(n[0])} {latex_escape(n[2:])}" for n in summary.notes]
+        notes=[
+            f"{_tex_marks(n[0])} {latex_escape(n[2:])}" if n[0] in _TEX_MARKS else latex_escape(n)
+            for n in summary.notes
+        ]
         + [latex_escape(n).replace("±", r"$\pm$") for n in _ci_notes(summary)],
     )
 
