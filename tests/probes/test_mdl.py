@@ -163,3 +163,25 @@ def test_learnable_labels_compress() -> None:
     assert good.compression_ > 3.0
     assert (good.predict(X[400:]) == learnable[400:]).mean() > 0.95  # the final probe predicts
     assert good.best_params_["l2"] in good.l2 and good.selection_ == "dev"
+
+
+@pytest.mark.slow
+def test_sample_en_cells_with_a_real_gain_compress(tmp_path) -> None:
+    """Every sample-en cell (MiniLM-L6, BoV-GloVe) whose test accuracy is at least 10 points
+    above majority compresses its training labels: a gain that size is a signal the online
+    code can pay for learning (a smaller significant one need not be: docs/controls.md)."""
+    from collections import Counter
+
+    from sentprobe.datasets import resolve_tasks
+    from sentprobe.evaluation.runner import run
+
+    kw = {"baselines": "none", "cache_dir": tmp_path / "c", "progress": False}
+    frame = run(["minilm", "bov-glove"], "sample-en", probe="mdl", results=tmp_path / "r", **kw)
+    tests = {t.metadata.paper_name: t.splits["test"].labels for t in resolve_tasks("sample-en")}
+    gained = []
+    for r in frame.itertuples():
+        majority = Counter(tests[r.task]).most_common(1)[0][1] / len(tests[r.task])
+        if r.test_score - majority >= 0.10:
+            gained.append((r.encoder, r.task, r.extra["compression"]))
+    assert len(gained) >= 10
+    assert all(compression > 1 for *_, compression in gained), gained
