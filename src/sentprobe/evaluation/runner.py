@@ -153,7 +153,7 @@ def _ceiling(task: ProbingTask) -> float | None:
     return _CEILINGS[task.content_hash()]
 
 
-def unit_seeds(task: ProbingTask, seeds: Sequence[int]) -> list[int]:
+def _unit_seeds(task: ProbingTask, seeds: Sequence[int]) -> list[int]:
     """The seeds of ``seeds`` a task is probed with: a control task drawn with seed ``s``
     (``ControlTask.map_seed``) only with seed ``s``, so seed ``s``'s control record pairs
     with seed ``s``'s task record and a probe without a seed still fits once per map."""
@@ -316,10 +316,10 @@ class Runner:
     def run_text_baseline(self, baseline: Baseline) -> None:
         fingerprint = f"baseline:{baseline.label}:{baseline.version}"
         tasks = controls_after_their_tasks(self.tasks)
-        total = sum(len(unit_seeds(t, range(self.seeds))) for t in tasks)
+        total = sum(len(_unit_seeds(t, range(self.seeds))) for t in tasks)
         with self._bar(total, baseline.label) as bar:
             for task in tasks:
-                seeds = unit_seeds(task, range(self.seeds))
+                seeds = _unit_seeds(task, range(self.seeds))
                 for seed in seeds:
                     est = baseline.make()
                     self._match_control(est, task, fingerprint, seed, baseline=baseline)
@@ -399,7 +399,7 @@ class Runner:
                 if self.only_views is not None and v not in self.only_views:
                     continue
                 fp = encoder.fingerprint if view is None else f"{encoder.fingerprint}#{view}"
-                for seed in unit_seeds(task, seeds):
+                for seed in _unit_seeds(task, seeds):
                     probe = row_probe or task.metadata.probe or "logreg"
                     est = make_probe(probe, _short_name(task), seed)
                     self._match_control(est, task, fp, seed, probe=probe)

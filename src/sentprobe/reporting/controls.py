@@ -137,10 +137,13 @@ def mdl_frame(frame: pd.DataFrame, controls: bool = False) -> pd.DataFrame:
     if controls:
         out["task"] = out["task"].astype(str).map(controlled_name)
     out["codelength_bits"] = [float(e["codelength"]) for e in chosen]
-    # uniform = compression x online codelength, also for records that lack the uniform's
-    saving = [float(e["codelength"]) * (float(e["compression"]) - 1) for e in chosen]
+    # uniform = compression x online codelength where a record lacks the uniform's own
+    saving = [
+        float(e.get("uniform_codelength", e["compression"] * e["codelength"])) - e["codelength"]
+        for e in chosen
+    ]
     out["saving_bits"] = saving
-    out["no_signal_bound"] = [min(1.0, 2.0**-s) for s in saving]
+    out["no_signal_bound"] = [2.0**-s if s > 0 else 1.0 for s in saving]
     out["compression"] = [float(e["compression"]) for e in chosen]
     return out
 
