@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import tracemalloc
 
 import numpy as np
@@ -126,3 +127,25 @@ def test_paired_test_counts_and_difference_interval():
     assert paired_bootstrap_diff(a, a) == (0.0, 0.0)
     with pytest.raises(ValueError):
         paired_test(a, b[:10])
+
+
+def test_detectable_difference_has_the_power_it_states():
+    """At the stated smallest detectable difference, McNemar's exact test rejects about 80%
+    of the time (exact power over the binomial number of discordant items and their split);
+    it shrinks as 1/sqrt(n), and rows that never differ have none."""
+    from scipy.stats import binom
+
+    from sentprobe.analysis.stats import detectable_difference, mcnemar_exact
+
+    n, psi = 300, 0.3
+    d = detectable_difference(n, round(psi * n))
+    assert 0.08 < d < 0.095  # about 9 points on 300 items: "not significant" means little
+    power = 0.0
+    for m in range(1, 181):  # m discordant items, k of them right for the first row only
+        k = np.arange(m + 1)
+        reject = 2 * binom.cdf(np.minimum(k, m - k), m, 0.5) < 0.05  # mcnemar_exact's p
+        assert reject[m] == (mcnemar_exact(m, 0) < 0.05)
+        power += binom.pmf(m, n, psi) * binom.pmf(k, m, (psi + d) / (2 * psi))[reject].sum()
+    assert 0.75 < power < 0.85
+    assert detectable_difference(4 * n, round(4 * psi * n)) == pytest.approx(d / 2, rel=0.05)
+    assert math.isnan(detectable_difference(n, 0))

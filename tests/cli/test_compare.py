@@ -49,11 +49,15 @@ def test_compare_marks_significant_tasks(store):
     wc = next(line for line in res.output.splitlines() if line.startswith("| WC"))
     assert "+25.0*" in sentlen and "*" not in wc
     assert "alpha = 0.05" in res.output and "Holm" in res.output
+    assert "MDD" in res.output and "80% power" in res.output  # what "no difference" can mean
     same = invoke("report", "--results", str(store), "--compare", "Good,Bad")
     assert same.exit_code == 0 and same.output == res.output
     data = json.loads(
         invoke("compare", "Good", "Bad", "--results", str(store), "-f", "json").output
     )
+    # SentLen: 50 items differ, 9.8 points detectable; WC: 4 differ, too few for any
+    assert [t["mdd"] for t in data["tasks"]] == [pytest.approx(9.85, abs=0.01), None]
+    assert data["mdd_power"] == 0.8
     assert data["correction"] == "holm" and [t["significant"] for t in data["tasks"]] == [
         True,
         False,

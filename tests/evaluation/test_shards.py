@@ -80,6 +80,12 @@ def test_merged_shards_report_exactly_as_one_run(grid, tmp_path, monkeypatch, ca
     with sqlite3.connect(tmp_path / "all.sqlite") as con:
         total = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
     assert sum(counts) == total and all(counts)  # a partition, nothing computed twice
+    with sqlite3.connect(tmp_path / "all.sqlite") as con:
+        maps = con.execute(
+            "SELECT encoder, task, COUNT(DISTINCT seed), COUNT(DISTINCT task_hash) FROM results "
+            "WHERE task LIKE '%~control' GROUP BY encoder, task"
+        ).fetchall()
+    assert maps and all(row[2:] == (2, 2) for row in maps)  # --seeds 2: two maps per control
 
     # Shards out of order (2, 3, 4, 1), one of them twice (identical duplicates are fine).
     merged = tmp_path / "merged.sqlite"
@@ -148,10 +154,15 @@ def test_shard_spec_and_plan() -> None:
     from sentprobe.registry import baselines
 
     tasks = [make_mock_task(n_train=8, n_dev=4, n_test=4, name=f"m{i}") for i in range(3)]
-    tasks += [control_task(tasks[0])]
+    tasks += [control_task(tasks[0], seed=0), control_task(tasks[0], seed=1)]  # two maps
     rows = [baselines.get("majority"), baselines.get("majority")]
     pairs = plan(rows, tasks, 2)
     assert [p.shard for p in pairs if len(p.tasks) == 1] == [1, 2, 1, 2, 1, 2]  # round-robin
     control = [p for p in pairs if len(p.tasks) == 2]
-    assert [p.shard for p in control] == [1, 2]  # with its task: rows 0 and 1 on task m0
+    assert [p.shard for p in control] == [1, 1, 2, 2]  # each map with its task, per row
     assert all(p.tasks[0].name == "m0" for p in control)
+    assert [p.tasks[1].map_seed for p in control] == [0, 1, 0, 1]
+    assert len({(p.row, p.task) for p in pairs}) == len(pairs)  # every map its own position
+    from sentprobe.evaluation.executors import _task_groups
+
+    assert _task_groups(tasks) == [[0, 3, 4], [1], [2]]  # a Ray job: a task with its maps

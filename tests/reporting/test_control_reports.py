@@ -98,7 +98,7 @@ def test_report_sections(results) -> None:
         assert title in text
     assert "~control" not in text  # controls are no columns of the results table
     tidy = pd.read_csv(io.StringIO(report_text(frame, "csv")))
-    assert {"control_score", "selectivity", "codelength_kbit", "compression"} <= set(tidy)
+    assert {"control_score", "selectivity", "codelength_bits", "compression"} <= set(tidy)
     mdl = tidy[tidy["probe"] == "mdl"]
     assert len(mdl) == 1 and (mdl["compression"] > 0).all()
     logreg = method_frame(frame).query("probe == 'logreg'")
@@ -201,15 +201,13 @@ def test_ceiling_and_control_mdl_in_every_format(results) -> None:
     want = {name: 100 * control_ceiling(control_task(t)) for name, t in tasks.items()}
     tidy = pd.read_csv(io.StringIO(report_text(frame, "csv")))
     logreg = tidy[tidy["probe"] == "logreg"].set_index("task")
-    assert logreg["control_ceiling"].to_dict() == pytest.approx(want, abs=0.01)
+    assert logreg["control_ceiling"].to_dict() == pytest.approx(want, rel=1e-12)
     mdl = tidy[tidy["probe"] == "mdl"].iloc[0]
     controls = frame[(frame["probe"] == "mdl") & (frame["task"] == "A~control")]
-    assert mdl["control_compression"] == pytest.approx(
-        controls["extra"].iloc[0]["compression"], abs=0.01
-    )
+    assert mdl["control_compression"] == controls["extra"].iloc[0]["compression"]
     records = json.loads(report_text(frame, "json"))
     assert {r["task"]: r["control_ceiling"] for r in records if r["probe"] == "logreg"} == (
-        pytest.approx(want, abs=0.01)
+        pytest.approx(want, rel=1e-12)
     )
     for fmt in ("markdown", "latex"):
         text = report_text(frame, fmt)
@@ -235,6 +233,160 @@ def test_mdl_of_a_rebuilt_control_task_shows_the_newest_only(results) -> None:
     assert list(shown["compression"]) == [e["compression"] for e in controls["extra"]]
     tidy = pd.read_csv(io.StringIO(report_text(mixed, "csv")))
     mdl = tidy[tidy["probe"] == "mdl"].iloc[0]
-    assert mdl["control_compression"] == pytest.approx(
-        controls["extra"].iloc[0]["compression"], abs=0.01
+    assert mdl["control_compression"] == controls["extra"].iloc[0]["compression"]
+
+
+def test_a_control_map_per_seed_paired_with_its_task(tmp_path, monkeypatch) -> None:
+    """--seeds 3 draws three control maps (three identities in the store); logreg, which has
+    no seed, fits the task once and each map once, and its one task record pairs with every
+    map; the ± of the control tables is over those maps, and the ceiling is given per map."""
+    from sentprobe.datasets.controls import control_ceiling, control_task
+
+    task = make_mock_task("A", seed=1, n_train=120, n_dev=30, n_test=30)
+    kw = {"baselines": "none", "cache_dir": tmp_path / "cache", "progress": False}
+    frame = run([HashedWords()], [task], controls=True, seeds=3, results=tmp_path / "r", **kw)
+    tasks, controls = split_controls(frame)
+    assert len(tasks) == 1 and tasks["extra"].iloc[0]["seeded"] is False
+    maps = {s: control_task(task, seed=s) for s in range(3)}
+    assert sorted(zip(controls["seed"], controls["task_hash"])) == sorted(
+        (s, m.content_hash()) for s, m in maps.items()
     )
+    assert sorted(e["control_seed"] for e in controls["extra"]) == [0, 1, 2]
+    sel = selectivity_frame(frame)
+    assert sorted(sel["seed"]) == [0, 1, 2] and set(sel["key"]) == set(tasks["key"])
+    tidy = method_frame(frame).iloc[0]
+    ceilings = [100 * control_ceiling(m) for m in maps.values()]
+    assert tidy["control_maps"] == 3 and tidy["control_ceiling_min"] == min(ceilings)
+    assert tidy["control_ceiling"] == pytest.approx(np.mean(ceilings), rel=1e-12)
+    text = report_text(frame, "markdown")
+    assert "± sd over control maps" in text and "lowest over the control maps" in text
+    section = text.split("**Selectivity")[1]
+    spread = 100 * sel["selectivity"].std()
+    assert f"{100 * sel['selectivity'].mean():.1f} ± {spread:.1f}" in section
+
+    # a seeded probe: seed s of the task pairs with seed s of the control (map s)
+    from sentprobe.probes.linear import LogisticProbe
+    from sentprobe.registry import probes
+
+    class Seeded(LogisticProbe):
+        uses_seed = True
+
+    monkeypatch.setitem(probes._entries, "seeded-test", lambda task, seed=0: Seeded(l2=0.01))
+    seeded = run([HashedWords()], [task], controls=True, seeds=2, probe="seeded-test",
+                 results=tmp_path / "m", **kw)  # fmt: skip
+    sel = selectivity_frame(seeded)
+    by_key = seeded.set_index("key")
+    assert sorted(sel["seed"]) == [0, 1] and sel["key"].nunique() == 2
+    assert all(by_key.loc[k, "seed"] == s for k, s in zip(sel["key"], sel["seed"], strict=True))
+
+
+def _edited(frame: pd.DataFrame, where, **extra) -> pd.DataFrame:
+    """``frame`` with ``extra`` merged into the ``extra`` of the records ``where`` selects."""
+    chosen = where(frame)
+    out = frame.copy()
+    out["extra"] = [
+        {**e, **extra} if pick else e for e, pick in zip(out["extra"], chosen, strict=True)
+    ]
+    return out
+
+
+def test_a_control_that_permutes_the_labels_has_no_selectivity(results) -> None:
+    """WC's control is WC with its labels renamed (its keys are the target words): its
+    selectivity is 0 by construction, so every format prints n/a with the reason."""
+    from sentprobe.cli.report_html import results_section
+    from sentprobe.datasets import resolve_tasks
+    from sentprobe.datasets.controls import control_task
+    from sentprobe.reporting.controls import PERMUTED
+    from sentprobe.reporting.html import _results_table
+
+    wc = next(t for t in resolve_tasks("sample-en") if t.name.endswith("/WC"))
+    assert (
+        control_task(wc, seed=2).permutes
+        and not control_task(make_mock_task("A", seed=1, n_train=120, n_dev=30, n_test=30)).permutes
+    )
+    _, frame = results
+    frame = _edited(frame, lambda f: f["task"] == "A~control", control_permutes=True)
+    text = report_text(frame, "markdown")
+    section = text.split("**Selectivity")[1].split("**MDL")[0]
+    assert "n/a" in section and PERMUTED in section
+    assert "n/a" in report_text(frame, "latex").split("Selectivity")[1]
+    tidy = pd.read_csv(io.StringIO(report_text(frame, "csv"))).set_index(["task", "probe"])
+    assert pd.isna(tidy.loc[("A", "logreg"), "selectivity"])
+    assert PERMUTED in tidy.loc[("A", "logreg"), "notes"]
+    assert not pd.isna(tidy.loc[("B", "logreg"), "selectivity"])
+    records = json.loads(report_text(frame, "json"))
+    a = next(r for r in records if r["task"] == "A" and r["probe"] == "logreg")
+    assert a["selectivity"] is None and PERMUTED in a["notes"]
+    page = _results_table(results_section(frame, None, {}, "test_score", None, 0.05))
+    assert "sel n/a" in page and "sel +" in page or "sel -" in page  # B keeps its number
+
+
+def test_a_probe_that_says_nothing_is_marked_in_every_format(tmp_path) -> None:
+    """Constant vectors leave logreg nothing to read: it predicts one class on test and its
+    dev score is the majority rate. Every format marks the cell and says why."""
+    from sentprobe.cli.report_html import build_report
+    from sentprobe.reporting.html import render_html
+    from sentprobe.reporting.tables import COLLAPSED, results_table
+
+    class Constant(HashedWords):
+        name = "Constant"
+
+        @property
+        def fingerprint(self) -> str:
+            return "constant-v1"
+
+        def encode(self, sentences):
+            return np.ones((len(sentences), 4), dtype=np.float32)
+
+    tasks = [make_mock_task("A", seed=1, n_train=120, n_dev=30, n_test=30)]
+    store = tmp_path / "r.sqlite"
+    kw = {"baselines": "majority", "cache_dir": tmp_path / "c", "progress": False}
+    frame = run([Constant(), HashedWords()], tasks, results=store, **kw)
+    constant = frame[frame["encoder"] == "Constant"].iloc[0]
+    assert constant["extra"]["predicted_classes"] == 1
+    majority = frame[frame["encoder"] == "Majority"].iloc[0]
+    assert "predicted_classes" not in majority["extra"]  # constant by design: not marked
+    md = results_table(frame, fmt="markdown")
+    line = next(x for x in md.splitlines() if x.startswith("| Constant"))
+    assert COLLAPSED in line and "predicted a single class" in md
+    assert COLLAPSED not in next(x for x in md.splitlines() if x.startswith("| Majority"))
+    assert COLLAPSED not in next(x for x in md.splitlines() if x.startswith("| Hashed"))
+    assert r"\emptyset" in results_table(frame, fmt="latex")
+    for fmt in ("csv", "json"):
+        text = results_table(frame, fmt=fmt)
+        assert "A: predicts a single class on test" in text
+    with_controls = run([Constant()], tasks, controls=True, results=tmp_path / "k.sqlite", **kw)
+    tidy = pd.read_csv(io.StringIO(report_text(with_controls, "csv"))).set_index("encoder")
+    assert "predicts a single class on test" in tidy.loc["Constant", "notes"]
+    page = render_html(build_report(store, frame))
+    assert f"<sup>{COLLAPSED}</sup>" in page and "predicted a single class" in page
+
+
+def test_stored_digits_reach_every_format(results) -> None:
+    """A stored compression of 0.998 (where 1.00 would hide that the code does not compress)
+    comes out as 0.998 in markdown, LaTeX, HTML, CSV and JSON, with the saving in bits."""
+    from sentprobe.cli.report_html import mdl_table
+    from sentprobe.reporting.html import _simple_table
+
+    _, frame = results
+    uniform = 120.0
+    frame = _edited(
+        frame,
+        lambda f: (f["probe"] == "mdl") & (f["task"] == "A"),
+        compression=0.998,
+        codelength=uniform / 0.998,
+        uniform_codelength=uniform,
+    )
+    saving = uniform - uniform / 0.998  # -0.24 bits
+    for fmt in ("markdown", "latex"):
+        text = report_text(frame, fmt)
+        assert "0.998" in text.split("MDL compression")[1]
+        assert f"{saving:.1f}" in text.split("MDL saving")[1]
+    page = _simple_table(mdl_table(frame))
+    assert ">0.998<" in page and f">{saving:.1f}<" in page and ">120.2<" in page
+    tidy = pd.read_csv(io.StringIO(report_text(frame, "csv")))
+    mdl = tidy[tidy["probe"] == "mdl"].iloc[0]
+    assert mdl["compression"] == 0.998 and mdl["saving_bits"] == pytest.approx(saving, rel=1e-9)
+    assert mdl["no_signal_bound"] == 1.0  # a negative saving bounds nothing
+    record = next(r for r in json.loads(report_text(frame, "json")) if r["probe"] == "mdl")
+    assert record["compression"] == 0.998 and record["codelength_bits"] == uniform / 0.998

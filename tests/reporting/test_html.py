@@ -275,7 +275,8 @@ def test_mdl_results_get_their_table(tmp_path, make_record):
         extra = {"codelength": 12345.0, "compression": 2.5}
         s.add(make_record("a", "SentLen", 0.6, probe="mdl", extra=extra), "k1")
     page = render_html(build_report(store, _load_results(store, None)))
-    assert "MDL: online codelength" in page and ">12.3<" in page and ">2.50<" in page
+    assert "MDL: online codelength" in page and ">12345.0<" in page and ">2.500<" in page
+    assert ">18517.5<" in page  # the saving: uniform (2.5 x 12345) - online, in bits
 
 
 def test_relative_heatmap_across_languages_removes_each_majority(tmp_path, make_record):

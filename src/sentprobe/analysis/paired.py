@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from sentprobe.analysis.stats import holm, paired_test
+from sentprobe.analysis.stats import POWER, detectable_difference, holm, paired_test
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions
 from sentprobe.reporting.render import csv_table, latex_escape, latex_table, markdown_table
@@ -37,6 +37,7 @@ COLUMNS = [
     "p_permutation",
     "p_holm",
     "significant",
+    "mdd",
 ]
 
 
@@ -142,9 +143,14 @@ def compare_rows(
                 "p_permutation": result.p_permutation,
             }
         )
-    table = pd.DataFrame(lines, columns=COLUMNS[:-2])
+    table = pd.DataFrame(lines, columns=COLUMNS[:-3])
     table["p_holm"] = holm(table["p_mcnemar"].to_numpy(dtype=float))
     table["significant"] = table["p_holm"] < alpha
+    # what "not significant" can mean here: the smallest difference these items could show
+    table["mdd"] = [
+        100 * detectable_difference(int(t.n), int(t.only_a + t.only_b), alpha)
+        for t in table.itertuples(index=False)
+    ]
     if table.empty:
         raise SentprobeError(
             f"{a} and {b} share no task with stored predictions on the same test items"
@@ -171,6 +177,7 @@ def comparison_text(comparison: Comparison, fmt: str = "markdown", decimals: int
             "alpha": c.alpha,
             "test": "McNemar exact (two-sided)",
             "correction": "holm",
+            "mdd_power": POWER,
             "tasks": json.loads(table.to_json(orient="records")),
             "skipped": c.skipped,
         }
@@ -178,7 +185,7 @@ def comparison_text(comparison: Comparison, fmt: str = "markdown", decimals: int
     d = decimals
     star = "*" if fmt == "markdown" else "$^{*}$"
     header = ["Task", "n", c.a, c.b, f"Δ ({c.a} − {c.b})", "95% CI of Δ", f"only {c.a}",
-              f"only {c.b}", "p McNemar", "p Holm", "p perm."]  # fmt: skip
+              f"only {c.b}", "p McNemar", "p Holm", "p perm.", "MDD"]  # fmt: skip
     rows = [
         [
             t.task,
@@ -192,6 +199,7 @@ def comparison_text(comparison: Comparison, fmt: str = "markdown", decimals: int
             _p(t.p_mcnemar),
             _p(t.p_holm),
             _p(t.p_permutation),
+            "–" if np.isnan(t.mdd) else f"{t.mdd:.{d}f}",
         ]
         for t in c.table.itertuples(index=False)
     ]
@@ -201,6 +209,11 @@ def comparison_text(comparison: Comparison, fmt: str = "markdown", decimals: int
         f"the {len(c.table)} tasks compared): {n_sig} of {len(c.table)}. Δ in points, CI by "
         "paired bootstrap (1,000 resamples); p perm.: paired permutation test (10,000 random "
         "swaps), a check on McNemar.",
+        f"MDD: the smallest difference (points) McNemar's test at alpha = {c.alpha:g} would "
+        f"detect with {POWER:.0%} power on these items, given the share right for one row "
+        "only (Connor 1987; before Holm's correction, which raises it): a difference below it "
+        "that is not significant is not evidence of no difference. –: the rows disagree on too "
+        "few items for any difference to be detected.",
         *(f"skipped {note}" for note in c.skipped),
     ]
     if fmt == "latex":

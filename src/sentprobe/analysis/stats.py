@@ -11,16 +11,20 @@ Methods and their caveats: docs/statistics.md.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
+from scipy.optimize import brentq
+from scipy.stats import binom, norm
 
 from sentprobe.evaluation.predictions import Predictions
 
 N_RESAMPLES = 1000
 CONFIDENCE = 0.95
+#: The power at which ``sentprobe compare`` states the smallest difference it could detect.
+POWER = 0.8
 SEED = 0
 
 
@@ -190,6 +194,25 @@ def paired_test(correct_a: np.ndarray, correct_b: np.ndarray) -> PairedTest:
         diff_low=low,
         diff_high=high,
     )
+
+
+def detectable_difference(
+    n: int, discordant: int, alpha: float = 0.05, power: float = POWER
+) -> float:
+    """The smallest accuracy difference (a fraction) that McNemar's two-sided test at
+    ``alpha`` detects with probability ``power`` on ``n`` paired items, of which the share
+    ``discordant / n`` is right for one row only (Connor 1987's normal approximation:
+    sqrt(n) d = z(1 - alpha/2) sqrt(psi) + z(power) sqrt(psi - d^2)). NaN where no
+    difference up to that share would be detected (the rows disagree on too few items)."""
+    psi = discordant / n if n else 0.0
+    if psi <= 0:
+        return math.nan
+    z_alpha, z_power = norm.ppf(1 - alpha / 2), norm.ppf(power)
+
+    def gap(d: float) -> float:
+        return math.sqrt(n) * d - z_alpha * math.sqrt(psi) - z_power * math.sqrt(psi - d * d)
+
+    return float(brentq(gap, 0.0, psi)) if gap(psi) >= 0 else math.nan
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:

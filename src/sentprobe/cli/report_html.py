@@ -109,8 +109,7 @@ def results_section(
     groups = keyed.groupby(["row", "column"], sort=False)["key"]
     found = {cell: interval(list(keys)) for cell, keys in groups} if interval else {}
     ci = {cell: bounds for cell, bounds in found.items() if bounds is not None}
-    control: dict[tuple[str, str], float] = {}
-    ceiling: dict[tuple[str, str], float] = {}
+    control: dict[tuple[str, str], dict[str, Any]] = {}  # html.Cell's control fields
     if metric == "test_score":
         sel = selectivity_frame(frame)
         if not sel.empty:
@@ -119,11 +118,15 @@ def results_section(
             where = dict(zip(keyed["key"], zip(keyed["row"], keyed["column"], strict=True)))
             located = [where.get(k) for k in sel["key"]]
             sel = sel.assign(_cell=located).dropna(subset=["_cell"])
-            for cell, scores in sel.groupby("_cell", sort=False)["control_score"]:
-                control[cell] = 100.0 * float(scores.mean())
-            ceilings = sel.assign(control_ceiling=pd.to_numeric(sel["control_ceiling"]))
-            for cell, values in ceilings.groupby("_cell", sort=False)["control_ceiling"]:
-                ceiling[cell] = 100.0 * float(values.mean())
+            sel = sel.assign(control_ceiling=pd.to_numeric(sel["control_ceiling"]))
+            for cell, group in sel.groupby("_cell", sort=False):
+                control[cell] = {
+                    "control": 100.0 * float(group["control_score"].mean()),
+                    "ceiling": 100.0 * float(group["control_ceiling"].mean()),
+                    "ceiling_min": 100.0 * float(group["control_ceiling"].min()),
+                    "maps": int(group["control_seed"].nunique()),
+                    "undefined": next((n for n in group["selectivity_note"] if n), ""),
+                }
     baselines = {b.lower() for b in paper_labels()}
     encoder_rows = [r for r in mean.index if str(r).split(" [")[0].lower() not in baselines]
     best = (
@@ -145,8 +148,7 @@ def results_section(
                 high=100.0 * high if math.isfinite(high) else math.nan,
                 marks=summary.cell_marks.get((row, column), ""),
                 best=(row, column) in best,
-                control=control.get((row, column), math.nan),
-                ceiling=ceiling.get((row, column), math.nan),
+                **control.get((row, column), {}),
             )
         rows.append(html.Row(summary.label(row), kind, cells))
     cited = ""
@@ -177,7 +179,9 @@ def results_section(
             "sel: selectivity = accuracy − control-task accuracy (Hewitt & Liang 2019): what "
             "the probe scores beyond memorising the identity of one word per sentence; the "
             "tooltip gives the control's ceiling, the accuracy of a perfect memoriser of the "
-            "control function (docs/controls.md)."
+            "control function; with several seeds, sel is the mean over control maps (seed s "
+            "probes the map drawn with seed s) and the tooltip gives the lowest ceiling; sel "
+            "n/a: the control's labels are the task's renamed (docs/controls.md)."
         )
     if cited:
         notes.append(f"Reference rows: published, not measured here: {cited}.")
@@ -188,7 +192,8 @@ def results_section(
 
 
 def mdl_table(frame: pd.DataFrame) -> html.SimpleTable | None:
-    """MDL results (``--probe mdl``): online codelength and compression per row and task."""
+    """MDL results (``--probe mdl``): online codelength, saving and compression per row and
+    task, codelengths in bits and compression to three decimals (1.000 vs 0.998 decides)."""
     from sentprobe.evaluation.identity import TASK, resolve, task_names
     from sentprobe.reporting.controls import mdl_frame
 
@@ -198,20 +203,30 @@ def mdl_table(frame: pd.DataFrame) -> html.SimpleTable | None:
         return None
     keys = ["encoder", "probe", *TASK]  # a cell per row and task identity
     shown = dict(zip(mdl[keys].itertuples(index=False, name=None), task_names(mdl), strict=True))
-    means = mdl.groupby(keys, sort=False)[["codelength_kbit", "compression"]].mean()
+    measures = ["codelength_bits", "saving_bits", "compression"]
+    means = mdl.groupby(keys, sort=False)[measures].mean()
     control = mdl_frame(frame, controls=True).groupby(keys, sort=False)["compression"].mean()
     return html.SimpleTable(
         "MDL: online codelength (Voita & Titov 2020)",
-        ["Row", "Probe", "Task", "Codelength (kbit)", "Compression", "Control compression"],
         [
-            [str(cell[0]), str(cell[1]), str(shown[cell]), f"{c:.1f}", f"{x:.2f}"]
-            + [f"{control[cell]:.2f}" if cell in control.index else "–"]
-            for cell, (c, x) in means.iterrows()
+            "Row",
+            "Probe",
+            "Task",
+            "Codelength (bits)",
+            "Saving (bits)",
+            "Compression",
+            "Control compression",
+        ],  # fmt: skip
+        [
+            [str(cell[0]), str(cell[1]), str(shown[cell]), f"{c:.1f}", f"{s:.1f}", f"{x:.3f}"]
+            + [f"{control[cell]:.3f}" if cell in control.index else "–"]
+            for cell, (c, s, x) in means.iterrows()
         ],
         "Compression: the uniform code's length over the online code's (higher: the labels are "
-        "easier to transmit given the vectors; 1: no better than the uniform code); control "
-        "compression: the same for the task's control task (run --controls); "
-        "docs/controls.md.",
+        "easier to transmit given the vectors; 1: no better than the uniform code); saving: "
+        "uniform minus online codelength, in bits: labels without signal are coded that short "
+        "with probability at most 2^-saving; control compression: the same for the task's "
+        "control task (run --controls); docs/controls.md.",
     )
 
 

@@ -19,7 +19,9 @@ sample-en tasks (docs/controls.md). Where keys that large cannot give the task's
 sub-types and folds are kept. ``selectivity = task accuracy - control accuracy`` tells how much
 of a task's accuracy needs more than lexical memory.
 
-The map key -> label is drawn once per ``seed`` and is the same in every split. It is drawn so
+The map key -> label is drawn once per ``seed`` and is the same in every split; a run with
+several seeds draws a map per seed (:func:`control_tasks`), since one draw moves a control's
+accuracy by more than its confidence interval. It is drawn so
 the control task has the task's label counts *in every split*: keys are visited from the most to
 the least frequent (ties in a seeded random order); a key seen more than once gets a label drawn
 with probability proportional to the room every label still has, among the labels with room for
@@ -36,7 +38,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -154,6 +156,20 @@ def is_control(name: str) -> bool:
 def controlled_name(name: str) -> str:
     """The task a control task controls (``SentLen~control`` -> ``SentLen``)."""
     return name[: -len(CONTROL_SUFFIX)] if is_control(name) else name
+
+
+def controls_after_their_tasks(tasks: list[ProbingTask]) -> list[ProbingTask]:
+    """Each task's control tasks (one per map) right after it: they reuse the task's choice,
+    and a text baseline's features of the same sentences are still in its cache."""
+    controls: dict[str, list[ProbingTask]] = {}
+    for t in tasks:
+        if is_control(t.name):
+            controls.setdefault(controlled_name(t.name), []).append(t)
+    out: list[ProbingTask] = []
+    for task in tasks:
+        if not is_control(task.name):
+            out += [task, *controls.pop(task.name, [])]
+    return out + [t for group in controls.values() for t in group]
 
 
 def control_labels(
@@ -314,7 +330,33 @@ def _repair(counts: np.ndarray, assigned: np.ndarray, target: np.ndarray) -> np.
     return assigned
 
 
-def control_task(task: ProbingTask, seed: int = 0) -> ProbingTask:
+@dataclass
+class ControlTask(ProbingTask):
+    """A control task with what identifies its map: ``map_seed``, the seed it was drawn with
+    (a run probes seed ``s`` of a probe on the map of seed ``s``), and ``permutes``, whether
+    its labels are the task's labels renamed one to one (WC's: keys are the target words),
+    so that its selectivity is zero by construction and says nothing."""
+
+    map_seed: int = 0
+    permutes: bool = False
+
+
+def permutes_labels(task: ProbingTask, control: ProbingTask) -> bool:
+    """Whether ``control``'s labels are ``task``'s renamed one to one on every item."""
+    pairs = {
+        (a, b)
+        for name, split in task.splits.items()
+        for a, b in zip(split.labels, control.splits[name].labels, strict=True)
+    }
+    return len(pairs) == len({a for a, _ in pairs}) == len({b for _, b in pairs})
+
+
+def control_tasks(task: ProbingTask, maps: int) -> list[ControlTask]:
+    """The control tasks of ``task`` drawn with seeds ``0 .. maps - 1``, one per seed."""
+    return [control_task(task, seed=s) for s in range(maps)]
+
+
+def control_task(task: ProbingTask, seed: int = 0) -> ControlTask:
     """The control task of ``task``: same sentences and label set, each label a seeded random
     function of the sentence's key (:func:`control_keys`), with the task's label counts in
     every split (keys under the first cap in ``CAPS`` that allows them exactly)."""
@@ -375,7 +417,9 @@ def control_task(task: ProbingTask, seed: int = 0) -> ProbingTask:
         "every test sentence's word also keys training sentences, with the task's label "
         "counts in every split.",
     )
-    return ProbingTask(metadata, splits, warnings, folds=folds)
+    control = ControlTask(metadata, splits, warnings, folds=folds, map_seed=seed)
+    control.permutes = permutes_labels(task, control)
+    return control
 
 
 def _relabel(split: Split, labels: list[str]) -> Split:

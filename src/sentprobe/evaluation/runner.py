@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -27,8 +28,9 @@ from sentprobe import registry
 from sentprobe.datasets import ProbingTask, resolve_tasks
 from sentprobe.datasets.controls import (
     control_ceiling,
-    control_task,
+    control_tasks,
     controlled_name,
+    controls_after_their_tasks,
     is_control,
 )
 from sentprobe.datasets.loaders.nli import NLIPairs, load_nli_pairs
@@ -55,6 +57,7 @@ from sentprobe.evaluation.shards import SHARD_META, PositionedStore, plan, plan_
 from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
 from sentprobe.io import check_writable_dir
 from sentprobe.probes import make_probe
+from sentprobe.probes.baselines import MajorityProbe
 from sentprobe.progress import tqdm
 from sentprobe.registry import Baseline
 
@@ -150,15 +153,12 @@ def _ceiling(task: ProbingTask) -> float | None:
     return _CEILINGS[task.content_hash()]
 
 
-def _controls_after_their_tasks(tasks: list[ProbingTask]) -> list[ProbingTask]:
-    """Each control task right after its task: it reuses the task's choice, and a text
-    baseline's features of the same sentences are still in its cache."""
-    controls = {controlled_name(t.name): t for t in tasks if is_control(t.name)}
-    out: list[ProbingTask] = []
-    for task in tasks:
-        if not is_control(task.name):
-            out += [task, *([controls.pop(task.name)] if task.name in controls else [])]
-    return out + list(controls.values())
+def _unit_seeds(task: ProbingTask, seeds: Sequence[int]) -> list[int]:
+    """The seeds of ``seeds`` a task is probed with: a control task drawn with seed ``s``
+    (``ControlTask.map_seed``) only with seed ``s``, so seed ``s``'s control record pairs
+    with seed ``s``'s task record and a probe without a seed still fits once per map."""
+    drawn = getattr(task, "map_seed", None)
+    return list(seeds) if drawn is None else [s for s in seeds if s == drawn]
 
 
 class Runner:
@@ -187,7 +187,17 @@ class Runner:
         self.only_views: set[int] | None = None
 
     # -- shared bookkeeping ---------------------------------------------------------------
-    def _record(self, key: str, task: ProbingTask, predictions: Predictions, **fields: Any) -> None:
+    def _record(
+        self,
+        key: str,
+        task: ProbingTask,
+        predictions: Predictions,
+        constant: bool = False,
+        **fields: Any,
+    ) -> None:
+        """Store a unit's record. Unless the probe is ``constant`` by design (Majority), its
+        ``extra`` gets what tells whether the probe says nothing (reporting/tables.py): how
+        many classes it predicted on test and the dev split's majority rate."""
         splits = task.splits
         values: dict[str, Any] = {  # defaults; a fold unit gives its own (evaluation/folds.py)
             "n_train": len(splits["train"]),
@@ -196,8 +206,19 @@ class Runner:
             "test_score": predictions.accuracy,
         }
         values.update(fields)
+        if not constant:
+            facts: dict[str, Any] = {"predicted_classes": len(set(predictions.predicted_labels()))}
+            dev = splits["dev"].labels if "dev" in splits else []
+            if dev:
+                facts["dev_majority"] = Counter(dev).most_common(1)[0][1] / len(dev)
+            values["extra"] = {**values.get("extra", {}), **facts}
         if is_control(task.name):  # what a perfect memoriser of the control function scores
-            values["extra"] = {**values.get("extra", {}), "control_ceiling": _ceiling(task)}
+            values["extra"] = {
+                **values.get("extra", {}),
+                "control_ceiling": _ceiling(task),
+                "control_seed": getattr(task, "map_seed", 0),
+                "control_permutes": bool(getattr(task, "permutes", False)),
+            }
         rec = ResultRecord(
             task=_short_name(task),
             task_source=_task_source(task),
@@ -245,8 +266,10 @@ class Runner:
             signature = self._unit_signature(
                 probe, make_probe(probe, _short_name(real), seed), real
             )
-        key = unit_key(fp, real.content_hash(), signature, seed, real.name)
-        record = self.store.get(key)
+        record = self.store.get(unit_key(fp, real.content_hash(), signature, seed, real.name))
+        if record is None:  # a task probe without a seed is stored under seed 0 only
+            fixed = self.store.get(unit_key(fp, real.content_hash(), signature, 0, real.name))
+            record = fixed if fixed is not None and fixed.extra.get("seeded") is False else None
         if record is not None and record.config and set(record.config) <= set(est.get_params()):
             est.set_params(**record.config)
 
@@ -292,9 +315,12 @@ class Runner:
     # -- text baselines ---------------------------------------------------------------------
     def run_text_baseline(self, baseline: Baseline) -> None:
         fingerprint = f"baseline:{baseline.label}:{baseline.version}"
-        with self._bar(len(self.tasks) * self.seeds, baseline.label) as bar:
-            for task in _controls_after_their_tasks(self.tasks):
-                for seed in range(self.seeds):
+        tasks = controls_after_their_tasks(self.tasks)
+        total = sum(len(_unit_seeds(t, range(self.seeds))) for t in tasks)
+        with self._bar(total, baseline.label) as bar:
+            for task in tasks:
+                seeds = _unit_seeds(task, range(self.seeds))
+                for seed in seeds:
                     est = baseline.make()
                     self._match_control(est, task, fingerprint, seed, baseline=baseline)
                     signature = self._text_signature(est, task)
@@ -322,6 +348,7 @@ class Runner:
                             key,
                             task,
                             predictions,
+                            constant=isinstance(est, MajorityProbe),
                             **unit,
                             selection=est.selection_,
                             config=est.best_params_,
@@ -336,7 +363,7 @@ class Runner:
                         )
                     bar.update()
                     if seed == 0 and self._deterministic(key):  # other seeds: the same result
-                        bar.update(self.seeds - 1)
+                        bar.update(len(seeds) - 1)
                         break
 
     # -- encoders ---------------------------------------------------------------------------
@@ -372,7 +399,7 @@ class Runner:
                 if self.only_views is not None and v not in self.only_views:
                     continue
                 fp = encoder.fingerprint if view is None else f"{encoder.fingerprint}#{view}"
-                for seed in seeds:
+                for seed in _unit_seeds(task, seeds):
                     probe = row_probe or task.metadata.probe or "logreg"
                     est = make_probe(probe, _short_name(task), seed)
                     self._match_control(est, task, fp, seed, probe=probe)
@@ -516,7 +543,8 @@ def run(
 
     Everything that can be checked is checked before anything is written: task files are
     loaded and validated, encoders built, baseline and probe names resolved. ``controls``
-    adds each task's control task (``sentprobe.datasets.controls``) after the tasks.
+    adds each task's control tasks (``sentprobe.datasets.controls``) after the tasks, one map
+    per seed: seed ``s`` probes the control drawn with seed ``s``.
     ``probe`` None: each task's own probe (Kim et al.'s 512-unit MLP for ``kim2019``), else
     logreg. ``nli_train``: an NLI training file for zero-shot NLI sets (evaluation/folds.py).
     ``allow_heuristic_labels``: score items whose labels are a generator's rule, not
@@ -539,8 +567,6 @@ def run(
     else:
         task_list = resolve_tasks(cast("str | Sequence[str]", tasks))
     check_heuristic_labels(task_list, allow_heuristic_labels)
-    if controls:
-        task_list += [control_task(t) for t in task_list]
     rows: list[tuple[Baseline | Encoder, str | None, int | None]] = []
     for name in expand_baselines(baselines, task_list):
         item = registry.baselines.get(name)
@@ -555,6 +581,9 @@ def run(
         given = {**(encoder_options or {}), **own}
         for one in expand(spec):  # 'runs/*@all' names every training run it matches
             rows.append((get_encoder(one, **given), None, None))
+    if controls:  # a control map per seed of the row with the most seeds (restarts included)
+        maps = max([seeds, *(r[2] or 0 for r in rows)])
+        task_list += [c for t in task_list for c in control_tasks(t, maps)]
     if probe is not None:
         make_probe(probe, "check")  # an unknown probe name fails before anything is written
     pairs = load_nli_pairs(nli_train) if nli_train is not None else None

@@ -1,8 +1,9 @@
 """``run --shard I/N``: a deterministic 1/N of a run's work, for a scheduler without Ray.
 
 The work is split into *pairs*: one row of the table (an encoder or baseline) on one task,
-with all its layers and seeds. A control task (``--controls``) goes with its task, because
-it is probed with the configuration its task's probe chose (read from the same store); the
+with all its layers and seeds. A control task (``--controls``: one per seed, each drawn with
+its own map) is a pair of its own in its task's shard, because it is probed with the
+configuration its task's probe chose (read from the same store); the
 seeds of a pair stay together, because a probe that does not depend on its seed is fitted
 once and its other seeds are not computed (the store must see seed 0 first). The real
 tasks' pairs are dealt to the N shards round-robin in row-major order (row 1 on tasks 1..T,
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sentprobe.datasets import ProbingTask
-from sentprobe.datasets.controls import controlled_name, is_control
+from sentprobe.datasets.controls import controlled_name, controls_after_their_tasks, is_control
 from sentprobe.encoders.base import Encoder
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions
@@ -56,15 +57,12 @@ class Pair:
 
 def visit_order(row: Baseline | Encoder, tasks: Sequence[ProbingTask]) -> list[ProbingTask]:
     """The order an unsharded run writes a row's tasks in (evaluation/runner.py): a text
-    baseline puts each control task right after its task, an encoder all controls last."""
-    controls = {controlled_name(t.name): t for t in tasks if is_control(t.name)}
+    baseline puts each task's control tasks (one per map) right after it, an encoder all
+    controls last."""
     if not isinstance(row, Baseline):
-        return [t for t in tasks if not is_control(t.name)] + list(controls.values())
-    out: list[ProbingTask] = []
-    for task in tasks:
-        if not is_control(task.name):
-            out += [task, *([controls.pop(task.name)] if task.name in controls else [])]
-    return out + list(controls.values())
+        controls = [t for t in tasks if is_control(t.name)]
+        return [t for t in tasks if not is_control(t.name)] + controls
+    return controls_after_their_tasks(list(tasks))
 
 
 def plan(rows: Sequence[Baseline | Encoder], tasks: Sequence[ProbingTask], n: int) -> list[Pair]:

@@ -3,8 +3,8 @@ the results table of the real tasks, then the control/MDL tables, then reference
 
 markdown and latex stack the sections; csv and json are one table each: the wide results
 table, or, when there are control or MDL results, the tidy per-cell table (score,
-control_score, selectivity, codelength_kbit, compression). Reference rows are added to
-either with ``kind = "reference"`` (measured rows: ``kind = "measured"``).
+control_score, selectivity, codelength_bits, saving_bits, compression). Reference rows are
+added to either with ``kind = "reference"`` (measured rows: ``kind = "measured"``).
 """
 
 from __future__ import annotations

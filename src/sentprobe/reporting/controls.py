@@ -1,14 +1,20 @@
 """What the probe could do without the property: control-task accuracy and selectivity
 (Hewitt & Liang, 2019) and MDL codelengths (Voita & Titov, 2020), beside the results table.
 
-Control tasks are stored as tasks named ``<task>~control`` (``sentprobe.datasets.controls``);
-they are not columns of the results table but a second table: for each row and task with a
-control result, the accuracy, the control accuracy and ``selectivity = accuracy - control
-accuracy`` (points; mean over seeds, each seed paired with the same seed's control), and the
-control's *ceiling*, the test accuracy of a perfect memoriser of the control function (stored
-in the control record's ``extra``). MDL results are records of the probe ``mdl`` whose
-``extra`` holds the codelength in bits and the compression (uniform codelength / online
-codelength); a control task's MDL is shown beside its task's.
+Control tasks are stored as tasks named ``<task>~control`` (``sentprobe.datasets.controls``),
+one per control map: seed ``s`` probes the map drawn with seed ``s`` (its ``extra`` says
+``control_seed``). They are not columns of the results table but tables below it: for each
+row and task with a control result, the control accuracy, the control's *ceiling* (the test
+accuracy of a perfect memoriser of the control function, per map: mean and minimum) and
+``selectivity = accuracy - control accuracy`` (points), each control record paired with the
+same seed's task record, or with the task's one record where its probe has no seed, so a ±
+is over control maps. A control whose labels are the task's renamed one to one
+(``control_permutes``, WC's) has selectivity 0 by construction: shown "n/a" with the reason.
+MDL results are records of the probe ``mdl`` whose ``extra`` holds the codelengths in bits;
+reports give the compression (uniform / online codelength) with the saving in bits beside it
+(uniform - online) and ``2^-saving``, the code's own bound on the chance that labels without
+signal are coded that short. CSV and JSON keep every digit; text shows compression to three
+decimals, codelengths and savings in bits.
 """
 
 from __future__ import annotations
@@ -19,25 +25,33 @@ from sentprobe.datasets.controls import controlled_name, is_control
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.identity import TASK, resolve, task_names
 from sentprobe.reporting.render import csv_table, json_records
-from sentprobe.reporting.tables import IntervalFn, results_table
+from sentprobe.reporting.tables import IntervalFn, results_table, says_nothing
 
 #: A control result matches its task's result of the same row, probe, seed, source, language.
 _MATCH = ["row_id", "probe", "seed", "base", "task_source", "language"]
 #: One cell of the tidy frame: a row (display name, one per fingerprint), a task, a probe.
 _CELL = ["encoder", *TASK, "probe"]
-#: Tidy columns of :func:`method_frame` (percent for scores, kbit for codelength).
+#: Tidy columns of :func:`method_frame` (percent for scores, bits for codelengths).
 TIDY = (
     "encoder",
     "task",
     "probe",
     "seeds",
     "score",
+    "control_maps",
     "control_score",
     "control_ceiling",
+    "control_ceiling_min",
     "selectivity",
+    "notes",
 )
-MDL_TIDY = ("codelength_kbit", "compression")
-CONTROL_MDL_TIDY = ("control_codelength_kbit", "control_compression")
+MDL_TIDY = ("codelength_bits", "saving_bits", "no_signal_bound", "compression")
+CONTROL_MDL_TIDY = tuple(f"control_{c}" for c in MDL_TIDY)
+#: Why a control's selectivity is not shown (its labels are the task's, renamed).
+PERMUTED = (
+    "n/a: the control's labels are the task's renamed one to one (its keys are the words the "
+    "labels name, as on WC), so its selectivity is 0 by construction and says nothing"
+)
 
 
 def split_controls(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -56,28 +70,59 @@ def _latest(frame: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+def _extra(frame: pd.DataFrame) -> list[dict]:
+    column = frame["extra"] if "extra" in frame.columns else [None] * len(frame)
+    return [e if isinstance(e, dict) else {} for e in column]
+
+
+def _dev_scores(frame: pd.DataFrame) -> list:
+    return list(frame["dev_score"]) if "dev_score" in frame.columns else [None] * len(frame)
+
+
 def selectivity_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The records of real tasks that have a control result, with ``control_score``,
+    """The records of real tasks paired with their control results, one line per control
+    record (so per map), with ``control_score``, ``control_seed`` (the map's seed),
     ``control_ceiling`` (None where not stored) and ``selectivity`` columns (fractions, as
-    ``test_score``)."""
+    ``test_score``; selectivity NaN where the control permutes the task's labels, with
+    ``selectivity_note`` saying so). A control record pairs with the same seed's task record,
+    or with the task's seed-0 record where that says no seed changes it; ``extra`` is the
+    control's, as the pair depends on its map."""
     tasks, controls = split_controls(frame)
+    columns = ["control_score", "control_dev_score", "control_seed", "control_ceiling"]
     if tasks.empty or controls.empty:
-        return tasks.iloc[0:0].assign(control_score=[], control_ceiling=[], selectivity=[])
+        empty = [*columns, "selectivity", "selectivity_note"]
+        return tasks.iloc[0:0].assign(**{c: [] for c in empty})
     left, right = _latest(tasks), _latest(controls)
-    extras = right["extra"] if "extra" in right.columns else [None] * len(right)
+    extras = _extra(right)
     right = right.assign(
-        control_ceiling=[e.get("control_ceiling") if isinstance(e, dict) else None for e in extras]
+        control_score=right["test_score"],
+        control_dev_score=_dev_scores(right),
+        control_seed=[int(e.get("control_seed", 0)) for e in extras],
+        control_ceiling=[e.get("control_ceiling") for e in extras],
+        control_permutes=[bool(e.get("control_permutes")) for e in extras],
+        control_extra=[{**e, "seeded": True} for e in extras],  # the pair depends on its map
     )
-    right = right[[*_MATCH, "test_score", "control_ceiling"]].rename(
-        columns={"test_score": "control_score"}
-    )
-    merged = left.merge(right, on=_MATCH, how="inner").drop(columns="base")
-    merged["selectivity"] = merged["test_score"] - merged["control_score"]
-    return merged
+    right = right[[*_MATCH, *columns, "control_permutes", "control_extra"]]
+    exact = left.merge(right, on=_MATCH, how="inner")
+    fixed = left[[e.get("seeded") is False for e in _extra(left)]]
+    shared = [c for c in _MATCH if c != "seed"]
+    alone = right.merge(exact[_MATCH], on=_MATCH, how="left", indicator=True)
+    alone = alone[alone["_merge"] == "left_only"].drop(columns="_merge")
+    spread = fixed.drop(columns="seed").merge(alone, on=shared, how="inner")
+    merged = pd.concat([exact, spread], ignore_index=True).drop(columns="base")
+    permutes = merged.pop("control_permutes").astype(bool)
+    merged["selectivity"] = (merged["test_score"] - merged["control_score"]).where(~permutes)
+    merged["selectivity_note"] = [PERMUTED if p else "" for p in permutes]
+    merged["extra"] = [
+        {**e, "undefined": PERMUTED} if p else e
+        for e, p in zip(merged.pop("control_extra"), permutes, strict=True)
+    ]
+    return merged.sort_values(["encoder", "probe", "task", "seed"], kind="stable")
 
 
 def mdl_frame(frame: pd.DataFrame, controls: bool = False) -> pd.DataFrame:
-    """Records with MDL results, with ``codelength_kbit`` and ``compression`` columns: of real
+    """Records with MDL results, with ``codelength_bits``, ``saving_bits`` (uniform - online
+    codelength), ``no_signal_bound`` (``2^-saving``, at most 1) and ``compression``: of real
     tasks, or with ``controls`` of control tasks, renamed to the task they control. Of several
     records of one unit on different task data (a control task rebuilt by a newer sentprobe,
     a task file changed) only the newest is kept, as for selectivity: they are not seeds."""
@@ -91,16 +136,26 @@ def mdl_frame(frame: pd.DataFrame, controls: bool = False) -> pd.DataFrame:
     chosen = list(out["extra"])
     if controls:
         out["task"] = out["task"].astype(str).map(controlled_name)
-    out["codelength_kbit"] = [e["codelength"] / 1000 for e in chosen]
-    out["compression"] = [e["compression"] for e in chosen]
+    out["codelength_bits"] = [float(e["codelength"]) for e in chosen]
+    # uniform = compression x online codelength where a record lacks the uniform's own
+    saving = [
+        float(e.get("uniform_codelength", e["compression"] * e["codelength"])) - e["codelength"]
+        for e in chosen
+    ]
+    out["saving_bits"] = saving
+    out["no_signal_bound"] = [2.0**-s if s > 0 else 1.0 for s in saving]
+    out["compression"] = [float(e["compression"]) for e in chosen]
     return out
 
 
 def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.DataFrame:
     """One tidy row per (encoder, task, probe): mean over seeds of the score, its 95% CI
     (``ci_low``/``ci_high``, with ``interval`` as the results table's), and where known the
-    control score, its ceiling, selectivity (percent) and MDL codelength (kbit) and
-    compression, of the task and of its control task."""
+    number of control maps, the control score (mean over maps), its ceiling (mean and
+    minimum over maps), selectivity (percent), MDL codelength and saving (bits), its
+    ``2^-saving`` and compression, of the task and of its control task, and ``notes``: why a
+    number says nothing (a collapsed probe, a control that permutes the labels). Nothing is
+    rounded."""
     frame = resolve(frame)  # one set of display names for every part below
     tasks, _ = split_controls(frame)
     keys = _CELL  # a cell per row and task identity, not per short task name
@@ -112,11 +167,25 @@ def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.
         found = [bounds.get(cell) for cell in out.index]
         for side, name in enumerate(("ci_low", "ci_high")):
             out[name] = [None if b is None else 100 * b[side] for b in found]
+    notes: dict[tuple, list[str]] = {}
+    cells = list(df[keys].itertuples(index=False, name=None))
+    for cell, extra, dev in zip(cells, _extra(df), _dev_scores(df), strict=True):
+        if reason := says_nothing(extra, dev):
+            notes.setdefault(cell, []).append(reason)
     sel = selectivity_frame(frame)
     if not sel.empty:
         sel = sel.assign(control_ceiling=pd.to_numeric(sel["control_ceiling"]))
-        measures = ["control_score", "control_ceiling", "selectivity"]
-        out = out.join(sel.groupby(keys, sort=False)[measures].mean() * 100)
+        grouped = sel.groupby(keys, sort=False)
+        out = out.join(grouped["control_seed"].nunique().rename("control_maps"))
+        out = out.join(grouped[["control_score", "control_ceiling", "selectivity"]].mean() * 100)
+        out = out.join(grouped["control_ceiling"].min().rename("control_ceiling_min") * 100)
+        for cell, reasons in grouped["selectivity_note"]:
+            for reason in dict.fromkeys(r for r in reasons if r):
+                notes.setdefault(cell, []).append(f"selectivity {reason}")
+        cells = list(sel[keys].itertuples(index=False, name=None))
+        for cell, extra, dev in zip(cells, _extra(sel), sel["control_dev_score"], strict=True):
+            if reason := says_nothing(extra, dev):
+                notes.setdefault(cell, []).append(f"control: {reason}")
     mdl = mdl_frame(frame)
     if not mdl.empty:
         out = out.join(mdl.groupby(keys, sort=False)[list(MDL_TIDY)].mean())
@@ -125,60 +194,80 @@ def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.
         named = dict(zip(MDL_TIDY, CONTROL_MDL_TIDY, strict=True))
         means = control_mdl.groupby(keys, sort=False)[list(MDL_TIDY)].mean()
         out = out.join(means.rename(columns=named))
+    out["notes"] = ["; ".join(dict.fromkeys(notes.get(cell, []))) for cell in out.index]
     out = out.reset_index()
     out["task"] = task_names(out)
     return out.drop(columns=["task_source", "language"])
+
+
+#: Titles of the control sections; the ± of each is over control maps.
+_OVER_MAPS = "; ± sd over control maps, seed s probing the map drawn with seed s"
 
 
 def methods_report(
     frame: pd.DataFrame, fmt: str, decimals: int = 1, interval: IntervalFn | None = None
 ) -> str:
     """The control and MDL tables (markdown/latex: one titled table per measure in the results
-    table's layout; csv/json: the tidy :func:`method_frame`, with the CIs of ``interval``);
-    "" when there is nothing."""
+    table's layout; csv/json: the tidy :func:`method_frame`, unrounded, with the CIs of
+    ``interval``); "" when there is nothing. Compression has three decimals, codelengths and
+    savings are in bits."""
     frame = resolve(frame)
     sel, mdl = selectivity_frame(frame), mdl_frame(frame)
     if sel.empty and mdl.empty:
         return ""
     if fmt in ("csv", "json"):
-        tidy = method_frame(frame, interval).round(decimals + 1)
+        tidy = method_frame(frame, interval)
         if fmt == "csv":
             return csv_table(tidy)
         return json_records(tidy.to_dict(orient="records"))
     sections = []
-    if not sel.empty:
-        sections += [
-            ("Control task accuracy (%)", results_table(sel, "control_score", fmt, decimals)),
-        ]
+    if not sel.empty:  # the control's dev score decides whether the control probe collapsed
+        sel = sel.assign(dev_score=sel["control_dev_score"])
+        maps = sel.groupby(["encoder", "probe", *TASK])["control_seed"].nunique()
+        several = bool((maps > 1).any())
+        over = _OVER_MAPS if several else ""
+        sections.append(
+            (f"Control task accuracy (%{over})", results_table(sel, "control_score", fmt, decimals))
+        )
         ceiling = sel.dropna(subset=["control_ceiling"])
+        ceiling = ceiling.assign(control_ceiling=ceiling["control_ceiling"].astype(float))
         if not ceiling.empty:
+            what = "%: test accuracy of a perfect memoriser of the control function"
             sections.append(
                 (
-                    "Control ceiling (%: test accuracy of a perfect memoriser of the control "
-                    "function)",
-                    results_table(
-                        ceiling.assign(control_ceiling=ceiling["control_ceiling"].astype(float)),
-                        "control_ceiling",
-                        fmt,
-                        decimals,
-                    ),
+                    f"Control ceiling ({what}{over})",
+                    results_table(ceiling, "control_ceiling", fmt, decimals),
                 )
             )
-        sections += [
+            if several:
+                lowest = ceiling.sort_values("control_ceiling", kind="stable")
+                lowest = lowest.drop_duplicates(["encoder", "probe", "task"]).assign(seed=0)
+                sections.append(
+                    (
+                        "Control ceiling, lowest over the control maps (%)",
+                        results_table(lowest, "control_ceiling", fmt, decimals),
+                    )
+                )
+        sections.append(
             (
-                "Selectivity (accuracy - control accuracy, points)",
+                f"Selectivity (accuracy - control accuracy, points{over})",
                 results_table(sel, "selectivity", fmt, decimals),
-            ),
-        ]
+            )
+        )
     if not mdl.empty:
         sections += [
             (
                 "MDL compression (uniform / online codelength)",
-                results_table(mdl, "compression", fmt, 2, percent=False),
+                results_table(mdl, "compression", fmt, 3, percent=False),
             ),
             (
-                "MDL online codelength (kbit)",
-                results_table(mdl, "codelength_kbit", fmt, 2, percent=False),
+                "MDL saving (bits: uniform - online codelength; labels without signal are "
+                "coded this short with probability at most 2^-saving)",
+                results_table(mdl, "saving_bits", fmt, 1, percent=False),
+            ),
+            (
+                "MDL online codelength (bits)",
+                results_table(mdl, "codelength_bits", fmt, 1, percent=False),
             ),
         ]
     control_mdl = mdl_frame(frame, controls=True)
@@ -186,7 +275,7 @@ def methods_report(
         sections.append(
             (
                 "MDL compression of the control tasks",
-                results_table(control_mdl, "compression", fmt, 2, percent=False),
+                results_table(control_mdl, "compression", fmt, 3, percent=False),
             )
         )
     if fmt == "markdown":

@@ -42,6 +42,9 @@ class Cell:
     best: bool = False  # best in its column, or not significantly worse than the best
     control: float = math.nan  # the control task's accuracy (Hewitt & Liang)
     ceiling: float = math.nan  # a perfect memoriser's accuracy on the control task
+    ceiling_min: float = math.nan  # the lowest ceiling over the control maps
+    maps: int = 0  # control maps behind ``control`` (seed s probes the map of seed s)
+    undefined: str = ""  # why selectivity is not defined (a control that permutes labels)
 
     @property
     def selectivity(self) -> float:
@@ -232,11 +235,14 @@ def _cell_html(cell: Cell | None) -> str:
         parts.append(f'<span class="ci">[{_num(cell.low)}, {_num(cell.high)}]</span>')
         title.append(f"95% CI {_num(cell.low)} to {_num(cell.high)}")
     if math.isfinite(cell.control):
-        parts.append(f'<span class="sel">sel {_num(cell.selectivity, sign=True)}</span>')
-        ceiling = f" (ceiling {_num(cell.ceiling)})" if math.isfinite(cell.ceiling) else ""
-        title.append(
-            f"control task {_num(cell.control)}{ceiling}, selectivity {_num(cell.selectivity)}"
-        )
+        sel = "n/a" if cell.undefined else _num(cell.selectivity, sign=True)
+        parts.append(f'<span class="sel">sel {sel}</span>')
+        ceiling = f" (ceiling {_num(cell.ceiling)}" if math.isfinite(cell.ceiling) else ""
+        if ceiling and cell.maps > 1:
+            ceiling += f", lowest {_num(cell.ceiling_min)}"
+        maps = f"mean over {cell.maps} control maps: " if cell.maps > 1 else ""
+        why = f"selectivity {cell.undefined}" if cell.undefined else f"selectivity {sel}"
+        title.append(f"{maps}control task {_num(cell.control)}{ceiling and ceiling + ')'}, {why}")
     cls = "num best" if cell.best else "num"
     tip = f' title="{escape("; ".join(title))}"' if title else ""
     return f'<td class="{cls}" data-v="{cell.value:.4f}"{tip}>{"".join(parts)}</td>'

@@ -40,6 +40,8 @@ MISSING = "-"
 UNRESOLVED, OLD_TASK, NO_SEED = "†", "‡", "°"
 FOLD_SD, FALLBACK = "§", "¶"  # cross-validated tasks (evaluation/folds.py)
 HEURISTIC = "♯"  # scored on a generator's labels, not annotators' (run --allow-heuristic-labels)
+COLLAPSED = "∅"  # the probe says nothing: one class predicted on test, or dev at majority
+NOT_APPLICABLE = "n/a"  # a cell whose records say why their number is not defined
 #: What each marker says; shown under the table whenever the marker appears in it.
 NOTES = {
     UNRESOLVED: "hub revision unresolved: the model's commit could not be found when it ran "
@@ -55,7 +57,26 @@ NOTES = {
     "NOT the paper's protocol, which scores these sets zero-shot with an MNLI-trained head.",
     HEURISTIC: "scored on labels a generator's rule assigned, not annotators' (run "
     "--allow-heuristic-labels): agreement with the rule, not with human judgments.",
+    COLLAPSED: "the probe says nothing here: it predicted a single class on the test set, or "
+    "its dev (selection) score is at or below the dev split's majority rate (csv/json notes "
+    "say which); its score is that of a constant guess, not a reading of the vectors.",
 }
+
+
+def says_nothing(extra: dict, dev_score: float | None) -> str:
+    """Why a record's probe says nothing about its vectors ("" if it may): it predicted one
+    class on every test item (``extra["predicted_classes"]``), or its dev score is at most
+    the dev split's majority rate (``extra["dev_majority"]``); both stored by the runner."""
+    if extra.get("predicted_classes") == 1:
+        return "predicts a single class on test"
+    majority = extra.get("dev_majority")
+    if majority is None or dev_score is None or math.isnan(dev_score):
+        return ""
+    if dev_score <= majority + 1e-9:
+        return f"dev score {100 * dev_score:g}% at or below the dev majority {100 * majority:g}%"
+    return ""
+
+
 #: A cell's record keys -> its confidence interval (fractions), or None when it has none.
 IntervalFn = Callable[[Sequence[str]], tuple[float, float] | None]
 CI_NOTE = (
@@ -78,6 +99,7 @@ class _Summary:
     cell_marks: dict[tuple[str, str], str] = field(default_factory=dict)  # (row, column)
     row_notes: dict[str, list[str]] = field(default_factory=dict)  # for csv/json
     intervals: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+    undefined: dict[tuple[str, str], str] = field(default_factory=dict)  # cell -> why n/a
 
     def label(self, row: str) -> str:
         return row + self.row_marks.get(row, "")
@@ -86,7 +108,8 @@ class _Summary:
     def notes(self) -> list[str]:
         """The legend of the markers used, in marker order."""
         used = "".join(self.row_marks.values()) + "".join(self.cell_marks.values())
-        return [f"{mark} {text}" for mark, text in NOTES.items() if mark in used]
+        marks = [f"{mark} {text}" for mark, text in NOTES.items() if mark in used]
+        return marks + list(dict.fromkeys(self.undefined.values()))
 
     def cell(self, row: str, column: str) -> tuple[float, float, int] | None:
         try:
@@ -194,6 +217,20 @@ def _mark(summary: _Summary, df: pd.DataFrame) -> None:
                     mark = summary.cell_marks.get((row, column), "")
                     summary.cell_marks[(row, column)] = mark + NO_SEED
                     notes.setdefault(row, []).append(f"{column}: no seed dependence")
+    if "extra" in df.columns:
+        dev = df["dev_score"] if "dev_score" in df.columns else pd.Series(None, index=df.index)
+        for (row, column), group in df.groupby(["row", "column"], sort=False):
+            extras = [e if isinstance(e, dict) else {} for e in group["extra"]]
+            reasons = [says_nothing(e, d) for e, d in zip(extras, dev[group.index], strict=True)]
+            if any(reasons):
+                summary.cell_marks[(row, column)] = (
+                    summary.cell_marks.get((row, column), "") + COLLAPSED
+                )
+                for reason in dict.fromkeys(r for r in reasons if r):
+                    notes.setdefault(row, []).append(f"{column}: {reason}")
+            if extras and all(e.get("undefined") for e in extras):
+                summary.undefined[(row, column)] = extras[0]["undefined"]
+                notes.setdefault(row, []).append(f"{column}: {extras[0]['undefined']}")
     summary.row_notes = notes
 
 
@@ -255,7 +292,9 @@ def _format_cell(
 
 def _cells(summary: _Summary, row: str, decimals: int, pm: str, marks=lambda m: m) -> list[str]:
     return [
-        _format_cell(
+        NOT_APPLICABLE + marks(summary.cell_marks.get((row, c), ""))
+        if (row, c) in summary.undefined
+        else _format_cell(
             summary.cell(row, c),
             decimals,
             pm,
@@ -298,7 +337,10 @@ def _latex(summary: _Summary, decimals: int) -> str:
         ["Encoder", *(latex_escape(c) for _, c in summary.columns)],
         rows,
         groups=[group for group, _ in summary.columns],
-        notes=[f"{_tex_marks(n[0])} {latex_escape(n[2:])}" for n in summary.notes]
+        notes=[
+            f"{_tex_marks(n[0])} {latex_escape(n[2:])}" if n[0] in _TEX_MARKS else latex_escape(n)
+            for n in summary.notes
+        ]
         + [latex_escape(n).replace("±", r"$\pm$") for n in _ci_notes(summary)],
     )
 
@@ -310,6 +352,7 @@ _TEX_MARKS = {
     FOLD_SD: r"\S",
     FALLBACK: r"\P",
     HEURISTIC: r"\sharp",
+    COLLAPSED: r"\emptyset",
 }
 
 
@@ -317,27 +360,26 @@ def _tex_marks(marks: str) -> str:
     return "".join(rf"\textsuperscript{{${_TEX_MARKS[m]}$}}" for m in marks)
 
 
-def _flat(summary: _Summary, decimals: int) -> pd.DataFrame:
-    """Wide frame for csv/json: a mean column per task, plus "<task> std" with seeds."""
+def _flat(summary: _Summary) -> pd.DataFrame:
+    """Wide frame for csv/json: a mean column per task, plus "<task> std" with seeds; not
+    rounded, so every stored digit reaches the reader."""
     data: dict[str, list] = {"encoder": [summary.label(row) for row in summary.rows]}
     for _, column in summary.columns:
         cells = [summary.cell(row, column) for row in summary.rows]
-        data[column] = [None if c is None else _round(c[0], decimals) for c in cells]
+        data[column] = [None if c is None else _number(c[0]) for c in cells]
         if summary.several_seeds:
-            data[f"{column} std"] = [None if c is None else _round(c[1], decimals) for c in cells]
+            data[f"{column} std"] = [None if c is None else _number(c[1]) for c in cells]
         if summary.intervals:
             bounds = [summary.intervals.get((row, column)) for row in summary.rows]
             for side, name in enumerate(("ci_low", "ci_high")):
-                data[f"{column} {name}"] = [
-                    None if b is None else _round(b[side], decimals) for b in bounds
-                ]
+                data[f"{column} {name}"] = [None if b is None else _number(b[side]) for b in bounds]
     if summary.row_notes:  # what the markers say, per row: no legend needed to read a csv
         data["notes"] = ["; ".join(summary.row_notes.get(row, [])) for row in summary.rows]
     return pd.DataFrame(data)
 
 
-def _round(value: float, decimals: int) -> float | None:
-    return None if math.isnan(value) else round(value, decimals)
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) else value
 
 
 def results_table(
@@ -359,7 +401,7 @@ def results_table(
         return _markdown(summary, decimals)
     if fmt == "latex":
         return _latex(summary, decimals)
-    flat = _flat(summary, decimals)
+    flat = _flat(summary)
     if fmt == "csv":
         return csv_table(flat)
     records = [
