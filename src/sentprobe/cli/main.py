@@ -166,6 +166,7 @@ from sentprobe.cli.build import build  # noqa: E402
 from sentprobe.cli.compare import compare  # noqa: E402
 from sentprobe.cli.correlate import correlate  # noqa: E402
 from sentprobe.cli.crosslingual import map_encoder, map_words  # noqa: E402
+from sentprobe.cli.download import download  # noqa: E402
 from sentprobe.cli.export import export  # noqa: E402
 from sentprobe.cli.label import label  # noqa: E402
 from sentprobe.cli.listing import encoders, tasks  # noqa: E402
@@ -178,7 +179,7 @@ from sentprobe.cli.train import train  # noqa: E402
 # In this order in ``sentprobe --help``.
 for _command in (
     run, report, compare, tasks, encoders, audit, crosslang, correlate, build, label, train,
-    export, salvage,
+    export, download, salvage,
 ):  # fmt: skip
     app.command()(_command)
 app.command()(merge)  # the shards of `run --shard` into one store
