@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sentprobe.cli.console import note, write_output
+from sentprobe.cli.console import note, warning, write_output
 from sentprobe.cli.options import (
     DEFAULT_RESULTS,
     By,
@@ -34,7 +34,23 @@ def _load_results(results: Path, probe: str | None):
         raise SentprobeError(f"{results}: no results store here (run `sentprobe run` first)")
     with ResultsStore(results, readonly=True) as store:
         frame = store.to_frame()
+    _flag_foreign(results, frame)
     return frame[frame["probe"] == probe] if probe else frame
+
+
+def _flag_foreign(results: Path, frame) -> None:
+    """One warning when results were made by another sentprobe version than this one."""
+    from sentprobe import __version__
+    from sentprobe.evaluation.provenance import is_foreign, made_by
+
+    foreign = [extra for extra in frame["extra"] if is_foreign(extra)]
+    if foreign:
+        made = sorted({made_by(extra) or "unrecorded" for extra in foreign})
+        warning(
+            f"{results}: {len(foreign)} of {len(frame)} results were made by another sentprobe "
+            f"version ({', '.join(made)}; this is {__version__}): `report --provenance` lists "
+            "them, `sentprobe run` with the same settings computes them again"
+        )
 
 
 def stored_predictions(results: Path, frame) -> dict:
