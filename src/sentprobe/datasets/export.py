@@ -1,14 +1,16 @@
-"""``sentprobe export``: write tasks as Hugging Face datasets, ready for ``push_to_hub``.
+"""``sentprobe export``: write tasks as Hugging Face datasets with a dataset card.
 
 Each task becomes a folder named after it, holding its splits (train / validation / test) with
 a ``sentence`` column and a ``label`` column (a ``ClassLabel`` carrying the task's label
 names, in order), plus ``sentprobe.json`` with its metadata, so ``-t`` reads it back under the
-same name with the same content hash. ``hf``: ``save_to_disk`` folders (``datasets
+same name with the same content hash (``-t FOLDER``, ``-t hf:FOLDER`` or, once uploaded with
+``sentprobe push``, ``-t hf:ORG/NAME``). ``hf``: ``save_to_disk`` folders (``datasets
 .load_from_disk``); ``parquet``: ``<split>.parquet`` files (``load_dataset("parquet", ...)``).
 The folder gets a dataset card (``README.md``) whose YAML holds what the Hub reads (license,
-language, task categories, one config per task) and, under ``sentprobe``, the citation and the
-suite's manifest. Everything is written to a temporary folder first and renamed into place,
-so a failure leaves nothing half-written.
+language, size, sources, task categories, one config per task), a ``LICENSE.md`` stating each
+task's license and source, and the suite's manifest as ``manifest.json``. Everything is
+written to a temporary folder first and renamed into place, so a failure leaves nothing
+half-written.
 
 Only single-sentence tasks without sub-types or folds are exported: pairs, sub-types and
 folds (Kim et al.'s sets) have no column here yet, and dropping them would change the task.
@@ -16,6 +18,7 @@ folds (Kim et al.'s sets) have no column here yet, and dropping them would chang
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -24,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sentprobe.datasets.loaders.common import MANIFEST
 from sentprobe.datasets.loaders.hf import METADATA_FILE, metadata_json
 from sentprobe.datasets.task import ProbingTask
 from sentprobe.errors import SentprobeError, require
@@ -78,20 +82,59 @@ def _datasets(task: ProbingTask) -> Any:
     )
 
 
+#: The Hub's size categories (upper bounds, exclusive).
+SIZE_CATEGORIES = (
+    (1_000, "n<1K"),
+    (10_000, "1K<n<10K"),
+    (100_000, "10K<n<100K"),
+    (1_000_000, "100K<n<1M"),
+    (10_000_000, "1M<n<10M"),
+)
+LICENSE_FILE = "LICENSE.md"
+
+
+def size_category(n: int) -> str:
+    """The Hub's ``size_categories`` value for ``n`` items."""
+    return next((name for limit, name in SIZE_CATEGORIES if n < limit), "10M<n<100M")
+
+
+def hub_license(tasks: Sequence[ProbingTask], suite: str) -> dict[str, Any]:
+    """The card's license fields: one SPDX-like identifier as is; anything else ``other``
+    with a ``license_name`` and a ``license_link`` to the LICENSE.md written beside it."""
+    licenses = sorted({t.metadata.license for t in tasks if t.metadata.license})
+    if len(licenses) == 1 and _SPDX_LIKE.fullmatch(licenses[0]):
+        return {"license": licenses[0].lower()}
+    slug = re.sub(r"[^a-z0-9.\-]+", "-", f"{suite}-license".lower()).strip("-")
+    return {"license": "other", "license_name": slug, "license_link": LICENSE_FILE}
+
+
+def license_text(tasks: Sequence[ProbingTask], folders: Sequence[str], suite: str) -> str:
+    """LICENSE.md: each task's license and source, as its metadata states them."""
+    lines = [f"# Licenses of {suite}", ""]
+    for task, folder in zip(tasks, folders, strict=True):
+        lines += [
+            f"## {folder} ({task.name})",
+            "",
+            f"License: {task.metadata.license or 'not stated'}",
+            "",
+            f"Source: {task.metadata.source or 'not stated'}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
 def dataset_card(
     tasks: Sequence[ProbingTask],
     folders: Sequence[str],
     fmt: str,
     suite: str,
-    manifest: dict[str, Any] | None,
 ) -> str:
     """README.md for the Hub: YAML metadata, then what the data is and where it came from."""
     from huggingface_hub import DatasetCardData
 
+    from sentprobe.datasets.citations import bibtex
+
     licenses = sorted({t.metadata.license for t in tasks if t.metadata.license})
-    hub_license = (
-        licenses[0].lower() if len(licenses) == 1 and _SPDX_LIKE.fullmatch(licenses[0]) else None
-    )
     languages = sorted({t.metadata.language for t in tasks if t.metadata.language != "und"})
     citations = list(dict.fromkeys(t.metadata.citation for t in tasks if t.metadata.citation))
     pattern = "{folder}/{split}.parquet" if fmt == "parquet" else "{folder}/{split}/*.arrow"
@@ -105,20 +148,19 @@ def dataset_card(
         }
         for task, folder in zip(tasks, folders, strict=True)
     ]
+    items = sum(len(split) for task in tasks for split in task.splits.values())
+    people = any(t.name.startswith("kim2019/") for t in tasks)  # Kim et al.: MTurk labels
     data = DatasetCardData(
-        license=hub_license or "other",
+        **hub_license(tasks, suite),
         language=languages or None,
         task_categories=["text-classification"],
+        size_categories=[size_category(items)],
+        annotations_creators=["crowdsourced" if people else "machine-generated"],
+        source_datasets=["original"],
         pretty_name=f"sentprobe probing tasks: {suite}",
         tags=["probing", "sentprobe"],
         configs=configs,
-        sentprobe={
-            "suite": suite,
-            "format": fmt,
-            "license": "; ".join(licenses),
-            "citation": "\n\n".join(citations),
-            "manifest": manifest,
-        },
+        sentprobe={"suite": suite, "format": fmt},
     )
     rows = "\n".join(
         f"| {folder} | {t.name} | {len(t.labels)} | "
@@ -128,6 +170,7 @@ def dataset_card(
     )
     description = next((t.metadata.description for t in tasks if t.metadata.description), "")
     sources = list(dict.fromkeys(t.metadata.source for t in tasks if t.metadata.source))
+    entries = list(dict.fromkeys(bibtex(c) for c in citations))
     body = [
         f"# {suite}",
         "",
@@ -144,16 +187,18 @@ def dataset_card(
         "",
         *(f"- {s}" for s in sources),
         "",
-        f"License: {'; '.join(licenses) or 'not stated'}",
+        f"License: {'; '.join(licenses) or 'not stated'} (each task's: {LICENSE_FILE})",
         "",
         "## Citation",
         "",
         *citations,
         "",
+        *(["```bibtex", "\n\n".join(entries), "```", ""] if entries else []),
         "## Use",
         "",
         "```bash",
-        f"sentprobe run -e minilm -t PATH/TO/THIS/FOLDER      # or -t hf:ORG/NAME:{folders[0]}",
+        "sentprobe run -e minilm -t hf:ORG/NAME            # every config, as one suite",
+        f"sentprobe run -e minilm -t hf:ORG/NAME:{folders[0]}",
         "```",
         "",
     ]
@@ -191,8 +236,11 @@ def export_tasks(
                 for split, data in dataset.items():
                     data.to_parquet(str(target / f"{split}.parquet"))
             (target / METADATA_FILE).write_text(metadata_json(task.metadata), encoding="utf-8")
-        card = dataset_card(tasks, folders, fmt, suite or out.name, manifest)
-        (tmp / "README.md").write_text(card, encoding="utf-8")
+        name = suite or out.name
+        (tmp / "README.md").write_text(dataset_card(tasks, folders, fmt, name), encoding="utf-8")
+        (tmp / LICENSE_FILE).write_text(license_text(tasks, folders, name), encoding="utf-8")
+        if manifest is not None:
+            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         if out.exists():
             out.rmdir()  # empty (checked above)
         os.replace(tmp, out)

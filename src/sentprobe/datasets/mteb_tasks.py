@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from sentprobe.datasets.citations import bibtex
 from sentprobe.datasets.task import ProbingTask
 from sentprobe.errors import SentprobeError, require
 
@@ -86,7 +87,7 @@ def _metadata_fields(task: ProbingTask, dataset_path: str | None) -> dict[str, A
         annotations_creators="derived",
         dialect=[],
         sample_creation="found",
-        bibtex_citation=meta.citation,
+        bibtex_citation=bibtex(meta.citation),
     )
 
 

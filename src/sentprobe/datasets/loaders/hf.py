@@ -235,27 +235,93 @@ def load_hf_dir(path: str | Path, columns: Mapping[str, str] | None = None) -> l
     return [_from_datasets(str(path), loaded, columns, meta)]
 
 
-def load_hub(spec: str) -> list[ProbingTask]:
-    """``hf:ORG/NAME[:CONFIG][?sentence=COL&label=COL]``: one task from the Hub (through
-    ``datasets.load_dataset``, which caches it)."""
+def parse_hub_spec(spec: str) -> tuple[str, str | None, str, dict[str, str]]:
+    """``hf:ORG/NAME[@REVISION][:CONFIG][?...]`` -> (name, revision, config, columns)."""
     base, columns = split_options(spec)
-    name, _, config = base[len(HUB_PREFIX) :].partition(":")
+    target, _, config = base[len(HUB_PREFIX) :].partition(":")
+    name, _, revision = target.partition("@")
     if not name:
-        raise SentprobeError(f"{spec}: expected hf:ORG/NAME[:CONFIG]")
-    datasets = require("datasets", _EXTRA, f"-t {spec}")
+        raise SentprobeError(f"{spec}: expected hf:ORG/NAME[@REVISION][:CONFIG]")
+    return name, revision or None, config, columns
+
+
+def _hub_file(name: str, filename: str, revision: str | None) -> Path | None:
+    """A file of a Hub dataset repository (a local folder given as NAME: its own file), or
+    None when there is none or it cannot be fetched."""
+    local = Path(name).expanduser()
+    if local.is_dir():
+        return local / filename if (local / filename).is_file() else None
     try:
-        loaded = datasets.load_dataset(name, config or None)
-    except Exception as e:  # network, missing dataset or config: all one line for the user
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise SentprobeError(f"{spec}: cannot load the dataset: {first}") from None
-    any_split = next(iter(loaded.values()), None)
-    info = getattr(any_split, "info", None)
-    meta = TaskMetadata(
+        from huggingface_hub import hf_hub_download
+
+        found = hf_hub_download(name, filename, repo_type="dataset", revision=revision)
+    except Exception:  # absent, offline, no access: the metadata falls back to the data's own
+        return None
+    return Path(found)
+
+
+def _card(name: str, revision: str | None) -> dict[str, Any]:
+    """The YAML metadata of the dataset card (README.md), or {} without one."""
+    readme = _hub_file(name, "README.md", revision)
+    if readme is None:
+        return {}
+    from huggingface_hub.repocard import metadata_load
+
+    try:
+        return metadata_load(readme) or {}
+    except Exception as e:  # malformed YAML
+        raise DataError(readme, None, f"cannot read the dataset card's metadata: {e}") from None
+
+
+def _card_metadata(name: str, config: str, card: Mapping[str, Any], info: Any) -> TaskMetadata:
+    """A task's metadata from the card (language, license) and the data's info, for a
+    dataset without a ``sentprobe.json``."""
+    languages = card.get("language") or []
+    languages = [languages] if isinstance(languages, str) else list(languages)
+    license = card.get("license_name") or card.get("license") or getattr(info, "license", "")
+    return TaskMetadata(
         name=f"{name}:{config}" if config else name,
-        language="und",
+        language=languages[0] if len(languages) == 1 else "und",
         source=f"https://huggingface.co/datasets/{name}",
-        license=str(getattr(info, "license", "") or ""),
+        license=str(license or ""),
         citation=str(getattr(info, "citation", "") or ""),
         description=str(getattr(info, "description", "") or ""),
     )
+
+
+def _config_names(card: Mapping[str, Any]) -> list[str]:
+    return [str(c["config_name"]) for c in card.get("configs") or [] if "config_name" in c]
+
+
+def load_hub(spec: str) -> list[ProbingTask]:
+    """``hf:ORG/NAME[@REVISION][:CONFIG][?sentence=COL&label=COL]``: tasks from the Hub
+    (through ``datasets.load_dataset``, which caches them; NAME may be a local folder).
+
+    A suite written by ``sentprobe export`` (its card has a ``sentprobe`` section) loads
+    whole when no CONFIG is named, each config with its ``sentprobe.json``: the same names,
+    metadata and content hashes as the suite exported. Another dataset's metadata comes from
+    its card (language, license) and its info (citation, description).
+    """
+    name, revision, config, columns = parse_hub_spec(spec)
+    datasets = require("datasets", _EXTRA, f"-t {spec}")
+    card = _card(name, revision)
+    if not config and "sentprobe" in card and len(_config_names(card)) > 1:
+        at = f"@{revision}" if revision else ""
+        query = spec.partition("?")[2]
+        return [
+            task
+            for c in _config_names(card)
+            for task in load_hub(f"{HUB_PREFIX}{name}{at}:{c}" + (f"?{query}" if query else ""))
+        ]
+    try:
+        loaded = datasets.load_dataset(name, config or None, revision=revision)
+    except Exception as e:  # network, missing dataset or config: all one line for the user
+        lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
+        text = " ".join(lines[:2]) if lines else type(e).__name__  # the configs, if listed
+        raise SentprobeError(f"{spec}: cannot load the dataset: {text}") from None
+    any_split = next(iter(loaded.values()), None)
+    sidecar = _hub_file(name, f"{config}/{METADATA_FILE}", revision) if config else None
+    meta = _read_metadata(sidecar.parent) if sidecar is not None else None
+    if meta is None:
+        meta = _card_metadata(name, config, card, getattr(any_split, "info", None))
     return [_from_datasets(spec, loaded, columns, meta)]
