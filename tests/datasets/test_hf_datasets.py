@@ -284,3 +284,67 @@ def test_a_missing_datasets_package_names_the_extra(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "datasets", None)
     with pytest.raises(SentprobeError, match=r"pip install 'sentprobe\[hf-datasets\]'"):
         resolve_tasks(str(folder))
+
+
+class _FakeHfApi:
+    """Records what ``sentprobe push`` asks of the Hub and keeps a copy of the upload."""
+
+    calls: list = []
+    uploaded: dict = {}
+
+    def create_repo(self, repo_id, **kwargs):
+        self.calls.append(("create_repo", repo_id, kwargs))
+
+    def upload_folder(self, *, folder_path, repo_id, repo_type, commit_message):
+        from pathlib import Path
+
+        root = Path(folder_path)
+        self.uploaded.update(
+            {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+        )
+        self.calls.append(("upload_folder", repo_id, repo_type, commit_message))
+        return type(
+            "Commit", (), {"commit_url": f"https://huggingface.co/datasets/{repo_id}/commit/1"}
+        )
+
+
+def test_push_exports_and_uploads_a_suite(tmp_path, monkeypatch):
+    import huggingface_hub
+
+    _FakeHfApi.calls, _FakeHfApi.uploaded = [], {}
+    monkeypatch.setattr(huggingface_hub, "HfApi", _FakeHfApi)
+    result = CliRunner().invoke(app, ["push", "mock", "me/mock-probing", "--private"])
+    assert result.exit_code == 0, result.output
+    assert _FakeHfApi.calls == [
+        (
+            "create_repo",
+            "me/mock-probing",
+            {"repo_type": "dataset", "private": True, "exist_ok": True},
+        ),
+        ("upload_folder", "me/mock-probing", "dataset", "sentprobe export of mock"),
+    ]
+    files = _FakeHfApi.uploaded
+    assert {"README.md", "LICENSE.md", "Mock4/train.parquet", "Mock4/sentprobe.json"} <= set(files)
+    assert "uploaded to https://huggingface.co/datasets/me/mock-probing/commit/1" in result.output
+    # what was uploaded loads back as the suite, as -t hf:me/mock-probing would
+    copy = tmp_path / "hub-copy"
+    for rel, data in files.items():
+        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+        (copy / rel).write_bytes(data)
+    loaded, original = resolve_tasks(f"hf:{copy}"), resolve_tasks("mock")
+    assert [(t.name, t.content_hash()) for t in loaded] == [
+        (t.name, t.content_hash()) for t in original
+    ]
+
+
+def test_push_failure_is_one_line(tmp_path, monkeypatch):
+    import huggingface_hub
+
+    class Refusing(_FakeHfApi):
+        def create_repo(self, repo_id, **kwargs):
+            raise RuntimeError("401 Unauthorized\nmore detail")
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", Refusing)
+    result = CliRunner().invoke(app, ["push", "mock", "me/x"])
+    assert result.exit_code == 1
+    assert result.output.count("\n") == 1 and "to me/x: 401 Unauthorized" in result.output

@@ -171,6 +171,7 @@ from sentprobe.cli.export import export  # noqa: E402
 from sentprobe.cli.label import label  # noqa: E402
 from sentprobe.cli.listing import encoders, tasks  # noqa: E402
 from sentprobe.cli.merge import merge  # noqa: E402
+from sentprobe.cli.push import push  # noqa: E402
 from sentprobe.cli.report import crosslang, report  # noqa: E402
 from sentprobe.cli.run import run  # noqa: E402
 from sentprobe.cli.salvage import salvage  # noqa: E402
@@ -179,7 +180,7 @@ from sentprobe.cli.train import train  # noqa: E402
 # In this order in ``sentprobe --help``.
 for _command in (
     run, report, compare, tasks, encoders, audit, crosslang, correlate, build, label, train,
-    export, download, salvage,
+    export, push, download, salvage,
 ):  # fmt: skip
     app.command()(_command)
 app.command()(merge)  # the shards of `run --shard` into one store

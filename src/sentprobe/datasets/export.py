@@ -248,3 +248,28 @@ def export_tasks(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out
+
+
+def push_export(folder: str | Path, repo: str, *, private: bool = False) -> str:
+    """Upload an export folder to the Hub dataset repository ``repo`` (created if missing,
+    ``private`` then); returns the commit's URL. Credentials are huggingface_hub's own
+    (``HF_TOKEN`` or ``hf auth login``)."""
+    hub = require("huggingface_hub", "hf-datasets", "sentprobe push")
+    folder = Path(folder)
+    if not (folder / "README.md").is_file():
+        raise SentprobeError(
+            f"{folder}: no dataset card (README.md); write it with sentprobe export"
+        )
+    api = hub.HfApi()
+    try:
+        api.create_repo(repo, repo_type="dataset", private=private, exist_ok=True)
+        commit = api.upload_folder(
+            folder_path=str(folder),
+            repo_id=repo,
+            repo_type="dataset",
+            commit_message=f"sentprobe export of {folder.name}",
+        )
+    except Exception as e:  # network, authentication, a name the Hub refuses: one line
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SentprobeError(f"cannot upload {folder} to {repo}: {first}") from None
+    return str(getattr(commit, "commit_url", "") or f"https://huggingface.co/datasets/{repo}")
