@@ -267,14 +267,21 @@ def test_the_card_passes_the_hubs_metadata_rules(tmp_path):
     assert "@inproceedings{conneau-etal-2018-cram," in card.text
 
 
-def test_export_refuses_a_folder_with_files_and_leaves_nothing_on_failure(tmp_path):
+def test_export_refuses_a_folder_with_files_and_leaves_nothing_on_failure(tmp_path, monkeypatch):
+    from sentprobe.datasets import export
+
     taken = tmp_path / "taken"
     taken.mkdir()
     (taken / "x").write_text("keep")
     result = CliRunner().invoke(app, ["export", "mock", "-o", str(taken)])
     assert result.exit_code == 1 and "not empty" in result.output
+
+    def fail(*args, **kwargs):  # after the task folders are written
+        raise SentprobeError("card failed")
+
+    monkeypatch.setattr(export, "dataset_card", fail)
     result = CliRunner().invoke(app, ["export", "sample-kim-en", "-o", str(tmp_path / "kim")])
-    assert result.exit_code == 1 and "single-sentence" in result.output
+    assert result.exit_code == 1 and "card failed" in result.output
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["taken"]
 
 
@@ -348,3 +355,47 @@ def test_push_failure_is_one_line(tmp_path, monkeypatch):
     result = CliRunner().invoke(app, ["push", "mock", "me/x"])
     assert result.exit_code == 1
     assert result.output.count("\n") == 1 and "to me/x: 401 Unauthorized" in result.output
+
+
+@pytest.mark.parametrize("fmt", ["hf", "parquet"])
+def test_pairs_subtypes_and_folds_round_trip(tmp_path, fmt):
+    """Kim et al.'s format: GLUE's sentence1/sentence2, subtype, pair_id and each row's
+    place in every fold; the same tasks come back (hash, metadata, folds) by folder and hf:."""
+    out = tmp_path / "kim"
+    result = CliRunner().invoke(app, ["export", "sample-kim-en", "-o", str(out), "-f", fmt])
+    assert result.exit_code == 0, result.output
+    original = resolve_tasks("sample-kim-en")
+    assert any(t.splits["train"].sentences2 is not None for t in original)  # EOS: pairs
+    assert any(t.splits["train"].groups is not None for t in original)  # wh-words: sub-types
+    for spec in (str(out), f"hf:{out}"):
+        loaded = resolve_tasks(spec)
+        assert [t.name for t in loaded] == [t.name for t in original]
+        assert [t.metadata for t in loaded] == [t.metadata for t in original]
+        assert [t.content_hash() for t in loaded] == [t.content_hash() for t in original]
+        for a, b in zip(original, loaded, strict=True):
+            assert len(b.folds) == len(a.folds) == 10
+            assert b.folds[3]["test"] == a.folds[3]["test"]  # same items, same order
+    features = (
+        datasets.load_from_disk(str(out / "EOS"))
+        if fmt == "hf"
+        else datasets.load_dataset(str(out), "EOS")
+    )["train"].features
+    assert list(features) == ["sentence1", "sentence2", "label", "pair_id", "folds"]
+
+
+@pytest.mark.skipif(
+    not __import__("pathlib").Path("/work/shared/data/dnc_function_words").is_dir(),
+    reason="needs Kim et al.'s release",
+)
+def test_kims_release_exports_with_crowdsourced_labels(tmp_path, monkeypatch):
+    monkeypatch.setenv("SENTPROBE_DNC", "/work/shared/data/dnc_function_words")
+    out = tmp_path / "kim2019"
+    assert CliRunner().invoke(app, ["export", "kim2019", "-o", str(out)]).exit_code == 0
+    original = resolve_tasks("kim2019")
+    loaded = resolve_tasks(f"hf:{out}")
+    assert [t.content_hash() for t in loaded] == [t.content_hash() for t in original]
+    from huggingface_hub import DatasetCard
+
+    data = DatasetCard.load(out / "README.md").data.to_dict()
+    assert data["annotations_creators"] == ["crowdsourced"]
+    assert data["size_categories"] == ["1K<n<10K"]  # the paper's 3,544 items

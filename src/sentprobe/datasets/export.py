@@ -12,8 +12,9 @@ task's license and source, and the suite's manifest as ``manifest.json``. Everyt
 written to a temporary folder first and renamed into place, so a failure leaves nothing
 half-written.
 
-Only single-sentence tasks without sub-types or folds are exported: pairs, sub-types and
-folds (Kim et al.'s sets) have no column here yet, and dropping them would change the task.
+Pairs, sub-types and folds (Kim et al.'s sets) get columns of their own: GLUE's
+``sentence1``/``sentence2``, ``subtype``, ``pair_id``, and ``folds``, each row's place in every
+fold (``"train:17"``); the splits are those of the first fold.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any
 
 from sentprobe.datasets.loaders.common import MANIFEST
 from sentprobe.datasets.loaders.hf import METADATA_FILE, metadata_json
-from sentprobe.datasets.task import ProbingTask
+from sentprobe.datasets.task import ProbingTask, Split
 from sentprobe.errors import SentprobeError, require
 
 FORMATS = ("hf", "parquet")
@@ -47,27 +48,79 @@ def folder_names(tasks: Sequence[ProbingTask]) -> list[str]:
     return [re.sub(r"[^\w.\-]", "_", t.name.replace("/", "__")) for t in tasks]
 
 
-def _check_exportable(task: ProbingTask) -> None:
-    splits = task.splits.values()
-    if task.folds or any(s.sentences2 is not None or s.groups is not None for s in splits):
-        raise SentprobeError(
-            f"task {task.name}: only single-sentence tasks without sub-types or folds can be "
-            "exported (its pairs, sub-types or folds have no column in the export)"
-        )
+#: The columns of an item besides its label: GLUE's names for pairs.
+SINGLE, PAIR = ("sentence",), ("sentence1", "sentence2")
+SUBTYPE, PAIR_ID, FOLDS = "subtype", "pair_id", "folds"
+
+
+def _item(split: Split, i: int) -> tuple[str, str | None, str, str | None, str | None]:
+    second, groups, pairs = split.sentences2, split.groups, split.pairs
+    return (
+        split.sentences[i],
+        None if second is None else second[i],
+        split.labels[i],
+        None if groups is None else groups[i],
+        None if pairs is None else pairs[i],
+    )
+
+
+def fold_positions(task: ProbingTask) -> dict[str, list[list[str]]]:
+    """Per split of ``task.splits``, each row's place in every fold: ``"<split>:<position>"``
+    (so ``-t`` rebuilds each fold's splits in their order, hence the same content hash).
+    Identical items are interchangeable, so each takes the next free place of its kind."""
+    free: dict[tuple, list[tuple[str, int]]] = {}
+    for name, split in task.splits.items():
+        for i in range(len(split)):
+            free.setdefault(_item(split, i), []).append((name, i))
+    out: dict[str, list[list[str]]] = {
+        name: [[] for _ in range(len(split))] for name, split in task.splits.items()
+    }
+    for fold in task.folds or []:
+        queues = {key: list(rows) for key, rows in free.items()}
+        for name, split in fold.items():
+            for position in range(len(split)):
+                row_split, row = queues[_item(split, position)].pop(0)
+                out[row_split][row].append(f"{HUB_SPLITS[name]}:{position}")
+    return out
 
 
 def _datasets(task: ProbingTask) -> Any:
-    """The task as a ``datasets.DatasetDict`` with the Hub's split names."""
+    """The task as a ``datasets.DatasetDict`` with the Hub's split names: ``sentence`` (or
+    GLUE's ``sentence1``/``sentence2`` for pairs) and ``label``, plus ``subtype``, ``pair_id``
+    and ``folds`` where the task has them."""
     datasets = require("datasets", "hf-datasets", "sentprobe export")
     names = task.labels
-    features = datasets.Features(
-        {"sentence": datasets.Value("string"), "label": datasets.ClassLabel(names=names)}
-    )
+    first = next(iter(task.splits.values()))
+    text = PAIR if first.sentences2 is not None else SINGLE
+    columns = {c: datasets.Value("string") for c in text}
+    columns["label"] = datasets.ClassLabel(names=names)
+    if first.groups is not None:
+        columns[SUBTYPE] = datasets.Value("string")
+    if first.pairs is not None:
+        columns[PAIR_ID] = datasets.Value("string")
+    if task.folds:
+        columns[FOLDS] = datasets.Sequence(datasets.Value("string"))
+    features = datasets.Features(columns)
     index = {label: i for i, label in enumerate(names)}
+    places = fold_positions(task) if task.folds else {}
+
+    def data(name: str, split: Split) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {text[0]: split.sentences}
+        if len(text) == 2:
+            out[text[1]] = list(split.sentences2 or [])
+        out["label"] = [index[y] for y in split.labels]
+        if SUBTYPE in columns:
+            out[SUBTYPE] = list(split.groups or [])
+        if PAIR_ID in columns:
+            out[PAIR_ID] = list(split.pairs or [])
+        if FOLDS in columns:
+            out[FOLDS] = places[name]
+        return out
+
     return datasets.DatasetDict(
         {
             HUB_SPLITS[name]: datasets.Dataset.from_dict(
-                {"sentence": split.sentences, "label": [index[y] for y in split.labels]},
+                data(name, split),
                 features=features,
                 info=datasets.DatasetInfo(
                     description=task.metadata.description,
@@ -219,8 +272,6 @@ def export_tasks(
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise SentprobeError(f"{out} already exists and is not empty; name a new folder")
-    for task in tasks:
-        _check_exportable(task)
     folders = folder_names(tasks)
     require("datasets", "hf-datasets", "sentprobe export").disable_progress_bars()
     out.parent.mkdir(parents=True, exist_ok=True)
