@@ -511,7 +511,7 @@ class Runner:
 
 
 def run(
-    encoders: Sequence[str | Encoder] | Mapping[str, Mapping[str, Any]] = ("minilm",),
+    encoders: Sequence[str | Encoder | Any] | Mapping[str, Mapping[str, Any]] = ("minilm",),
     tasks: str | Sequence[str] | Sequence[ProbingTask] = "sample-en",
     *,
     baselines: str | Sequence[str] | None = None,
@@ -531,7 +531,8 @@ def run(
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks``; returns one row per result.
 
-    ``encoders``: names (or ``Encoder`` objects), or a mapping from name to that encoder's
+    ``encoders``: names (or ``Encoder`` objects, or ``SentenceTransformer`` models in
+    memory, fingerprinted by their current weights), or a mapping from name to that encoder's
     own options (``{"minilm": {}, "hf:bert-base-uncased": {"layer": "all"}}``), which add to
     and override ``encoder_options``, the options every encoder is given.
 
@@ -574,6 +575,9 @@ def run(
             rows.append((spec, None, None))
             continue
         given = {**(encoder_options or {}), **own}
+        if not isinstance(spec, str):  # a model in memory (a SentenceTransformer)
+            rows.append((get_encoder(spec, **given), None, None))
+            continue
         for one in expand(spec):  # 'runs/*@all' names every training run it matches
             rows.append((get_encoder(one, **given), None, None))
     if probe is not None:
