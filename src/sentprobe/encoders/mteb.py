@@ -103,8 +103,9 @@ def text_batches(sentences: Sequence[str], batch_size: int) -> Any:
     """What MTEB's ``encode`` reads: a torch ``DataLoader`` over a ``datasets.Dataset`` with
     a ``text`` column (MTEB builds the same for text-only tasks, with a private helper; its
     wrappers read the dataset's ``features``)."""
-    from datasets import Dataset
     from torch.utils.data import DataLoader
+
+    from datasets import Dataset
 
     return DataLoader(Dataset.from_dict({"text": list(sentences)}), batch_size=batch_size)
 
