@@ -184,7 +184,7 @@ class Runner:
         self.nli_train = nli_train
         self.heads = HeadCache(None if cache.root is None else cache.root / "nli-heads")
         self.keys: list[str] = []
-        self._foreign: set[str] = set()  # stored by another sentprobe version: recomputed
+        self._warned_foreign = False  # said that results of another version are recomputed
         #: Probe only these views (indices into ``encoder.views``): a Ray job's share of a
         #: ``--layer all`` row (evaluation/executors.py); None: every view.
         self.only_views: set[int] | None = None
@@ -196,16 +196,15 @@ class Runner:
         record = self.store.get(key)
         if record is None or not is_foreign(record.extra):
             return record is not None
-        if key not in self._foreign:
-            if not self._foreign:
-                version = made_by(record.extra)
-                made = f"sentprobe {version}" if version else "an older sentprobe (no version)"
-                warnings.warn(
-                    f"{getattr(self.store, 'path', 'results store')}: stored results made by "
-                    f"{made} are computed again by sentprobe {__version__}, not reused",
-                    stacklevel=2,
-                )
-            self._foreign.add(key)
+        if not self._warned_foreign:  # once per run
+            self._warned_foreign = True
+            version = made_by(record.extra)
+            made = f"sentprobe {version}" if version else "an older sentprobe (no version)"
+            warnings.warn(
+                f"{getattr(self.store, 'path', 'results store')}: stored results made by "
+                f"{made} are computed again by sentprobe {__version__}, not reused",
+                stacklevel=2,
+            )
         return False
 
     def _record(self, key: str, task: ProbingTask, predictions: Predictions, **fields: Any) -> None:
