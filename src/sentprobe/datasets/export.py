@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from sentprobe.datasets.loaders.common import MANIFEST
-from sentprobe.datasets.loaders.hf import METADATA_FILE, metadata_json
+from sentprobe.datasets.loaders.hf import (
+    FOLDS,
+    METADATA_FILE,
+    PAIR,
+    PAIR_ID,
+    SUBTYPE,
+    metadata_json,
+)
 from sentprobe.datasets.task import ProbingTask, Split
 from sentprobe.errors import SentprobeError, require
 
@@ -48,9 +55,8 @@ def folder_names(tasks: Sequence[ProbingTask]) -> list[str]:
     return [re.sub(r"[^\w.\-]", "_", t.name.replace("/", "__")) for t in tasks]
 
 
-#: The columns of an item besides its label: GLUE's names for pairs.
-SINGLE, PAIR = ("sentence",), ("sentence1", "sentence2")
-SUBTYPE, PAIR_ID, FOLDS = "subtype", "pair_id", "folds"
+#: The sentence column of a single-sentence task (pairs: GLUE's, ``PAIR``).
+SINGLE = ("sentence",)
 
 
 def _item(split: Split, i: int) -> tuple[str, str | None, str, str | None, str | None]:

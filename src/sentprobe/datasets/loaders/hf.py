@@ -110,8 +110,8 @@ def _split_of(raw: str, origin: str) -> str:
 
 
 #: The extra columns ``sentprobe export`` writes for pairs, sub-types and folds.
-_PAIR = ("sentence1", "sentence2")
-_SUBTYPE, _PAIR_ID, _FOLDS = "subtype", "pair_id", "folds"
+PAIR = ("sentence1", "sentence2")
+SUBTYPE, PAIR_ID, FOLDS = "subtype", "pair_id", "folds"
 
 
 def _text_columns(
@@ -120,8 +120,8 @@ def _text_columns(
     """The sentence column, and the second sentence's of a pair (GLUE's ``sentence1`` and
     ``sentence2`` when no ``sentence`` column was asked for and there is none)."""
     default = columns["sentence"] == "sentence" and "sentence" not in column_names
-    if default and _PAIR[0] in column_names:
-        return _PAIR[0], _PAIR[1] if _PAIR[1] in column_names else None
+    if default and PAIR[0] in column_names:
+        return PAIR[0], PAIR[1] if PAIR[1] in column_names else None
     return columns["sentence"], None
 
 
@@ -134,7 +134,7 @@ def task_from_columns(
     """Build a validated task from ``{split: (column names, rows as dicts, label names)}``.
 
     Label names (a ``ClassLabel``'s) turn integer labels into their names; without them a
-    label is its ``str``. The columns ``sentence export`` adds for pairs, sub-types and folds
+    label is its ``str``. The columns ``sentprobe export`` adds for pairs, sub-types and folds
     (``sentence1``/``sentence2``, ``subtype``, ``pair_id``, ``folds``) are read back. Every
     problem is collected first and raised as one DataError.
     """
@@ -155,7 +155,7 @@ def task_from_columns(
                 "name the columns with ?sentence=COL&label=COL",
             )
         kept: dict[str, list[Any]] = {
-            c: [] for c in (second, _SUBTYPE, _PAIR_ID, _FOLDS) if c and c in column_names
+            c: [] for c in (second, SUBTYPE, PAIR_ID, FOLDS) if c and c in column_names
         }
         extras[split] = kept
         names = names or label_names
@@ -183,14 +183,14 @@ def task_from_columns(
     for split_name, kept in extras.items():
         part = task.splits[split_name]
         for column, values in kept.items():
-            if column == _SUBTYPE:
+            if column == SUBTYPE:
                 part.groups = [str(v) for v in values]
-            elif column == _PAIR_ID:
+            elif column == PAIR_ID:
                 part.pairs = [str(v) for v in values]
-            elif column != _FOLDS:
+            elif column != FOLDS:
                 part.sentences2 = [str(v).strip() for v in values]
-    if any(_FOLDS in kept for kept in extras.values()):
-        task.folds = _folds(task, {name: kept.get(_FOLDS, []) for name, kept in extras.items()})
+    if any(FOLDS in kept for kept in extras.values()):
+        task.folds = _folds(task, {name: kept.get(FOLDS, []) for name, kept in extras.items()})
         task.splits = task.folds[0]
     return task
 
