@@ -112,7 +112,8 @@ def report(
             "--format",
             "-f",
             help="Table format, or mteb: MTEB's results layout in the folder -o names "
-            "(results/<model>/<revision>/<task>.json), which mteb.ResultCache(DIR) loads.",
+            "(results/<model>/<revision>/<task>.json), which mteb.ResultCache(DIR) loads, or "
+            "model-index: the Hub model card's results block for one encoder (-e NAME).",
         ),
     ] = ReportFormat.markdown,
     metric: Annotated[
@@ -277,6 +278,11 @@ def report(
         from sentprobe.analysis.layers import layers_report
 
         write_output(layers_report(frame, fmt.value), output)
+        return
+    if fmt is ReportFormat.model_index:
+        from sentprobe.reporting.model_index import model_index
+
+        write_output(model_index(frame), output)
         return
     interval = intervals(results, frame) if ci and not frame.empty else None
     if fmt is ReportFormat.mteb:
