@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Packages that only extras bring: none may be importable in the lean venv.
-EXTRAS_ONLY = ("spacy", "matplotlib", "ray", "mteb", "datasets", "natasha", "razdel")
+EXTRAS_ONLY = ("spacy", "matplotlib", "ray", "mteb", "datasets", "natasha", "razdel", "sacrebleu")
 
 
 def _run(args: list[str], **kw) -> subprocess.CompletedProcess:

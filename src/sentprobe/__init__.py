@@ -9,10 +9,13 @@ The Python API in a few names (imported lazily so the command line starts fast):
 
 from __future__ import annotations
 
-from importlib import import_module
+from importlib import import_module, metadata
 from typing import Any
 
-__version__ = "0.1.0"
+try:  # one source: the version pyproject.toml gives the installed distribution
+    __version__ = metadata.version("sentprobe")
+except metadata.PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
 
 _API = {
     "run": "sentprobe.evaluation.runner",

@@ -141,3 +141,22 @@ def test_verbose_logs_loads_cache_and_choices_and_results_record_their_settings(
     shown = CliRunner().invoke(app, ["report", "--results", str(results), "--provenance"])
     assert shown.exit_code == 0
     assert 'encoder = ["bov-glove"]' in shown.output and "BoV-GloVe / mock/Mock" in shown.output
+
+
+def test_verbose_works_after_the_command(tmp_path, monkeypatch, capsys):
+    from sentprobe.cli.main import main, verbosity_first
+
+    assert verbosity_first(["run", "-e", "x", "-vv", "--", "-v"]) == [
+        "-vv",
+        "run",
+        "-e",
+        "x",
+        "--",
+        "-v",
+    ]
+    args = ["run", "-e", "bov-glove", "-t", "mock/Mock", "--baselines", "none", "-q"]
+    monkeypatch.setattr(
+        sys, "argv", ["sentprobe", *args, "--results", str(tmp_path / "r.sqlite"), "-v"]
+    )
+    main()
+    assert "sentprobe.datasets.builtin: loaded task mock/Mock" in capsys.readouterr().err

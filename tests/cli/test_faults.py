@@ -185,9 +185,11 @@ def _crosslang_store(d: Path, mp: pytest.MonkeyPatch) -> None:
 def _stored_units(path: Path, n: int) -> dict:
     """A results store of ``n`` units, each with its test predictions; key -> record."""
     from sentprobe.evaluation.predictions import Predictions
+    from sentprobe.evaluation.provenance import package_versions
     from sentprobe.evaluation.store import ResultRecord, ResultsStore
 
     units = {}
+    versions = {"versions": package_versions()}  # given: the store keeps them as they are
     with ResultsStore(path) as store:
         for i in range(n):
             record = ResultRecord(
@@ -195,6 +197,7 @@ def _stored_units(path: Path, n: int) -> dict:
                 task_source="synthetic", task_hash=f"h{i}", category="other", language="en",
                 seed=0, probe="logreg", selection="dev", config={"C": 1.0}, dev_score=0.5,
                 test_score=i / n, n_train=10, n_dev=2, n_test=4, n_classes=2, dim=8,
+                extra=dict(versions),
             )  # fmt: skip
             store.add(record, f"k{i}", Predictions.from_labels("abab", "abba"))
             units[f"k{i}"] = record

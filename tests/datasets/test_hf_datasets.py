@@ -4,6 +4,7 @@ scores) with a dataset card the Hub reads. Offline: every dataset is written her
 
 from __future__ import annotations
 
+import json
 import sys
 import zlib
 
@@ -168,7 +169,7 @@ def test_export_round_trip_same_hash_same_scores_and_a_dataset_card(tmp_path, fm
     assert card["task_categories"] == ["text-classification"]
     assert card["license"] and "language" not in card  # the mock tasks' language is "und"
     assert [c["config_name"] for c in card["configs"]] == ["Mock", "Mock4", "MockNoDev"]
-    assert "citation" in card["sentprobe"] and card["sentprobe"]["suite"] == "mock"
+    assert card["sentprobe"] == {"suite": "mock", "format": fmt}
 
 
 def test_export_of_a_manifest_suite_carries_its_manifest(tmp_path):
@@ -176,11 +177,12 @@ def test_export_of_a_manifest_suite_carries_its_manifest(tmp_path):
     assert CliRunner().invoke(app, ["export", "sample-fr", "-o", str(out)]).exit_code == 0
     from huggingface_hub import DatasetCard
 
-    card = DatasetCard.load(out / "README.md").data.to_dict()
-    assert card["sentprobe"]["manifest"]["suite"] == "sample-fr"
-    assert card["language"] == ["fr"]
-    citation = resolve_tasks("sample-fr")[0].metadata.citation
-    assert citation and citation in card["sentprobe"]["citation"]
+    card = DatasetCard.load(out / "README.md")
+    assert card.data.to_dict()["language"] == ["fr"]
+    assert json.loads((out / "manifest.json").read_text())["suite"] == "sample-fr"
+    assert "manifest" not in card.data.to_dict()["sentprobe"]  # not 40 KB of YAML
+    assert len(card.content.split("---")[1]) < 4000
+    assert "@inproceedings{ravishankar-etal-2019-probing," in card.text  # BibTeX
 
 
 def test_hub_specs_go_through_load_dataset(tmp_path):
@@ -190,21 +192,96 @@ def test_hub_specs_go_through_load_dataset(tmp_path):
         CliRunner().invoke(app, ["export", "mock", "-o", str(out), "-f", "parquet"]).exit_code == 0
     )
     task = resolve_tasks(f"hf:{out}:Mock4")[0]
-    assert task.name == f"{out}:Mock4"
-    assert task.content_hash() == resolve_tasks("mock/Mock4")[0].content_hash()
-    assert task.labels == resolve_tasks("mock/Mock4")[0].labels
+    original = resolve_tasks("mock/Mock4")[0]
+    assert task.name == "mock/Mock4" and task.metadata == original.metadata  # sentprobe.json
+    assert task.content_hash() == original.content_hash()
     with pytest.raises(SentprobeError, match="cannot load the dataset"):
         resolve_tasks(f"hf:{tmp_path / 'nothing-here'}")
 
 
-def test_export_refuses_a_folder_with_files_and_leaves_nothing_on_failure(tmp_path):
+@pytest.mark.parametrize("fmt", ["hf", "parquet"])
+def test_an_exported_suite_loads_whole_through_hf_with_its_metadata(tmp_path, fmt):
+    out = tmp_path / "en"
+    assert (
+        CliRunner().invoke(app, ["export", "sample-en", "-o", str(out), "-f", fmt]).exit_code == 0
+    )
+    original = resolve_tasks("sample-en")
+    loaded = resolve_tasks(f"hf:{out}")  # every config, one suite, as ORG/NAME on the Hub
+    assert [t.name for t in loaded] == [t.name for t in original]
+    assert [t.metadata for t in loaded] == [t.metadata for t in original]
+    assert [t.content_hash() for t in loaded] == [t.content_hash() for t in original]
+    assert {t.metadata.language for t in loaded} == {"en"}
+    assert loaded[5].metadata.license == original[5].metadata.license != ""
+
+
+def test_a_dataset_without_sidecars_takes_language_and_license_from_its_card(tmp_path):
+    out = tmp_path / "plain"
+    assert CliRunner().invoke(app, ["export", "sample-fr", "-o", str(out)]).exit_code == 0
+    for sidecar in out.glob("*/sentprobe.json"):
+        sidecar.unlink()
+    task = resolve_tasks(f"hf:{out}:Tense")[0]
+    assert task.name == f"{out}:Tense"
+    assert task.metadata.language == "fr"  # the card's language, not "und"
+    assert task.metadata.license == "mpl-2.0"
+    # without sentprobe's section the configs are not one suite: name one, the error lists them
+    card = (out / "README.md").read_text()
+    (out / "README.md").write_text(card.replace("sentprobe:\n  suite: sample-fr", "x:\n  y: z"))
+    with pytest.raises(SentprobeError, match=r"Config name is missing.*'SentLen'.*'Tense'"):
+        resolve_tasks(f"hf:{out}")
+
+
+def test_a_revision_is_passed_to_load_dataset(tmp_path, monkeypatch):
+    out = tmp_path / "pq"
+    assert (
+        CliRunner().invoke(app, ["export", "mock", "-o", str(out), "-f", "parquet"]).exit_code == 0
+    )
+    seen = []
+    real = datasets.load_dataset
+
+    def load_dataset(name, config=None, revision=None):
+        seen.append((name, config, revision))
+        return real(name, config)
+
+    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
+    tasks = resolve_tasks(f"hf:{out}@v1.0")
+    assert seen == [(str(out), c, "v1.0") for c in ("Mock", "Mock4", "MockNoDev")]
+    assert [t.name for t in tasks] == ["mock/Mock", "mock/Mock4", "mock/MockNoDev"]
+
+
+def test_the_card_passes_the_hubs_metadata_rules(tmp_path):
+    """What the Hub's card spec asks, checked offline: licence name and link for "other",
+    a known size category, sources, annotation creators; the YAML parses as a DatasetCard."""
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    out = tmp_path / "en"
+    assert CliRunner().invoke(app, ["export", "sample-en", "-o", str(out)]).exit_code == 0
+    card = DatasetCard.load(out / "README.md")
+    data = card.data.to_dict()
+    assert isinstance(card.data, DatasetCardData)
+    assert data["license"] == "other" and data["license_name"] == "sample-en-license"
+    assert data["license_link"] == "LICENSE.md" and (out / "LICENSE.md").is_file()
+    assert "PSF-2.0" in (out / "LICENSE.md").read_text()
+    assert data["size_categories"] == ["10K<n<100K"]  # 10 tasks of 1,800 items
+    assert data["annotations_creators"] == ["machine-generated"]
+    assert data["source_datasets"] == ["original"]
+    assert "@inproceedings{conneau-etal-2018-cram," in card.text
+
+
+def test_export_refuses_a_folder_with_files_and_leaves_nothing_on_failure(tmp_path, monkeypatch):
+    from sentprobe.datasets import export
+
     taken = tmp_path / "taken"
     taken.mkdir()
     (taken / "x").write_text("keep")
     result = CliRunner().invoke(app, ["export", "mock", "-o", str(taken)])
     assert result.exit_code == 1 and "not empty" in result.output
+
+    def fail(*args, **kwargs):  # after the task folders are written
+        raise SentprobeError("card failed")
+
+    monkeypatch.setattr(export, "dataset_card", fail)
     result = CliRunner().invoke(app, ["export", "sample-kim-en", "-o", str(tmp_path / "kim")])
-    assert result.exit_code == 1 and "single-sentence" in result.output
+    assert result.exit_code == 1 and "card failed" in result.output
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["taken"]
 
 
@@ -214,3 +291,111 @@ def test_a_missing_datasets_package_names_the_extra(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "datasets", None)
     with pytest.raises(SentprobeError, match=r"pip install 'sentprobe\[hf-datasets\]'"):
         resolve_tasks(str(folder))
+
+
+class _FakeHfApi:
+    """Records what ``sentprobe push`` asks of the Hub and keeps a copy of the upload."""
+
+    calls: list = []
+    uploaded: dict = {}
+
+    def create_repo(self, repo_id, **kwargs):
+        self.calls.append(("create_repo", repo_id, kwargs))
+
+    def upload_folder(self, *, folder_path, repo_id, repo_type, commit_message):
+        from pathlib import Path
+
+        root = Path(folder_path)
+        self.uploaded.update(
+            {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+        )
+        self.calls.append(("upload_folder", repo_id, repo_type, commit_message))
+        return type(
+            "Commit", (), {"commit_url": f"https://huggingface.co/datasets/{repo_id}/commit/1"}
+        )
+
+
+def test_push_exports_and_uploads_a_suite(tmp_path, monkeypatch):
+    import huggingface_hub
+
+    _FakeHfApi.calls, _FakeHfApi.uploaded = [], {}
+    monkeypatch.setattr(huggingface_hub, "HfApi", _FakeHfApi)
+    result = CliRunner().invoke(app, ["push", "mock", "me/mock-probing", "--private"])
+    assert result.exit_code == 0, result.output
+    assert _FakeHfApi.calls == [
+        (
+            "create_repo",
+            "me/mock-probing",
+            {"repo_type": "dataset", "private": True, "exist_ok": True},
+        ),
+        ("upload_folder", "me/mock-probing", "dataset", "sentprobe export of mock"),
+    ]
+    files = _FakeHfApi.uploaded
+    assert {"README.md", "LICENSE.md", "Mock4/train.parquet", "Mock4/sentprobe.json"} <= set(files)
+    assert "uploaded to https://huggingface.co/datasets/me/mock-probing/commit/1" in result.output
+    # what was uploaded loads back as the suite, as -t hf:me/mock-probing would
+    copy = tmp_path / "hub-copy"
+    for rel, data in files.items():
+        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+        (copy / rel).write_bytes(data)
+    loaded, original = resolve_tasks(f"hf:{copy}"), resolve_tasks("mock")
+    assert [(t.name, t.content_hash()) for t in loaded] == [
+        (t.name, t.content_hash()) for t in original
+    ]
+
+
+def test_push_failure_is_one_line(tmp_path, monkeypatch):
+    import huggingface_hub
+
+    class Refusing(_FakeHfApi):
+        def create_repo(self, repo_id, **kwargs):
+            raise RuntimeError("401 Unauthorized\nmore detail")
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", Refusing)
+    result = CliRunner().invoke(app, ["push", "mock", "me/x"])
+    assert result.exit_code == 1
+    assert result.output.count("\n") == 1 and "to me/x: 401 Unauthorized" in result.output
+
+
+@pytest.mark.parametrize("fmt", ["hf", "parquet"])
+def test_pairs_subtypes_and_folds_round_trip(tmp_path, fmt):
+    """Kim et al.'s format: GLUE's sentence1/sentence2, subtype, pair_id and each row's
+    place in every fold; the same tasks come back (hash, metadata, folds) by folder and hf:."""
+    out = tmp_path / "kim"
+    result = CliRunner().invoke(app, ["export", "sample-kim-en", "-o", str(out), "-f", fmt])
+    assert result.exit_code == 0, result.output
+    original = resolve_tasks("sample-kim-en")
+    assert any(t.splits["train"].sentences2 is not None for t in original)  # EOS: pairs
+    assert any(t.splits["train"].groups is not None for t in original)  # wh-words: sub-types
+    for spec in (str(out), f"hf:{out}"):
+        loaded = resolve_tasks(spec)
+        assert [t.name for t in loaded] == [t.name for t in original]
+        assert [t.metadata for t in loaded] == [t.metadata for t in original]
+        assert [t.content_hash() for t in loaded] == [t.content_hash() for t in original]
+        for a, b in zip(original, loaded, strict=True):
+            assert len(b.folds) == len(a.folds) == 10
+            assert b.folds[3]["test"] == a.folds[3]["test"]  # same items, same order
+    features = (
+        datasets.load_from_disk(str(out / "EOS"))
+        if fmt == "hf"
+        else datasets.load_dataset(str(out), "EOS")
+    )["train"].features
+    assert list(features) == ["sentence1", "sentence2", "label", "pair_id", "folds"]
+
+
+@pytest.mark.skipif(
+    not __import__("pathlib").Path("/work/shared/data/dnc_function_words").is_dir(),
+    reason="needs Kim et al.'s release",
+)
+def test_kims_release_exports_with_crowdsourced_labels(tmp_path, monkeypatch):
+    monkeypatch.setenv("SENTPROBE_DNC", "/work/shared/data/dnc_function_words")
+    out = tmp_path / "kim2019"
+    assert CliRunner().invoke(app, ["export", "kim2019", "-o", str(out)]).exit_code == 0
+    original = resolve_tasks("kim2019")
+    loaded = resolve_tasks(f"hf:{out}")
+    assert [t.content_hash() for t in loaded] == [t.content_hash() for t in original]
+    from huggingface_hub import DatasetCard
+
+    data = DatasetCard.load(out / "README.md").data.to_dict()
+    assert data["annotations_creators"] == ["crowdsourced"]
+    assert data["size_categories"] == ["1K<n<10K"]  # the paper's 3,544 items

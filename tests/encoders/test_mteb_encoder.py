@@ -36,3 +36,14 @@ def test_an_unknown_mteb_model_is_one_line():
     with pytest.raises(SentprobeError, match="mteb:no-such/model-xyz") as err:
         get_encoder("mteb:no-such/model-xyz@/nonexistent/dir")
     assert "\n" not in str(err.value)
+
+
+def test_offline_without_local_weights_says_how_to_give_them(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "empty-hf-home"))  # nothing cached
+    encoder = get_encoder(f"mteb:{NAME}")
+    with pytest.raises(SentprobeError) as err:
+        encoder.encode(["a sentence ."])
+    message = str(err.value)
+    assert "\n" not in message and "offline" in message
+    assert f"-e mteb:{NAME}@DIR" in message and "@minilm" in message

@@ -9,6 +9,7 @@ import pytest
 
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions
+from sentprobe.evaluation.provenance import package_versions
 from sentprobe.evaluation.store import SCHEMA_VERSION, ResultRecord, ResultsStore, unit_key
 
 
@@ -33,7 +34,8 @@ def record(**overrides) -> ResultRecord:
         n_classes=6,
         dim=384,
         warnings=["few examples"],
-        extra={"dev_scores": {"0.1": 0.8, "1.0": 0.9}},
+        # versions given, so the store keeps them instead of stamping this process's
+        extra={"dev_scores": {"0.1": 0.8, "1.0": 0.9}, "versions": package_versions()},
         created="2026-01-01T00:00:00+00:00",  # fixed, so two calls compare equal
     )
     values.update(overrides)

@@ -296,3 +296,12 @@ def test_relative_heatmap_across_languages_removes_each_majority(tmp_path, make_
     page = render_html(build_report(store, frame[frame["encoder"] != "Majority"]))
     start = page.index('id="relative-heatmap"')
     assert "class balance are included" in page[start : page.index("</figure>", start)]
+
+
+def test_provenance_names_the_versions_that_computed_the_results(report_html):
+    from sentprobe import __version__
+
+    page, _ = report_html
+    start = page.index("Versions that computed the results")
+    section = page[start : start + 2000]
+    assert f"sentprobe {__version__}, numpy " in section  # as the store recorded them

@@ -176,8 +176,12 @@ def add_config_options(commands: Mapping[str, Any]) -> None:
 
 
 def run_config_text(frame: Any) -> str:
-    """``report --provenance``: each stored result's run settings, grouped (markdown)."""
-    groups: dict[str, list[str]] = {}
+    """``report --provenance``: each stored result's run settings and the package versions
+    that computed it, grouped (markdown); a group made by another sentprobe version says so."""
+    from sentprobe import __version__
+    from sentprobe.evaluation.provenance import is_foreign, versions_line
+
+    groups: dict[tuple[str, str, bool], list[str]] = {}
     for encoder, task, extra in zip(frame["encoder"], frame["task"], frame["extra"]):
         config = (extra or {}).get("run_config")
         text = (
@@ -185,9 +189,16 @@ def run_config_text(frame: Any) -> str:
             if config
             else "(not recorded: stored before sentprobe recorded run settings, or from Python)"
         )
-        groups.setdefault(text, []).append(f"{encoder} / {task}")
+        key = (text, versions_line(extra), is_foreign(extra))
+        groups.setdefault(key, []).append(f"{encoder} / {task}")
     out = []
-    for i, (text, cells) in enumerate(groups.items(), start=1):
+    for i, ((text, versions, foreign), cells) in enumerate(groups.items(), start=1):
         shown = ", ".join(cells[:6]) + (f", ... ({len(cells)} results)" if len(cells) > 6 else "")
-        out += [f"## Settings {i}: {shown}", "", "```toml", text, "```", ""]
+        out += [f"## Settings {i}: {shown}", "", f"Computed by {versions}."]
+        if foreign:
+            out.append(
+                f"**Made by another sentprobe version than this one ({__version__}):** "
+                "`sentprobe run` with these settings computes these results again."
+            )
+        out += ["", "```toml", text, "```", ""]
     return "\n".join(out)

@@ -35,7 +35,8 @@ def export(
     ] = ExportFormat.hf,
 ) -> None:
     """Write each task as a Hugging Face dataset (splits train/validation/test, columns
-    sentence and label) with a dataset card, ready for push_to_hub; `-t FOLDER` reads it back."""
+    sentence and label) with a dataset card; `-t FOLDER` or `-t hf:FOLDER` reads it back,
+    `sentprobe push FOLDER ORG/NAME` uploads it."""
     from sentprobe.datasets.builtin import resolve_tasks, suite_manifest
     from sentprobe.datasets.export import export_tasks
 

@@ -153,7 +153,7 @@ def _options(
             count=True,
             show_default=False,
             help="Log what is loaded from where, cache hits and misses, each probe's choice and "
-            "timings on stderr (-vv: debug). Before the command: sentprobe -v run ...",
+            "timings on stderr (-vv: debug); before or after the command.",
         ),
     ] = 0,
 ) -> None:
@@ -166,10 +166,12 @@ from sentprobe.cli.build import build  # noqa: E402
 from sentprobe.cli.compare import compare  # noqa: E402
 from sentprobe.cli.correlate import correlate  # noqa: E402
 from sentprobe.cli.crosslingual import map_encoder, map_words  # noqa: E402
+from sentprobe.cli.download import download  # noqa: E402
 from sentprobe.cli.export import export  # noqa: E402
 from sentprobe.cli.label import label  # noqa: E402
 from sentprobe.cli.listing import encoders, tasks  # noqa: E402
 from sentprobe.cli.merge import merge  # noqa: E402
+from sentprobe.cli.push import push  # noqa: E402
 from sentprobe.cli.report import crosslang, report  # noqa: E402
 from sentprobe.cli.run import run  # noqa: E402
 from sentprobe.cli.salvage import salvage  # noqa: E402
@@ -178,7 +180,7 @@ from sentprobe.cli.train import train  # noqa: E402
 # In this order in ``sentprobe --help``.
 for _command in (
     run, report, compare, tasks, encoders, audit, crosslang, correlate, build, label, train,
-    export, salvage,
+    export, push, download, salvage,
 ):  # fmt: skip
     app.command()(_command)
 app.command()(merge)  # the shards of `run --shard` into one store
@@ -193,13 +195,22 @@ def _terminate(signum: int, frame: object) -> None:
     raise Terminated()
 
 
+def verbosity_first(args: list[str]) -> list[str]:
+    """``sentprobe run ... -v`` as ``sentprobe -v run ...``: ``-v``/``--verbose`` belong to
+    the app, and a user adds them at the end of a command as often as at its start."""
+    end = args.index("--") if "--" in args else len(args)
+    flags = [a for a in args[:end] if a == "--verbose" or (a[:2] == "-v" and set(a[1:]) == {"v"})]
+    rest = [a for a in args[:end] if a not in flags]
+    return flags + rest + args[end:]
+
+
 def main() -> None:
     """Entry point. Click reports usage errors itself; see :class:`Commands` for the rest."""
     # sentprobe shows its own encoding bars; the hub's download/loading bars are noise here
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        app(prog_name="sentprobe")
+        app(args=verbosity_first(sys.argv[1:]), prog_name="sentprobe")
     except SystemExit as exc:
         if exc.code not in (0, None):  # success returns, as it did (callers may go on)
             raise

@@ -27,13 +27,15 @@ class Format(str, Enum):
 
 
 class ReportFormat(str, Enum):
-    """``report``'s formats: a table, or MTEB's results folder (``-o DIR``)."""
+    """``report``'s formats: a table, MTEB's results folder (``-o DIR``), or a model card's
+    ``model-index`` block."""
 
     markdown = "markdown"
     csv = "csv"
     latex = "latex"
     json = "json"
     mteb = "mteb"
+    model_index = "model-index"
 
 
 class Metric(str, Enum):

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sentprobe.cli.console import note, write_output
+from sentprobe.cli.console import note, warning, write_output
 from sentprobe.cli.options import (
     DEFAULT_RESULTS,
     By,
@@ -37,10 +37,26 @@ def _load_results(results: Path, probe: str | None, encoders: list[str] | None =
         raise SentprobeError(f"{results}: no results store here (run `sentprobe run` first)")
     with ResultsStore(results, readonly=True) as store:
         frame = store.to_frame()
+    _flag_foreign(results, frame)
     frame = resolve(frame[frame["probe"] == probe] if probe else frame)
     if encoders:
         frame = frame[frame["encoder"].isin(encoders) | frame["encoder_label"].isin(encoders)]
     return frame
+
+
+def _flag_foreign(results: Path, frame) -> None:
+    """One warning when results were made by another sentprobe version than this one."""
+    from sentprobe import __version__
+    from sentprobe.evaluation.provenance import is_foreign, made_by
+
+    foreign = [extra for extra in frame["extra"] if is_foreign(extra)]
+    if foreign:
+        made = sorted({made_by(extra) or "unrecorded" for extra in foreign})
+        warning(
+            f"{results}: {len(foreign)} of {len(frame)} results were made by another sentprobe "
+            f"version ({', '.join(made)}; this is {__version__}): `report --provenance` lists "
+            "them, `sentprobe run` with the same settings computes them again"
+        )
 
 
 def stored_predictions(results: Path, frame) -> dict:
@@ -102,7 +118,8 @@ def report(
             "--format",
             "-f",
             help="Table format, or mteb: MTEB's results layout in the folder -o names "
-            "(results/<model>/<revision>/<task>.json), which mteb.ResultCache(DIR) loads.",
+            "(results/<model>/<revision>/<task>.json), which mteb.ResultCache(DIR) loads, or "
+            "model-index: the Hub model card's results block for one encoder (-e NAME).",
         ),
     ] = ReportFormat.markdown,
     metric: Annotated[
@@ -265,6 +282,11 @@ def report(
         from sentprobe.analysis.layers import layers_report
 
         write_output(layers_report(frame, fmt.value), output)
+        return
+    if fmt is ReportFormat.model_index:
+        from sentprobe.reporting.model_index import model_index
+
+        write_output(model_index(frame), output)
         return
     interval = intervals(results, frame) if ci and not frame.empty else None
     if fmt is ReportFormat.mteb:

@@ -6,29 +6,14 @@ library versions, when)."""
 from __future__ import annotations
 
 import json
-import platform
 import re
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from sentprobe.reporting import html
-
-#: Library versions shown under provenance (those that change scores or encodings).
-LIBRARIES = (
-    "sentprobe",
-    "numpy",
-    "scipy",
-    "scikit-learn",
-    "pandas",
-    "torch",
-    "transformers",
-    "sentence-transformers",
-    "matplotlib",
-)
 
 
 def _suite_dirs() -> dict[str, Path]:
@@ -147,20 +132,24 @@ def provenance(frame: pd.DataFrame, results: Path) -> list[html.SimpleTable]:
         "A result is reused only while its fingerprint, the task data hash and the probe's "
         "settings are unchanged.",
     )
-    versions = []
-    for name in LIBRARIES:
-        try:
-            versions.append([name, metadata.version(name)])
-        except metadata.PackageNotFoundError:
-            continue
-    versions.append(["python", platform.python_version()])
+    from sentprobe.evaluation.provenance import package_versions, versions_line
+
+    computed = pd.Series([versions_line(extra) for extra in frame["extra"]]).value_counts()
+    made = html.SimpleTable(
+        "Versions that computed the results",
+        ["Versions", "Records"],
+        [[line, str(count)] for line, count in computed.items()],
+        "Each stored result records them; `sentprobe run` computes again a result made by "
+        "another sentprobe version.",
+    )
+    versions = [[name, version] for name, version in package_versions().items()]
     libs = html.SimpleTable(
         "Libraries (when this report was made)", ["Package", "Version"], versions
     )
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    made = html.SimpleTable(
+    this = html.SimpleTable(
         "This report",
         ["", ""],
         [["results store", str(results.resolve())], ["records", str(len(frame))], ["created", now]],
     )
-    return [encoders, libs, made]
+    return [encoders, made, libs, this]

@@ -1,21 +1,25 @@
-"""``sentprobe export``: write tasks as Hugging Face datasets, ready for ``push_to_hub``.
+"""``sentprobe export``: write tasks as Hugging Face datasets with a dataset card.
 
 Each task becomes a folder named after it, holding its splits (train / validation / test) with
 a ``sentence`` column and a ``label`` column (a ``ClassLabel`` carrying the task's label
 names, in order), plus ``sentprobe.json`` with its metadata, so ``-t`` reads it back under the
-same name with the same content hash. ``hf``: ``save_to_disk`` folders (``datasets
+same name with the same content hash (``-t FOLDER``, ``-t hf:FOLDER`` or, once uploaded with
+``sentprobe push``, ``-t hf:ORG/NAME``). ``hf``: ``save_to_disk`` folders (``datasets
 .load_from_disk``); ``parquet``: ``<split>.parquet`` files (``load_dataset("parquet", ...)``).
 The folder gets a dataset card (``README.md``) whose YAML holds what the Hub reads (license,
-language, task categories, one config per task) and, under ``sentprobe``, the citation and the
-suite's manifest. Everything is written to a temporary folder first and renamed into place,
-so a failure leaves nothing half-written.
+language, size, sources, task categories, one config per task), a ``LICENSE.md`` stating each
+task's license and source, and the suite's manifest as ``manifest.json``. Everything is
+written to a temporary folder first and renamed into place, so a failure leaves nothing
+half-written.
 
-Only single-sentence tasks without sub-types or folds are exported: pairs, sub-types and
-folds (Kim et al.'s sets) have no column here yet, and dropping them would change the task.
+Pairs, sub-types and folds (Kim et al.'s sets) get columns of their own: GLUE's
+``sentence1``/``sentence2``, ``subtype``, ``pair_id``, and ``folds``, each row's place in every
+fold (``"train:17"``); the splits are those of the first fold.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -24,8 +28,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sentprobe.datasets.loaders.hf import METADATA_FILE, metadata_json
-from sentprobe.datasets.task import ProbingTask
+from sentprobe.datasets.loaders.common import MANIFEST
+from sentprobe.datasets.loaders.hf import (
+    FOLDS,
+    METADATA_FILE,
+    PAIR,
+    PAIR_ID,
+    SUBTYPE,
+    metadata_json,
+)
+from sentprobe.datasets.task import ProbingTask, Split
 from sentprobe.errors import SentprobeError, require
 
 FORMATS = ("hf", "parquet")
@@ -43,27 +55,78 @@ def folder_names(tasks: Sequence[ProbingTask]) -> list[str]:
     return [re.sub(r"[^\w.\-]", "_", t.name.replace("/", "__")) for t in tasks]
 
 
-def _check_exportable(task: ProbingTask) -> None:
-    splits = task.splits.values()
-    if task.folds or any(s.sentences2 is not None or s.groups is not None for s in splits):
-        raise SentprobeError(
-            f"task {task.name}: only single-sentence tasks without sub-types or folds can be "
-            "exported (its pairs, sub-types or folds have no column in the export)"
-        )
+#: The sentence column of a single-sentence task (pairs: GLUE's, ``PAIR``).
+SINGLE = ("sentence",)
+
+
+def _item(split: Split, i: int) -> tuple[str, str | None, str, str | None, str | None]:
+    second, groups, pairs = split.sentences2, split.groups, split.pairs
+    return (
+        split.sentences[i],
+        None if second is None else second[i],
+        split.labels[i],
+        None if groups is None else groups[i],
+        None if pairs is None else pairs[i],
+    )
+
+
+def fold_positions(task: ProbingTask) -> dict[str, list[list[str]]]:
+    """Per split of ``task.splits``, each row's place in every fold: ``"<split>:<position>"``
+    (so ``-t`` rebuilds each fold's splits in their order, hence the same content hash).
+    Identical items are interchangeable, so each takes the next free place of its kind."""
+    free: dict[tuple, list[tuple[str, int]]] = {}
+    for name, split in task.splits.items():
+        for i in range(len(split)):
+            free.setdefault(_item(split, i), []).append((name, i))
+    out: dict[str, list[list[str]]] = {
+        name: [[] for _ in range(len(split))] for name, split in task.splits.items()
+    }
+    for fold in task.folds or []:
+        queues = {key: list(rows) for key, rows in free.items()}
+        for name, split in fold.items():
+            for position in range(len(split)):
+                row_split, row = queues[_item(split, position)].pop(0)
+                out[row_split][row].append(f"{HUB_SPLITS[name]}:{position}")
+    return out
 
 
 def _datasets(task: ProbingTask) -> Any:
-    """The task as a ``datasets.DatasetDict`` with the Hub's split names."""
+    """The task as a ``datasets.DatasetDict`` with the Hub's split names: ``sentence`` (or
+    GLUE's ``sentence1``/``sentence2`` for pairs) and ``label``, plus ``subtype``, ``pair_id``
+    and ``folds`` where the task has them."""
     datasets = require("datasets", "hf-datasets", "sentprobe export")
     names = task.labels
-    features = datasets.Features(
-        {"sentence": datasets.Value("string"), "label": datasets.ClassLabel(names=names)}
-    )
+    first = next(iter(task.splits.values()))
+    text = PAIR if first.sentences2 is not None else SINGLE
+    columns = {c: datasets.Value("string") for c in text}
+    columns["label"] = datasets.ClassLabel(names=names)
+    if first.groups is not None:
+        columns[SUBTYPE] = datasets.Value("string")
+    if first.pairs is not None:
+        columns[PAIR_ID] = datasets.Value("string")
+    if task.folds:
+        columns[FOLDS] = datasets.Sequence(datasets.Value("string"))
+    features = datasets.Features(columns)
     index = {label: i for i, label in enumerate(names)}
+    places = fold_positions(task) if task.folds else {}
+
+    def data(name: str, split: Split) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {text[0]: split.sentences}
+        if len(text) == 2:
+            out[text[1]] = list(split.sentences2 or [])
+        out["label"] = [index[y] for y in split.labels]
+        if SUBTYPE in columns:
+            out[SUBTYPE] = list(split.groups or [])
+        if PAIR_ID in columns:
+            out[PAIR_ID] = list(split.pairs or [])
+        if FOLDS in columns:
+            out[FOLDS] = places[name]
+        return out
+
     return datasets.DatasetDict(
         {
             HUB_SPLITS[name]: datasets.Dataset.from_dict(
-                {"sentence": split.sentences, "label": [index[y] for y in split.labels]},
+                data(name, split),
                 features=features,
                 info=datasets.DatasetInfo(
                     description=task.metadata.description,
@@ -78,20 +141,59 @@ def _datasets(task: ProbingTask) -> Any:
     )
 
 
+#: The Hub's size categories (upper bounds, exclusive).
+SIZE_CATEGORIES = (
+    (1_000, "n<1K"),
+    (10_000, "1K<n<10K"),
+    (100_000, "10K<n<100K"),
+    (1_000_000, "100K<n<1M"),
+    (10_000_000, "1M<n<10M"),
+)
+LICENSE_FILE = "LICENSE.md"
+
+
+def size_category(n: int) -> str:
+    """The Hub's ``size_categories`` value for ``n`` items."""
+    return next((name for limit, name in SIZE_CATEGORIES if n < limit), "10M<n<100M")
+
+
+def hub_license(tasks: Sequence[ProbingTask], suite: str) -> dict[str, Any]:
+    """The card's license fields: one SPDX-like identifier as is; anything else ``other``
+    with a ``license_name`` and a ``license_link`` to the LICENSE.md written beside it."""
+    licenses = sorted({t.metadata.license for t in tasks if t.metadata.license})
+    if len(licenses) == 1 and _SPDX_LIKE.fullmatch(licenses[0]):
+        return {"license": licenses[0].lower()}
+    slug = re.sub(r"[^a-z0-9.\-]+", "-", f"{suite}-license".lower()).strip("-")
+    return {"license": "other", "license_name": slug, "license_link": LICENSE_FILE}
+
+
+def license_text(tasks: Sequence[ProbingTask], folders: Sequence[str], suite: str) -> str:
+    """LICENSE.md: each task's license and source, as its metadata states them."""
+    lines = [f"# Licenses of {suite}", ""]
+    for task, folder in zip(tasks, folders, strict=True):
+        lines += [
+            f"## {folder} ({task.name})",
+            "",
+            f"License: {task.metadata.license or 'not stated'}",
+            "",
+            f"Source: {task.metadata.source or 'not stated'}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
 def dataset_card(
     tasks: Sequence[ProbingTask],
     folders: Sequence[str],
     fmt: str,
     suite: str,
-    manifest: dict[str, Any] | None,
 ) -> str:
     """README.md for the Hub: YAML metadata, then what the data is and where it came from."""
     from huggingface_hub import DatasetCardData
 
+    from sentprobe.datasets.citations import bibtex
+
     licenses = sorted({t.metadata.license for t in tasks if t.metadata.license})
-    hub_license = (
-        licenses[0].lower() if len(licenses) == 1 and _SPDX_LIKE.fullmatch(licenses[0]) else None
-    )
     languages = sorted({t.metadata.language for t in tasks if t.metadata.language != "und"})
     citations = list(dict.fromkeys(t.metadata.citation for t in tasks if t.metadata.citation))
     pattern = "{folder}/{split}.parquet" if fmt == "parquet" else "{folder}/{split}/*.arrow"
@@ -105,20 +207,19 @@ def dataset_card(
         }
         for task, folder in zip(tasks, folders, strict=True)
     ]
+    items = sum(len(split) for task in tasks for split in task.splits.values())
+    people = any(t.name.startswith("kim2019/") for t in tasks)  # Kim et al.: MTurk labels
     data = DatasetCardData(
-        license=hub_license or "other",
+        **hub_license(tasks, suite),
         language=languages or None,
         task_categories=["text-classification"],
+        size_categories=[size_category(items)],
+        annotations_creators=["crowdsourced" if people else "machine-generated"],
+        source_datasets=["original"],
         pretty_name=f"sentprobe probing tasks: {suite}",
         tags=["probing", "sentprobe"],
         configs=configs,
-        sentprobe={
-            "suite": suite,
-            "format": fmt,
-            "license": "; ".join(licenses),
-            "citation": "\n\n".join(citations),
-            "manifest": manifest,
-        },
+        sentprobe={"suite": suite, "format": fmt},
     )
     rows = "\n".join(
         f"| {folder} | {t.name} | {len(t.labels)} | "
@@ -128,6 +229,7 @@ def dataset_card(
     )
     description = next((t.metadata.description for t in tasks if t.metadata.description), "")
     sources = list(dict.fromkeys(t.metadata.source for t in tasks if t.metadata.source))
+    entries = list(dict.fromkeys(bibtex(c) for c in citations))
     body = [
         f"# {suite}",
         "",
@@ -144,16 +246,18 @@ def dataset_card(
         "",
         *(f"- {s}" for s in sources),
         "",
-        f"License: {'; '.join(licenses) or 'not stated'}",
+        f"License: {'; '.join(licenses) or 'not stated'} (each task's: {LICENSE_FILE})",
         "",
         "## Citation",
         "",
         *citations,
         "",
+        *(["```bibtex", "\n\n".join(entries), "```", ""] if entries else []),
         "## Use",
         "",
         "```bash",
-        f"sentprobe run -e minilm -t PATH/TO/THIS/FOLDER      # or -t hf:ORG/NAME:{folders[0]}",
+        "sentprobe run -e minilm -t hf:ORG/NAME            # every config, as one suite",
+        f"sentprobe run -e minilm -t hf:ORG/NAME:{folders[0]}",
         "```",
         "",
     ]
@@ -174,8 +278,6 @@ def export_tasks(
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise SentprobeError(f"{out} already exists and is not empty; name a new folder")
-    for task in tasks:
-        _check_exportable(task)
     folders = folder_names(tasks)
     require("datasets", "hf-datasets", "sentprobe export").disable_progress_bars()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -191,8 +293,11 @@ def export_tasks(
                 for split, data in dataset.items():
                     data.to_parquet(str(target / f"{split}.parquet"))
             (target / METADATA_FILE).write_text(metadata_json(task.metadata), encoding="utf-8")
-        card = dataset_card(tasks, folders, fmt, suite or out.name, manifest)
-        (tmp / "README.md").write_text(card, encoding="utf-8")
+        name = suite or out.name
+        (tmp / "README.md").write_text(dataset_card(tasks, folders, fmt, name), encoding="utf-8")
+        (tmp / LICENSE_FILE).write_text(license_text(tasks, folders, name), encoding="utf-8")
+        if manifest is not None:
+            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         if out.exists():
             out.rmdir()  # empty (checked above)
         os.replace(tmp, out)
@@ -200,3 +305,28 @@ def export_tasks(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out
+
+
+def push_export(folder: str | Path, repo: str, *, private: bool = False) -> str:
+    """Upload an export folder to the Hub dataset repository ``repo`` (created if missing,
+    ``private`` then); returns the commit's URL. Credentials are huggingface_hub's own
+    (``HF_TOKEN`` or ``hf auth login``)."""
+    hub = require("huggingface_hub", "hf-datasets", "sentprobe push")
+    folder = Path(folder)
+    if not (folder / "README.md").is_file():
+        raise SentprobeError(
+            f"{folder}: no dataset card (README.md); write it with sentprobe export"
+        )
+    api = hub.HfApi()
+    try:
+        api.create_repo(repo, repo_type="dataset", private=private, exist_ok=True)
+        commit = api.upload_folder(
+            folder_path=str(folder),
+            repo_id=repo,
+            repo_type="dataset",
+            commit_message=f"sentprobe export of {folder.name}",
+        )
+    except Exception as e:  # network, authentication, a name the Hub refuses: one line
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SentprobeError(f"cannot upload {folder} to {repo}: {first}") from None
+    return str(getattr(commit, "commit_url", "") or f"https://huggingface.co/datasets/{repo}")

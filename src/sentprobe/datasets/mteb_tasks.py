@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from sentprobe import registry
+from sentprobe.datasets.citations import bibtex
 from sentprobe.datasets.task import ProbingTask
 from sentprobe.errors import SentprobeError, require
 
@@ -96,7 +97,7 @@ def _metadata_fields(task: ProbingTask, dataset_path: str | None) -> dict[str, A
         annotations_creators="derived",
         dialect=[],
         sample_creation="found",
-        bibtex_citation=meta.citation,
+        bibtex_citation=bibtex(meta.citation),
     )
 
 

@@ -147,8 +147,23 @@ def expand_encoder_spec(spec: str) -> list[str]:
 _USER_CODE = re.compile(r"^(.+\.py(:[A-Za-z_][\w.]*)?|[A-Za-z_][\w.]*:[A-Za-z_][\w.]*)$")
 
 
-def get_encoder(spec: str = DEFAULT_ENCODER, **options: Any) -> Encoder:
-    """Build the encoder a user named on the command line.
+def _in_memory(model: Any, options: dict[str, Any]) -> Encoder:
+    """A ``SentenceTransformer`` object as an encoder (its current weights fingerprint it)."""
+    from sentence_transformers import SentenceTransformer
+
+    if not isinstance(model, SentenceTransformer):
+        raise SentprobeError(
+            f"{type(model).__name__} is not an encoder: give a name (minilm, hf:MODEL...), an "
+            "Encoder, or a SentenceTransformer model"
+        )
+    return _build(
+        type(model).__name__, LazyFactory(".sbert:SentenceTransformerEncoder", model=model), options
+    )
+
+
+def get_encoder(spec: str | Any = DEFAULT_ENCODER, **options: Any) -> Encoder:
+    """Build the encoder a user named on the command line (or, from Python, wrap a
+    ``SentenceTransformer`` model in memory; an ``Encoder`` is returned as it is).
 
     ``spec`` is one of: a registered name (``minilm``, ``bov-glove``...); ``hf:<model>``;
     ``st:<model>``; ``mteb:<MTEB model name>[@local weights]``;
@@ -159,6 +174,10 @@ def get_encoder(spec: str = DEFAULT_ENCODER, **options: Any) -> Encoder:
     Options set to None are ignored; an option the encoder does not take is an error.
     """
     options = {k: v for k, v in options.items() if v is not None}
+    if isinstance(spec, Encoder):
+        return spec
+    if not isinstance(spec, str):
+        return _in_memory(spec, options)
     if spec in encoders:
         return _build(spec, encoders.get(spec), options)
     prefix, _, rest = spec.partition(":")

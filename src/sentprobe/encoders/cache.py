@@ -218,6 +218,7 @@ class EmbeddingCache:
         result is computed rather than at the first flush."""
         if self.root is not None:
             check_writable_dir(self.root, "embedding cache", CACHE_ELSEWHERE)
+            log.info("embedding cache: %s", self.root)
 
     def _dir(self, fingerprint: str) -> EncoderDir | None:
         if self.root is None:

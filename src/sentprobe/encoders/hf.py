@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,6 +26,8 @@ from ..errors import SentprobeError
 from ..parallel import thread_budget
 from .base import Encoder
 from .filehash import file_digests
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -285,6 +289,7 @@ class HFEncoder(Encoder):
 
         set_torch_threads(self.num_threads)
         kwargs = {"revision": self.revision, "trust_remote_code": self.trust_remote_code}
+        started = time.perf_counter()
         try:
             tokenizer = AutoTokenizer.from_pretrained(self.model_name, **kwargs)
             model = AutoModel.from_pretrained(self.model_name, **kwargs)
@@ -297,6 +302,15 @@ class HFEncoder(Encoder):
         self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
         self._model = model.to(self.device, dtype=torch_dtype(self.dtype, self.device)).eval()
         self._tokenizer = tokenizer
+        log.info(
+            "%s: loaded %s (revision %s) on %s, dtype %s, in %.1f s",
+            self.name,
+            self.model_name,
+            self.revision or "default",
+            self.device,
+            next(self._model.parameters()).dtype,
+            time.perf_counter() - started,
+        )
         if self.max_length is None:
             limits = [512, getattr(model.config, "max_position_embeddings", None)]
             limits.append(tokenizer.model_max_length)

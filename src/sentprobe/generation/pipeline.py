@@ -23,6 +23,7 @@ import gzip
 import hashlib
 import inspect
 import json
+import logging
 import shutil
 import sys
 from collections import Counter
@@ -55,6 +56,8 @@ from .suite import ALL_GENERATORS, XPROBE_TASKS, band_params, build_suite, corpu
 from .writer import corpus_sha256, suite_manifest, write_generated_suite
 
 DEFAULT_SIZES = {"train": 100_000, "dev": 10_000, "test": 10_000}
+
+log = logging.getLogger(__name__)
 
 
 def parse_sizes(text: str) -> dict[str, int] | AutoSizes:
@@ -335,9 +338,11 @@ def build(
 
 
 def _waiting(work: Path) -> None:
-    print(
-        f"waiting: another sentprobe build holds {work} (same --out); this one starts when it ends",
-        file=sys.stderr,
+    """Logged as a warning: without a handler (the command line without -v) Python prints
+    it on stderr as it is; an application's own logging configuration gets it otherwise."""
+    log.warning(
+        "waiting: another sentprobe build holds %s (same --out); this one starts when it ends",
+        work,
     )
 
 

@@ -34,6 +34,7 @@ from torch import nn
 from torch.nn import functional as F
 from torch.nn.utils.rnn import pack_padded_sequence
 
+from ..errors import require
 from .architectures import BidirectionalLM, SentenceEncoder
 from .vocab import BOS, EOS, PAD, Vocabulary
 
@@ -128,8 +129,7 @@ class Seq2Seq(nn.Module):
 def bleu(hypotheses: list[str], references: list[str]) -> float:
     """Corpus BLEU (sacrebleu, one reference each) of token strings that are already
     tokenised (``tokenize="none"``, as Moses' multi-bleu.perl, which Conneau et al. use)."""
-    import sacrebleu
-
+    sacrebleu = require("sacrebleu", "train", "BLEU in sentprobe train")
     return float(sacrebleu.corpus_bleu(hypotheses, [references], tokenize="none", force=True).score)
 
 

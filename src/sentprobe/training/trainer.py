@@ -38,7 +38,7 @@ from torch import nn
 from .. import __version__ as sentprobe_version
 from ..encoders.hf import set_torch_threads
 from ..encoders.static import BUILTIN_VECTORS, load_word_vectors
-from ..errors import SentprobeError
+from ..errors import SentprobeError, require
 from ..io import atomic_write_text
 from .architectures import ARCHITECTURES, SentenceEncoder, build_from_spec
 from .checkpoint import (
@@ -100,6 +100,8 @@ class TrainConfig:
 
 
 def _check(config: TrainConfig) -> None:
+    if config.objective in BLEU_OBJECTIVES:  # scored by BLEU each epoch: fail before training
+        require("sacrebleu", "train", f"sentprobe train --objective {config.objective}")
     if config.arch not in ARCHITECTURES:
         raise SentprobeError(
             f"unknown architecture {config.arch!r}; known: {', '.join(ARCHITECTURES)}"

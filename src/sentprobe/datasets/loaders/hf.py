@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from sentprobe.datasets.loaders.common import task_order
-from sentprobe.datasets.task import ProbingTask, TaskMetadata
+from sentprobe.datasets.task import ProbingTask, Split, TaskMetadata
 from sentprobe.datasets.validation import (
     ALLOWED_SPLITS,
     Problems,
@@ -109,6 +109,22 @@ def _split_of(raw: str, origin: str) -> str:
     return split
 
 
+#: The extra columns ``sentprobe export`` writes for pairs, sub-types and folds.
+PAIR = ("sentence1", "sentence2")
+SUBTYPE, PAIR_ID, FOLDS = "subtype", "pair_id", "folds"
+
+
+def _text_columns(
+    column_names: Sequence[str], columns: Mapping[str, str]
+) -> tuple[str, str | None]:
+    """The sentence column, and the second sentence's of a pair (GLUE's ``sentence1`` and
+    ``sentence2`` when no ``sentence`` column was asked for and there is none)."""
+    default = columns["sentence"] == "sentence" and "sentence" not in column_names
+    if default and PAIR[0] in column_names:
+        return PAIR[0], PAIR[1] if PAIR[1] in column_names else None
+    return columns["sentence"], None
+
+
 def task_from_columns(
     origin: str,
     splits: Mapping[str, tuple[Sequence[str], Sequence[Any], Sequence[str] | None]],
@@ -118,15 +134,19 @@ def task_from_columns(
     """Build a validated task from ``{split: (column names, rows as dicts, label names)}``.
 
     Label names (a ``ClassLabel``'s) turn integer labels into their names; without them a
-    label is its ``str``. Every problem is collected first and raised as one DataError.
+    label is its ``str``. The columns ``sentprobe export`` adds for pairs, sub-types and folds
+    (``sentence1``/``sentence2``, ``subtype``, ``pair_id``, ``folds``) are read back. Every
+    problem is collected first and raised as one DataError.
     """
     problems = Problems(origin)
     builder = TaskBuilder(problems, metadata.labels)
     names: Sequence[str] | None = None
+    extras: dict[str, dict[str, list[Any]]] = {}
     for raw_split, (column_names, rows, label_names) in splits.items():
         split = _split_of(raw_split, origin)
         where = f"{origin} [{raw_split} split]"
-        missing = [columns[k] for k in COLUMN_OPTIONS if columns[k] not in column_names]
+        text, second = _text_columns(column_names, columns)
+        missing = [c for c in (text, columns["label"]) if c not in column_names]
         if missing:
             raise DataError(
                 where,
@@ -134,9 +154,13 @@ def task_from_columns(
                 f"no column {', '.join(map(repr, missing))} (columns: {', '.join(column_names)}); "
                 "name the columns with ?sentence=COL&label=COL",
             )
+        kept: dict[str, list[Any]] = {
+            c: [] for c in (second, SUBTYPE, PAIR_ID, FOLDS) if c and c in column_names
+        }
+        extras[split] = kept
         names = names or label_names
         for i, row in enumerate(rows, start=1):
-            sentence, label = row[columns["sentence"]], row[columns["label"]]
+            sentence, label = row[text], row[columns["label"]]
             if not isinstance(sentence, str):
                 problems.add(
                     i, f"sentence must be a string, found {type(sentence).__name__}", where
@@ -151,10 +175,50 @@ def task_from_columns(
                     continue
                 label = label_names[label]
             builder.add(split, str(label), sentence, i, where)
+            for column, values in kept.items():
+                values.append(row[column])
     task = builder.build(metadata)
     if names and not metadata.labels:
         task.metadata = dataclasses.replace(metadata, labels=tuple(names))
+    for split_name, kept in extras.items():
+        part = task.splits[split_name]
+        for column, values in kept.items():
+            if column == SUBTYPE:
+                part.groups = [str(v) for v in values]
+            elif column == PAIR_ID:
+                part.pairs = [str(v) for v in values]
+            elif column != FOLDS:
+                part.sentences2 = [str(v).strip() for v in values]
+    if any(FOLDS in kept for kept in extras.values()):
+        task.folds = _folds(task, {name: kept.get(FOLDS, []) for name, kept in extras.items()})
+        task.splits = task.folds[0]
     return task
+
+
+def _folds(task: ProbingTask, places: Mapping[str, list[Any]]) -> list[dict[str, Split]]:
+    """Each fold's splits rebuilt from every row's ``"<split>:<position>"`` in it."""
+    n = max((len(p) for rows in places.values() for p in rows), default=0)
+    slots: list[dict[str, dict[int, tuple[str, int]]]] = [{} for _ in range(n)]
+    for name, rows in places.items():
+        for row, where in enumerate(rows):
+            for f, place in enumerate(where):
+                hub_split, _, position = str(place).partition(":")
+                slots[f].setdefault(_split_of(hub_split, "folds"), {})[int(position)] = (name, row)
+
+    def item_split(chosen: dict[int, tuple[str, int]]) -> Split:
+        order = [chosen[i] for i in sorted(chosen)]
+        pick = [(task.splits[name], row) for name, row in order]
+        out = Split([s.sentences[r] for s, r in pick], [s.labels[r] for s, r in pick])
+        first = next(iter(task.splits.values()))
+        if first.sentences2 is not None:
+            out.sentences2 = [(s.sentences2 or [])[r] for s, r in pick]
+        if first.groups is not None:
+            out.groups = [(s.groups or [])[r] for s, r in pick]
+        if first.pairs is not None:
+            out.pairs = [(s.pairs or [])[r] for s, r in pick]
+        return out
+
+    return [{name: item_split(chosen) for name, chosen in fold.items()} for fold in slots]
 
 
 def _class_names(feature: Any) -> list[str] | None:
@@ -219,8 +283,12 @@ def load_hf_dir(path: str | Path, columns: Mapping[str, str] | None = None) -> l
     columns = dict(columns or {"sentence": "sentence", "label": "label"})
     if not is_hf_dir(path):
         if holds_hf_dirs(path):
-            tasks = [load_hf_dir(p, columns)[0] for p in path.iterdir() if is_hf_dir(p)]
-            return sorted(tasks, key=task_order)  # the paper's order, as in the suite
+            folders = {p.name: p for p in path.iterdir() if is_hf_dir(p)}
+            order = [c for c in _config_names(_card(str(path), None)) if c in folders]
+            if order:  # an export: the suite's order, as its card lists the configs
+                return [load_hf_dir(folders[c], columns)[0] for c in order]
+            tasks = [load_hf_dir(p, columns)[0] for p in folders.values()]
+            return sorted(tasks, key=task_order)  # the paper's order
         raise DataError(path, None, "not a Hugging Face dataset folder (save_to_disk or parquet)")
     meta = _read_metadata(path) or _default_metadata(path.name, str(path))
     if _parquet_files(path) or _parquet_files(path / "data"):
@@ -235,27 +303,93 @@ def load_hf_dir(path: str | Path, columns: Mapping[str, str] | None = None) -> l
     return [_from_datasets(str(path), loaded, columns, meta)]
 
 
-def load_hub(spec: str) -> list[ProbingTask]:
-    """``hf:ORG/NAME[:CONFIG][?sentence=COL&label=COL]``: one task from the Hub (through
-    ``datasets.load_dataset``, which caches it)."""
+def parse_hub_spec(spec: str) -> tuple[str, str | None, str, dict[str, str]]:
+    """``hf:ORG/NAME[@REVISION][:CONFIG][?...]`` -> (name, revision, config, columns)."""
     base, columns = split_options(spec)
-    name, _, config = base[len(HUB_PREFIX) :].partition(":")
+    target, _, config = base[len(HUB_PREFIX) :].partition(":")
+    name, _, revision = target.partition("@")
     if not name:
-        raise SentprobeError(f"{spec}: expected hf:ORG/NAME[:CONFIG]")
-    datasets = require("datasets", _EXTRA, f"-t {spec}")
+        raise SentprobeError(f"{spec}: expected hf:ORG/NAME[@REVISION][:CONFIG]")
+    return name, revision or None, config, columns
+
+
+def _hub_file(name: str, filename: str, revision: str | None) -> Path | None:
+    """A file of a Hub dataset repository (a local folder given as NAME: its own file), or
+    None when there is none or it cannot be fetched."""
+    local = Path(name).expanduser()
+    if local.is_dir():
+        return local / filename if (local / filename).is_file() else None
     try:
-        loaded = datasets.load_dataset(name, config or None)
-    except Exception as e:  # network, missing dataset or config: all one line for the user
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise SentprobeError(f"{spec}: cannot load the dataset: {first}") from None
-    any_split = next(iter(loaded.values()), None)
-    info = getattr(any_split, "info", None)
-    meta = TaskMetadata(
+        from huggingface_hub import hf_hub_download
+
+        found = hf_hub_download(name, filename, repo_type="dataset", revision=revision)
+    except Exception:  # absent, offline, no access: the metadata falls back to the data's own
+        return None
+    return Path(found)
+
+
+def _card(name: str, revision: str | None) -> dict[str, Any]:
+    """The YAML metadata of the dataset card (README.md), or {} without one."""
+    readme = _hub_file(name, "README.md", revision)
+    if readme is None:
+        return {}
+    from huggingface_hub.repocard import metadata_load
+
+    try:
+        return metadata_load(readme) or {}
+    except Exception as e:  # malformed YAML
+        raise DataError(readme, None, f"cannot read the dataset card's metadata: {e}") from None
+
+
+def _card_metadata(name: str, config: str, card: Mapping[str, Any], info: Any) -> TaskMetadata:
+    """A task's metadata from the card (language, license) and the data's info, for a
+    dataset without a ``sentprobe.json``."""
+    languages = card.get("language") or []
+    languages = [languages] if isinstance(languages, str) else list(languages)
+    license = card.get("license_name") or card.get("license") or getattr(info, "license", "")
+    return TaskMetadata(
         name=f"{name}:{config}" if config else name,
-        language="und",
+        language=languages[0] if len(languages) == 1 else "und",
         source=f"https://huggingface.co/datasets/{name}",
-        license=str(getattr(info, "license", "") or ""),
+        license=str(license or ""),
         citation=str(getattr(info, "citation", "") or ""),
         description=str(getattr(info, "description", "") or ""),
     )
+
+
+def _config_names(card: Mapping[str, Any]) -> list[str]:
+    return [str(c["config_name"]) for c in card.get("configs") or [] if "config_name" in c]
+
+
+def load_hub(spec: str) -> list[ProbingTask]:
+    """``hf:ORG/NAME[@REVISION][:CONFIG][?sentence=COL&label=COL]``: tasks from the Hub
+    (through ``datasets.load_dataset``, which caches them; NAME may be a local folder).
+
+    A suite written by ``sentprobe export`` (its card has a ``sentprobe`` section) loads
+    whole when no CONFIG is named, each config with its ``sentprobe.json``: the same names,
+    metadata and content hashes as the suite exported. Another dataset's metadata comes from
+    its card (language, license) and its info (citation, description).
+    """
+    name, revision, config, columns = parse_hub_spec(spec)
+    datasets = require("datasets", _EXTRA, f"-t {spec}")
+    card = _card(name, revision)
+    if not config and "sentprobe" in card and len(_config_names(card)) > 1:
+        at = f"@{revision}" if revision else ""
+        query = spec.partition("?")[2]
+        return [
+            task
+            for c in _config_names(card)
+            for task in load_hub(f"{HUB_PREFIX}{name}{at}:{c}" + (f"?{query}" if query else ""))
+        ]
+    try:
+        loaded = datasets.load_dataset(name, config or None, revision=revision)
+    except Exception as e:  # network, missing dataset or config: all one line for the user
+        lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
+        text = " ".join(lines[:2]) if lines else type(e).__name__  # the configs, if listed
+        raise SentprobeError(f"{spec}: cannot load the dataset: {text}") from None
+    any_split = next(iter(loaded.values()), None)
+    sidecar = _hub_file(name, f"{config}/{METADATA_FILE}", revision) if config else None
+    meta = _read_metadata(sidecar.parent) if sidecar is not None else None
+    if meta is None:
+        meta = _card_metadata(name, config, card, getattr(any_split, "info", None))
     return [_from_datasets(spec, loaded, columns, meta)]

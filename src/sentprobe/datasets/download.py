@@ -1,0 +1,481 @@
+"""Fetch the published probing suites from their maintainers' repositories and verify them.
+
+SentEval's probing files (Conneau et al. 2018), X-Probe (Ravishankar et al. 2019) and Kim et
+al. (2019)'s function-word sets (in the DNC repository) are plain files in public Git
+repositories. ``datasets/data/published.json`` pins, for each suite, a commit and every file's
+git blob id (SHA-1 of ``blob <size>\\0<bytes>``: size and content), read from the repositories
+(``scripts/build_published_catalog.py``). A fetched file must match its blob id, and the
+SHA-256 recorded in the lock file the first fetch writes (``sentprobe-lock.json``, which a
+project can keep next to its results and pass to later fetches with ``lock=``). Then the
+content is checked against what the papers and READMEs state (line formats through the
+loaders, label sets, split sizes) and the folder is the layout ``-t`` reads.
+
+Downloads resume: a file arrives as ``NAME.part`` and a later run asks for the rest (an HTTP
+Range request; a server that ignores it sends the whole file again). Files already in place
+are re-verified, not fetched again. Only the standard library's ``urllib`` is used.
+
+Long because it holds the three suites' content checks beside the fetching they guard.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import logging
+import os
+import shutil
+import tarfile
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import IO, Any
+
+from sentprobe.datasets.loaders.common import SENTEVAL_FILES, XPROBE_SPLIT_FILES
+from sentprobe.datasets.loaders.dnc import load_dnc
+from sentprobe.datasets.loaders.senteval import load_senteval_file
+from sentprobe.datasets.loaders.xprobe import load_xprobe_task
+from sentprobe.datasets.task import ProbingTask
+from sentprobe.errors import DataError, SentprobeError
+from sentprobe.io import atomic_write_text
+
+log = logging.getLogger(__name__)
+
+LOCK = "sentprobe-lock.json"
+_CHUNK = 1 << 20
+_ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+
+#: SentEval's label sets as its ``data/probing/README.md`` lists them (word_content: 1000
+#: words, checked by count).
+SENTEVAL_LABELS: dict[str, frozenset[str]] = {
+    "sentence_length": frozenset("012345"),
+    "tree_depth": frozenset(str(d) for d in range(5, 13)),
+    "bigram_shift": frozenset({"I", "O"}),
+    "top_constituents": frozenset(
+        [
+            "ADVP_NP_VP_.",
+            "CC_ADVP_NP_VP_.",
+            "CC_NP_VP_.",
+            "IN_NP_VP_.",
+            "NP_ADVP_VP_.",
+            "NP_NP_VP_.",
+            "NP_PP_.",
+            "NP_VP_.",
+            "OTHER",
+            "PP_NP_VP_.",
+            "RB_NP_VP_.",
+            "SBAR_NP_VP_.",
+            "SBAR_VP_.",
+            "S_CC_S_.",
+            "S_NP_VP_.",
+            "S_VP_.",
+            "VBD_NP_VP_.",
+            "VP_.",
+            "WHADVP_SQ_.",
+            "WHNP_SQ_.",
+            "",
+        ]
+    ),
+    "past_present": frozenset({"PAST", "PRES"}),
+    "subj_number": frozenset({"NN", "NNS"}),
+    "obj_number": frozenset({"NN", "NNS"}),
+    "odd_man_out": frozenset({"O", "C"}),
+    "coordination_inversion": frozenset({"O", "I"}),
+}
+#: X-Probe's label sets (its released files; the paper names no labels). word_content: at
+#: most 1000 words, as in SentEval.
+XPROBE_LABELS: dict[str, frozenset[str]] = {
+    "sentence_length": frozenset("012345"),
+    "tree_depth": frozenset("34567"),
+    "bigram_shift": frozenset({"I", "O"}),
+    "coordination_inversion": frozenset({"I", "O"}),
+    "odd_man_out": frozenset({"Inv", "Orig"}),
+    "past_present": frozenset({"Past", "Pres"}),
+    "subj_number": frozenset({"Plur", "Sing"}),
+    "obj_number": frozenset({"Plur", "Sing"}),
+}
+WORD_CONTENT_WORDS = 1000
+
+
+@dataclass(frozen=True)
+class Published:
+    """A published suite: where its files are (a repository at a commit) and what is known
+    about them offline (blob ids; the sizes its paper or README states)."""
+
+    name: str
+    repository: str
+    commit: str
+    folder: str
+    #: path in the unpacked layout -> git blob id at ``commit``.
+    files: Mapping[str, str]
+    #: SentEval: lines per split (train/dev/test; its README: "a few more" in some files);
+    #: DNC: ``items``, the total number of items (Kim et al. 2019, Section 3).
+    sizes: Mapping[str, int] = field(default_factory=dict)
+    #: the default output folder.
+    output: str = ""
+    description: str = ""
+
+    def url(self, rel: str) -> str:
+        return (
+            f"https://raw.githubusercontent.com/{self.repository}/{self.commit}/{self.folder}{rel}"
+        )
+
+
+_SUITE_INFO: dict[str, dict[str, Any]] = {
+    "senteval": {
+        "sizes": {"train": 100_000, "dev": 10_000, "test": 10_000},
+        "output": "senteval-probing",
+        "description": "SentEval's ten probing tasks (Conneau et al. 2018), English",
+    },
+    "xprobe": {
+        "output": "xprobe",
+        "description": "X-Probe (Ravishankar et al. 2019): nine tasks in seven languages",
+    },
+    "dnc": {
+        "sizes": {"items": 3544},
+        "output": "dnc-function-words",
+        "description": "Kim et al. (2019)'s nine function-word sets (the DNC release)",
+    },
+}
+
+
+def published_suites() -> dict[str, Published]:
+    """The suites ``sentprobe download`` knows, from the pinned catalog."""
+    text = resources.files("sentprobe.datasets").joinpath("data/published.json").read_text()
+    catalog = json.loads(text)
+    return {
+        name: Published(
+            name=name,
+            repository=entry["repository"],
+            commit=entry["commit"],
+            folder=entry["folder"],
+            files=entry["files"],
+            **_SUITE_INFO[name],
+        )
+        for name, entry in catalog.items()
+    }
+
+
+def git_blob_id(path: Path) -> tuple[str, str]:
+    """(git blob id, SHA-256) of a file, read once."""
+    size = path.stat().st_size
+    blob = hashlib.sha1(f"blob {size}\0".encode())  # noqa: S324 (git's own content id)
+    sha = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            blob.update(chunk)
+            sha.update(chunk)
+    return blob.hexdigest(), sha.hexdigest()
+
+
+@dataclass
+class Outcome:
+    """What one ``download`` did: files fetched, files already in place, problems by file."""
+
+    directory: Path
+    lock: Path
+    fetched: list[str] = field(default_factory=list)
+    present: list[str] = field(default_factory=list)
+    problems: dict[str, str] = field(default_factory=dict)
+
+
+def _read_lock(path: Path, suite: str) -> dict[str, str]:
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        files = data["files"]
+        if data.get("suite") != suite or not isinstance(files, dict):
+            raise ValueError(f"a lock of {data.get('suite')!r}, not {suite!r}")
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
+        raise DataError(path, None, f"not a sentprobe download lock: {e}") from None
+    return {str(k): str(v) for k, v in files.items()}
+
+
+def _write_lock(path: Path, suite: Published, sums: Mapping[str, str]) -> None:
+    data = {
+        "suite": suite.name,
+        "repository": suite.repository,
+        "commit": suite.commit,
+        "files": dict(sorted(sums.items())),
+    }
+    atomic_write_text(path, json.dumps(data, indent=1) + "\n")
+
+
+def _mismatch(path: Path, blob: str, locked: str | None) -> tuple[str | None, str]:
+    """(problem or None, SHA-256) of a file in place."""
+    found_blob, sha = git_blob_id(path)
+    if found_blob != blob:
+        return (
+            f"content differs from the release (git blob {found_blob[:12]}, expected {blob[:12]})",
+            sha,
+        )
+    if locked is not None and locked != sha:
+        return f"SHA-256 {sha[:12]} differs from the lock's {locked[:12]}", sha
+    return None, sha
+
+
+def _fetch_url(url: str, dest: Path, timeout: float) -> None:
+    """Fetch ``url`` into ``dest`` through ``dest.part``, continuing a partial one."""
+    part = dest.with_name(dest.name + ".part")
+    start = part.stat().st_size if part.is_file() else 0
+    headers = {"User-Agent": "sentprobe-download"}
+    if start:
+        headers["Range"] = f"bytes={start}-"
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        response = urllib.request.urlopen(request, timeout=timeout)  # noqa: S310 (http/file)
+    except urllib.error.HTTPError as e:
+        if e.code == 416 and start:  # nothing left to send: the part is whole
+            os.replace(part, dest)
+            return
+        raise
+    with response:
+        resumed = bool(start) and getattr(response, "status", None) == 206
+        if start:
+            log.info(
+                "%s: %s %d bytes", dest.name, "resuming after" if resumed else "restarting;", start
+            )
+        length = response.headers.get("Content-Length")
+        with open(part, "ab" if resumed else "wb") as out:
+            before = out.tell()
+            shutil.copyfileobj(response, out, _CHUNK)
+            got = out.tell() - before
+    if length is not None and length.isdigit() and got < int(length):
+        raise ConnectionError(f"interrupted after {got} of {length} bytes")
+    os.replace(part, dest)
+
+
+def _archive_members(archive: Path) -> Iterator[tuple[str, IO[bytes]]]:
+    """(member name, open file) of a zip or tar archive's files, one at a time."""
+    if archive.name.endswith(".zip"):
+        with zipfile.ZipFile(archive) as z:
+            for info in z.infolist():
+                if not info.is_dir():
+                    with z.open(info) as f:
+                        yield info.filename, f
+        return
+    with tarfile.open(archive) as t:
+        for member in t:
+            data = t.extractfile(member) if member.isfile() else None
+            if data is not None:
+                with data:
+                    yield member.name, data
+
+
+def _from_archive(archive: Path, wanted: list[str], directory: Path) -> dict[str, str]:
+    """Copy the archive members that end in a wanted path into ``directory``; the wanted
+    paths not found -> "not in the archive"."""
+    found: set[str] = set()
+    for name, src in _archive_members(archive):
+        rel = next((w for w in wanted if name == w or name.endswith("/" + w)), None)
+        if rel is None or rel in found:
+            continue
+        dest = directory / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        part = dest.with_name(dest.name + ".part")
+        with open(part, "wb") as out:
+            shutil.copyfileobj(src, out, _CHUNK)
+        os.replace(part, dest)
+        found.add(rel)
+    return {rel: f"not in {archive.name}" for rel in wanted if rel not in found}
+
+
+def _source_url(source: str | None, suite: Published, rel: str) -> str:
+    if source is None:
+        return suite.url(rel)
+    return source.rstrip("/") + "/" + rel
+
+
+def download(
+    suite: Published,
+    directory: str | Path,
+    *,
+    source: str | Path | None = None,
+    lock: str | Path | None = None,
+    timeout: float = 60.0,
+) -> Outcome:
+    """Fetch ``suite`` into ``directory``, verify every file and the content, write the lock.
+
+    ``source``: None for the maintainers' repository at the pinned commit; a base URL
+    (``https://``, ``http://``, ``file://``) or a local folder holding the unpacked layout
+    (a mirror); or a local ``.zip``/``.tar[.gz]`` archive whose members end in the layout's
+    paths (a repository snapshot does). ``lock``: the lock file (default: in ``directory``).
+    Problems are collected per file in the returned :class:`Outcome` (nothing raised for a
+    file that could not be fetched or does not verify; such a file is not left in place).
+    """
+    directory = Path(directory).expanduser()
+    directory.mkdir(parents=True, exist_ok=True)
+    lock_path = Path(lock).expanduser() if lock is not None else directory / LOCK
+    locked = _read_lock(lock_path, suite.name)
+    outcome = Outcome(directory, lock_path)
+    sums: dict[str, str] = dict(locked)
+    wanted = sorted(suite.files)
+    base: str | None = None
+    archive: Path | None = None
+    if source is not None:
+        text = str(source)
+        local = Path(text).expanduser()
+        if "://" in text:
+            base = text
+        elif local.is_dir():
+            base = local.resolve().as_uri()
+        elif local.is_file() and local.name.endswith(_ARCHIVES):
+            archive = local
+        else:
+            raise SentprobeError(
+                f"{source}: not a URL, a folder or a .zip/.tar archive (the source to fetch from)"
+            )
+
+    todo: list[str] = []
+    for rel in wanted:
+        dest = directory / rel
+        if not dest.is_file():
+            todo.append(rel)
+            continue
+        problem, sha = _mismatch(dest, suite.files[rel], locked.get(rel))
+        if problem is None:
+            outcome.present.append(rel)
+            sums[rel] = sha
+        else:
+            log.info("%s: %s; fetching it again", rel, problem)
+            dest.unlink()
+            todo.append(rel)
+
+    if archive is not None and todo:
+        outcome.problems.update(_from_archive(archive, todo, directory))
+    for rel in todo:
+        dest = directory / rel
+        if rel in outcome.problems:
+            continue
+        if archive is None:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            url = _source_url(base, suite, rel)
+            log.info("fetching %s", url)
+            try:
+                _fetch_url(url, dest, timeout)
+            except urllib.error.HTTPError as e:
+                outcome.problems[rel] = f"HTTP {e.code} {e.reason} ({url})"
+                continue
+            except (urllib.error.URLError, http.client.HTTPException, OSError) as e:
+                reason = getattr(e, "reason", None) or getattr(e, "strerror", None) or e
+                outcome.problems[rel] = f"not fetched ({reason}); rerun to resume"
+                continue
+        problem, sha = _mismatch(dest, suite.files[rel], locked.get(rel))
+        if problem is not None:
+            dest.unlink()
+            outcome.problems[rel] = problem
+            continue
+        outcome.fetched.append(rel)
+        sums[rel] = sha
+
+    if not outcome.problems:
+        outcome.problems.update(check_content(suite, directory))
+    verified = {rel: sha for rel, sha in sums.items() if rel in suite.files}
+    if verified:
+        _write_lock(lock_path, suite, verified)
+    return outcome
+
+
+def _outside(found: int, stated: int) -> bool:
+    """A count off what the paper or README states ("a few more" allowed: up to 1 %)."""
+    return not stated <= found <= stated * 1.01
+
+
+def _labels(task: ProbingTask) -> set[str]:
+    return {label for split in task.splits.values() for label in split.labels}
+
+
+def _label_problem(task: ProbingTask, expected: frozenset[str] | None) -> str | None:
+    labels = _labels(task)
+    if expected is None:
+        if len(labels) > WORD_CONTENT_WORDS:
+            return f"{len(labels)} classes, more than the {WORD_CONTENT_WORDS} target words"
+        return None
+    unknown = sorted(labels - expected)
+    return f"labels not in the published set: {', '.join(unknown[:5])}" if unknown else None
+
+
+def _check_senteval(suite: Published, directory: Path) -> dict[str, str]:
+    problems: dict[str, str] = {}
+    for rel in sorted(suite.files):
+        stem = rel.rsplit(".", 1)[0]
+        if stem not in SENTEVAL_FILES:
+            continue
+        try:
+            task = load_senteval_file(directory / rel)
+        except DataError as e:
+            problems[rel] = _located(e)
+            continue
+        found = {name: len(split) for name, split in task.splits.items()}
+        wrong = [
+            f"{name} {found.get(name, 0)} (stated {n})"
+            for name, n in suite.sizes.items()
+            if _outside(found.get(name, 0), n)
+        ]
+        problem = _label_problem(task, SENTEVAL_LABELS.get(stem))
+        if stem == "word_content" and len(_labels(task)) != WORD_CONTENT_WORDS:
+            problem = f"{len(_labels(task))} target words, stated {WORD_CONTENT_WORDS}"
+        problem = "; ".join(
+            filter(None, [problem, *(["split sizes " + ", ".join(wrong)] if wrong else [])])
+        )
+        if problem:
+            problems[rel] = problem
+    return problems
+
+
+def _check_xprobe(suite: Published, directory: Path) -> dict[str, str]:
+    problems: dict[str, str] = {}
+    folders = sorted({rel.rsplit("/", 1)[0] for rel in suite.files})
+    for folder in folders:
+        try:
+            task = load_xprobe_task(directory / folder)
+        except DataError as e:
+            problems[folder] = _located(e)
+            continue
+        missing = [s for s in XPROBE_SPLIT_FILES if s not in task.splits or not len(task.splits[s])]
+        problem = _label_problem(task, XPROBE_LABELS.get(folder.rsplit("/", 1)[-1]))
+        if missing:
+            problem = "; ".join(filter(None, [problem, f"empty split {', '.join(missing)}"]))
+        if problem:
+            problems[folder] = problem
+    return problems
+
+
+def _located(e: DataError) -> str:
+    """A loader's DataError without its path (the caller names the file)."""
+    return (f"line {e.line}: " if e.line is not None else "") + e.problem
+
+
+def _check_dnc(suite: Published, directory: Path) -> dict[str, str]:
+    try:  # formats, labels, metadata and folds
+        tasks = load_dnc(directory)
+    except DataError as e:
+        return {os.path.relpath(e.path, directory) if e.path else "*_data.json": _located(e)}
+    items = sum(
+        len(json.loads((directory / rel).read_bytes()))
+        for rel in suite.files
+        if rel.endswith("_data.json")
+    )
+    stated = suite.sizes.get("items")
+    if stated is not None and items != stated:
+        return {"*_data.json": f"{items} items in {len(tasks)} sets, the paper states {stated}"}
+    return {}
+
+
+_CHECKS: dict[str, Callable[[Published, Path], dict[str, str]]] = {
+    "senteval": _check_senteval,
+    "xprobe": _check_xprobe,
+    "dnc": _check_dnc,
+}
+
+
+def check_content(suite: Published, directory: Path) -> dict[str, str]:
+    """What the suite's paper and README state that its files do not match (line formats,
+    label sets, split sizes), by file; a file the loader cannot read is reported with the
+    loader's one-line problem."""
+    return _CHECKS[suite.name](suite, directory)
