@@ -1,0 +1,81 @@
+"""Faults found by trying crafted and damaged inputs on copies (the third round): each gives
+one line naming the file and the problem, a non-zero exit, nothing half-written and nothing
+silently wrong. docs/reliability.md lists each with its test."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sentprobe.cli.main import app
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT / "src")}
+
+TASK = [f"tr\t{'a' if i % 2 else 'b'}\tsentence number {i} here" for i in range(20)] + [
+    "va\ta\tdev sentence one",
+    "va\tb\tdev sentence two",
+    "te\ta\ttest sentence one",
+    "te\tb\ttest sentence two",
+]
+
+
+def _task(path: Path, lines: list[str] = TASK) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _invoke(*args: str):
+    """``sentprobe ARGS`` in-process; asserts no exception escaped and no traceback."""
+    res = CliRunner().invoke(app, list(args), prog_name="sentprobe")
+    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    assert "Traceback" not in res.output
+    return res
+
+
+def _one_error(res, *fragments: str) -> str:
+    """The one ``error:`` line of stderr, holding every fragment."""
+    errors = [line for line in res.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, res.stderr
+    assert all(f in errors[0] for f in fragments), errors[0]
+    return errors[0]
+
+
+def _limit_file_size(limit: int) -> Callable[[], None]:
+    def apply() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+def _sentprobe(cwd: Path, *args: str, limit: int | None = None) -> subprocess.CompletedProcess:
+    """``sentprobe ARGS`` in a new process (``limit``: a file size limit, like a full disk)."""
+    return subprocess.run(
+        [sys.executable, "-m", "sentprobe", *args], cwd=cwd, env=ENV, capture_output=True,
+        text=True, timeout=300, preexec_fn=None if limit is None else _limit_file_size(limit),
+    )  # fmt: skip
+
+
+def test_a_new_store_on_a_full_disk_is_named_and_not_left_empty(tmp_path: Path) -> None:
+    """A new results store on a full disk: SQLite has rolled back already, so the failure
+    is the disk's (not "not a sentprobe results file (cannot rollback ...)"), and no 0-byte
+    store is left behind to be mistaken for one."""
+    _task(tmp_path / "t.txt")
+    res = _sentprobe(tmp_path, "run", "-t", "t.txt", "--results", "r.sqlite", "--cache-dir",
+                     "cache", "--baselines", "majority", "-q", limit=100)  # fmt: skip
+    assert res.returncode == 1, res.stderr
+    assert "Traceback" not in res.stderr
+    line = res.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: ") and "r.sqlite: cannot write the results store (" in line
+    assert line.endswith("free space or choose another --results"), line
+    assert not (tmp_path / "r.sqlite").exists()
