@@ -39,6 +39,7 @@ __all__ = [
     "read_csv_table",
     "write_problem",
     "inside",
+    "path_part",
     "suite_folder",
     "iter_lines",
     "locked_dir",
@@ -418,6 +419,15 @@ def check_writable_dir(
                 ) from None
         raise SentprobeError(write_problem(named, e, what, elsewhere)) from None
     return folder
+
+
+def path_part(name: str) -> str:
+    """``name`` (a task name, a model name, a revision: text from a file) as one safe file
+    name: letters, digits, ``_``, ``-`` and ``.`` only (``/``, ``\\``, spaces and control
+    characters become ``_``), and never ``.``, ``..`` or a hidden name (leading dots become
+    ``_``), so it cannot climb out of the folder it is joined to or hide there."""
+    part = re.sub(r"[^\w.\-]", "_", name)
+    return re.sub(r"^\.+", lambda m: "_" * len(m[0]), part) or "_"
 
 
 def inside(root: str | Path, name: str | Path, source: str | Path | None = None) -> Path:
