@@ -106,3 +106,50 @@ def test_map_encoder_resume_refuses_a_state_file_with_code(tmp_path: Path) -> No
     state = _plant(run, marker)
     res = CliRunner().invoke(app, [*args, "--epochs", "2"])
     _refused(res, state, marker, run, epochs=1)
+
+
+def test_an_annotations_link_in_a_run_folder_is_not_written_through(tmp_path: Path) -> None:
+    """``train --objective seq2tree -o RUN`` stores its parses under ``RUN/annotations``: a
+    run folder whose ``annotations`` is a link elsewhere is refused in one line, nothing
+    written where it points; without the link the same command trains."""
+    from sentprobe.annotation.backends.base import Annotator
+    from sentprobe.annotation.record import AnnotatedSentence
+    from sentprobe.registry import annotators
+
+    class Chain(Annotator):
+        name = "chain-test"
+
+        def __init__(self, arg=None, **options) -> None:
+            pass
+
+        def annotate(self, sentences, *, pretokenized=False):
+            for s in sentences:
+                toks = s.split() if isinstance(s, str) else list(s)
+                yield AnnotatedSentence(
+                    tokens=toks, upos=["X"] * len(toks), heads=list(range(len(toks))),
+                    deprels=["root"] + ["dep"] * (len(toks) - 1), lang="en",
+                )  # fmt: skip
+
+    annotators.register("chain-test", Chain)
+    text = tmp_path / "text.txt"
+    words = ["a", "b", "c", "d", "e"]
+    text.write_text("".join(f"{words[i % 5]} {words[i % 3]} {words[i % 2]}\n" for i in range(40)))
+    run = tmp_path / "run"
+    run.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (run / "annotations").symlink_to(elsewhere, target_is_directory=True)
+    args = ["train", "--arch", "cnn-max", "--objective", "seq2tree", "--data", str(text),
+            "-o", str(run), "--vectors", "none", "--preset", "demo", "--dim", "8",
+            "--batch-size", "8", "--annotator", "chain-test", "--epochs", "1", "-q"]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 1, res.output
+    errors = [line for line in res.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "'annotations'" in errors[0] and "outside" in errors[0], errors
+    assert "Traceback" not in res.output
+    assert list(elsewhere.iterdir()) == []
+    assert sorted(p.name for p in run.iterdir()) == ["annotations"]
+    (run / "annotations").unlink()
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert any((run / "annotations").iterdir())
