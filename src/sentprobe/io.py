@@ -219,7 +219,7 @@ def atomic_dir(target: str | Path) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".tmp-{target.name}.", suffix=".part"))
     try:
         yield tmp
-        os.chmod(tmp, 0o755)  # mkdtemp makes 0700; a suite is read by others
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700: as mkdir would make it
         try:
             os.replace(tmp, target)  # no target, or an empty one: one atomic rename
             return
@@ -297,7 +297,8 @@ def atomic_write_bytes(
 ) -> Path:
     """Write ``data`` (bytes, or chunks of bytes) to ``path``, replacing it only once complete.
 
-    The file is world-readable (0644: package data and shared caches must be). ``fsync``
+    The file gets the permissions any new file gets (0666 less the umask: mkstemp's 0600
+    would hide a shared cache from the group; a umask of 077 keeps it private). ``fsync``
     flushes to disk before the rename, for stores that must survive a power cut.
     """
     path = Path(path)
@@ -310,12 +311,26 @@ def atomic_write_bytes(
             if fsync:
                 f.flush()
                 os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (``os.umask`` sets it, which another
+    thread could see); where ``/proc`` has no ``Umask:`` line, set and put back at once."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
