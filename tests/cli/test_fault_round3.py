@@ -79,3 +79,33 @@ def test_a_new_store_on_a_full_disk_is_named_and_not_left_empty(tmp_path: Path) 
     assert line.startswith("error: ") and "r.sqlite: cannot write the results store (" in line
     assert line.endswith("free space or choose another --results"), line
     assert not (tmp_path / "r.sqlite").exists()
+
+
+@pytest.mark.parametrize("value", ["3/2", "0/4", "abc", "1/"])
+def test_a_malformed_shard_is_a_usage_error(tmp_path: Path, monkeypatch, value: str) -> None:
+    """``--shard`` takes I/N: anything else is a usage error, exit 2 as docs/reliability.md
+    says of usage errors (it was 1), before anything is read or written."""
+    monkeypatch.chdir(tmp_path)
+    res = _invoke("run", "-t", "mock", "--results", "r.sqlite", "--shard", value)
+    assert res.exit_code == 2, res.output
+    assert "Invalid value for '--shard'" in res.stderr and repr(value) in res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "setting,problem",
+    [('seeds = "many"', "'--seeds'"), ("seeds = [1, 2]", "'--seeds'"),
+     ('format = "xml"', "'--format'"), ('layer = "deep"', "'last' or 'all'")],
+)  # fmt: skip
+def test_a_wrong_value_in_a_config_file_names_the_file(
+    tmp_path: Path, monkeypatch, setting: str, problem: str
+) -> None:
+    """A value of the wrong type in a ``--config`` file named the option only, as if it had
+    been typed: the one line names the file and the key, exit 1, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.toml").write_text(setting + "\n", encoding="utf-8")
+    res = _invoke("run", "-t", "mock", "--results", "r.sqlite", "--config", "c.toml")
+    assert res.exit_code == 1, res.output
+    key = setting.split(" =")[0]
+    _one_error(res, f"c.toml: {key} = ", problem)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml"]
