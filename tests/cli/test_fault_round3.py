@@ -109,3 +109,66 @@ def test_a_wrong_value_in_a_config_file_names_the_file(
     key = setting.split(" =")[0]
     _one_error(res, f"c.toml: {key} = ", problem)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml"]
+
+
+RUN = ["--results", "r.sqlite", "--cache-dir", "cache", "--baselines", "majority", "-q"]
+
+
+ENCODER = """
+import numpy as np
+
+
+def encode(sentences):
+    out = np.zeros((len(sentences), 8), dtype=np.float32)
+    for i, s in enumerate(sentences):
+        for tok in s.split():
+            out[i, sum(map(ord, tok)) % 8] += 1
+    return out
+"""
+
+
+def _run_on(tmp_path: Path, monkeypatch, lines: list[str], *extra: str):
+    """``sentprobe run`` of a bag-of-hashed-words encoder on a task file of ``lines``."""
+    monkeypatch.chdir(tmp_path)
+    _task(tmp_path / "t.txt", lines)
+    (tmp_path / "enc.py").write_text(ENCODER, encoding="utf-8")
+    return _invoke("run", "-t", "t.txt", "-e", "enc.py:encode", *RUN, *extra)
+
+
+def test_a_task_with_a_single_class_is_refused(tmp_path: Path, monkeypatch) -> None:
+    """One label only: Majority and the encoder both printed 100.0 without a word. Refused
+    in one line naming the file, before any store or cache is made."""
+    lines = [line.replace("\tb\t", "\ta\t") for line in TASK]
+    res = _run_on(tmp_path, monkeypatch, lines)
+    assert res.exit_code == 1, res.output
+    _one_error(res, "t.txt", "one label only ('a')", "measures nothing")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["enc.py", "t.txt"]
+
+
+def test_one_label_written_several_ways_is_warned_about(tmp_path: Path, monkeypatch) -> None:
+    """``1`` and ``1.0`` are one label to the author and two classes to a probe: the run
+    goes on (the data says what it says) with one warning naming the spellings."""
+    spell = ["1", "1.0", "0", "0.0"]
+    lines = [f"{line.split(chr(9))[0]}\t{spell[i % 4]}\t{line.split(chr(9))[2]}"
+             for i, line in enumerate(TASK)]  # fmt: skip
+    lines += ["va\t1.0\tdev three", "va\t0.0\tdev four", "te\t1.0\ttest 3", "te\t0.0\ttest 4"]
+    res = _run_on(tmp_path, monkeypatch, lines)
+    assert res.exit_code == 0, res.output
+    warned = [line for line in res.stderr.splitlines() if line.startswith("warning:")]
+    assert any("written in several ways" in w and "'1', '1.0'" in w for w in warned), warned
+    assert any("'0', '0.0'" in w for w in warned), warned
+
+
+def test_an_nfd_copy_of_a_train_sentence_is_split_overlap(tmp_path: Path, monkeypatch) -> None:
+    """A test item that is a train item in decomposed Unicode (NFD) is the same sentence to
+    a reader; it was not flagged as split overlap (its NFC copy was)."""
+    import unicodedata
+
+    train = [f"tr\t{'a' if i % 2 else 'b'}\tcafé numéro {i} ici" for i in range(20)]
+    test = [f"te\t{'a' if i % 2 else 'b'}\t" + unicodedata.normalize("NFD", f"café numéro {i} ici")
+            for i in range(4)]  # fmt: skip
+    assert test[0].split("\t")[2] != train[0].split("\t")[2]
+    res = _run_on(tmp_path, monkeypatch, [*train, *test])
+    assert res.exit_code == 0, res.output
+    warned = [line for line in res.stderr.splitlines() if line.startswith("warning:")]
+    assert any("4 sentences occur in more than one split" in w for w in warned), warned
