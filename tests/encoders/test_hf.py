@@ -337,3 +337,23 @@ def test_sentences_past_the_token_limit_are_warned_about_once():
     assert len(caught) == 1
     assert "stub: sentences longer than the model's limit of 32 tokens" in str(caught[0].message)
     assert "2 of 3 in one batch" in str(caught[0].message)
+
+
+def test_model_file_hashes_are_kept_in_the_cache_in_use(tmp_path, monkeypatch):
+    """``--cache-dir X`` still wrote ``~/.cache/sentprobe/embeddings/file-hashes.json`` (with
+    absolute paths): the hashes live in the cache that was given, and ``--no-cache`` keeps
+    them in memory only."""
+    from sentprobe.encoders.cache import EmbeddingCache
+
+    monkeypatch.delenv("SENTPROBE_CACHE")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(filehash, "_memory", {})
+    model = _checkpoint(tmp_path / "m", b"weights" * 1000)
+    EmbeddingCache(tmp_path / "X")
+    model_fingerprint(model)
+    assert (tmp_path / "X" / filehash.SIDECAR).is_file()
+    monkeypatch.setattr(filehash, "_memory", {})
+    EmbeddingCache(None)
+    model_fingerprint(_checkpoint(tmp_path / "n", b"other" * 1000))
+    assert not (tmp_path / "home").exists()
+    assert len(json.loads((tmp_path / "X" / filehash.SIDECAR).read_text())) == 2
