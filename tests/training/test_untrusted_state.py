@@ -153,3 +153,36 @@ def test_an_annotations_link_in_a_run_folder_is_not_written_through(tmp_path: Pa
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     assert any((run / "annotations").iterdir())
+
+
+def test_probing_a_run_whose_epoch_links_out_is_refused(tmp_path: Path) -> None:
+    """``run -e runs/NAME`` read the weights of an ``epoch-K`` folder that is a link out of
+    the run: refused in one line before anything is read or stored."""
+    import shutil
+    import sqlite3
+
+    pairs = tmp_path / "pairs.tsv"
+    words = ["a", "b", "c", "d", "e"]
+    rows = [f"{words[i % 5]} {words[i % 3]}\t{words[i % 4]} {words[i % 2]}" for i in range(40)]
+    pairs.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    run = tmp_path / "run"
+    res = CliRunner().invoke(app, [
+        "train", "--arch", "cnn-max", "--objective", "translation", "--data", str(pairs),
+        "-o", str(run), "--vectors", "none", "--preset", "demo", "--dim", "8",
+        "--batch-size", "8", "-q", "--epochs", "1"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(run / "epoch-1", elsewhere)
+    (run / "epoch-1").symlink_to(elsewhere, target_is_directory=True)
+    task = tmp_path / "t.txt"
+    lines = [f"tr\t{'x' if i % 2 else 'y'}\ta b c {i}" for i in range(12)]
+    task.write_text("\n".join([*lines, "te\tx\ta b", "te\ty\tc d"]) + "\n", encoding="utf-8")
+    store = tmp_path / "r.sqlite"
+    res = CliRunner().invoke(app, ["run", "-e", f"{run}@epoch-1", "-t", str(task), "--results",
+                                   str(store), "--baselines", "none", "-q"])  # fmt: skip
+    assert res.exit_code == 1, res.output
+    errors = [line for line in res.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "'epoch-1/encoder.safetensors'" in errors[0], errors
+    assert "outside" in errors[0] and "Traceback" not in res.output
+    if store.exists():
+        assert sqlite3.connect(store).execute("SELECT COUNT(*) FROM results").fetchone() == (0,)
