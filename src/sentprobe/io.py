@@ -40,6 +40,7 @@ __all__ = [
     "write_problem",
     "inside",
     "path_part",
+    "printable",
     "suite_folder",
     "iter_lines",
     "locked_dir",
@@ -443,6 +444,21 @@ def path_part(name: str) -> str:
     ``_``), so it cannot climb out of the folder it is joined to or hide there."""
     part = re.sub(r"[^\w.\-]", "_", name)
     return re.sub(r"^\.+", lambda m: "_" * len(m[0]), part) or "_"
+
+
+#: Control characters (C0, DEL, C1) and the bidirectional overrides that reorder shown text.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def printable(text: str, keep: str = "") -> str:
+    """``text`` (a name read from a store, a task file...) with its control characters
+    written as escapes (``\\n``, ``\\u001b``), so it cannot drive the terminal, hide what
+    follows it or split a line or table row; ``keep``: the characters left as they are (a
+    whole table's own line ends)."""
+    return _CONTROL.sub(
+        lambda m: m[0] if m[0] in keep else _ESCAPES.get(m[0], f"\\u{ord(m[0]):04x}"), text
+    )
 
 
 def inside(root: str | Path, name: str | Path, source: str | Path | None = None) -> Path:

@@ -214,3 +214,32 @@ def test_a_probe_too_big_for_memory_is_refused_before_training(tmp_path: Path, m
     db = sqlite3.connect(tmp_path / "r.sqlite")
     assert db.execute("SELECT COUNT(*) FROM results").fetchone() == (0,)
     db.close()
+
+
+def test_control_characters_in_a_store_never_reach_the_terminal(
+    tmp_path: Path, make_record, capsys
+):
+    """A store's encoder and task names are text from a file: an escape sequence reached
+    the terminal raw and a line end split the markdown table. Both are shown escaped, in
+    the table and in messages; the store is unchanged."""
+    from sentprobe.evaluation.store import ResultsStore
+
+    store = tmp_path / "r.sqlite"
+    with ResultsStore(store) as s:
+        s.add(make_record("evil\x1b]0;pwned\x07\x1b[2J", "Task\nsplit", 0.7), "k0")
+        s.add(make_record("plain", "Task\nsplit", 0.6), "k1")
+    before = store.read_bytes()
+    res = _invoke("report", "--results", str(store))
+    assert res.exit_code == 0, res.output
+    assert "\x1b" not in res.stdout and "\x07" not in res.stdout
+    assert "evil\\u001b]0;pwned\\u0007\\u001b[2J" in res.stdout
+    rows = [line for line in res.stdout.splitlines() if line.startswith("|")]
+    assert all(line.count("|") == rows[0].count("|") for line in rows), rows
+    assert "Task\\nsplit" in res.stdout
+    assert store.read_bytes() == before
+    from sentprobe.cli.console import error
+
+    error("store.sqlite: unit of 'evil\x1b[2J'\nalso line 2: ...")
+    assert capsys.readouterr().err == (
+        "error: store.sqlite: unit of 'evil\\u001b[2J'\nalso line 2: ...\n"
+    )
