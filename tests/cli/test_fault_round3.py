@@ -243,3 +243,31 @@ def test_control_characters_in_a_store_never_reach_the_terminal(
     assert capsys.readouterr().err == (
         "error: store.sqlite: unit of 'evil\\u001b[2J'\nalso line 2: ...\n"
     )
+
+
+@pytest.mark.parametrize(
+    "column,value",
+    [("dtype", "O"), ("dtype", "<f8"), ("gold", b"\x07\x00"), ("labels", "not json"),
+     ("pred", b"\x00")],
+)  # fmt: skip
+def test_a_crafted_predictions_row_names_the_store(tmp_path: Path, make_record, column, value):
+    """A predictions row sentprobe cannot have written gave "unexpected ... this is a bug"
+    (or read past its labels): one line naming the store and the unit, exit 1, the store
+    unchanged."""
+    from sentprobe.evaluation.predictions import Predictions
+    from sentprobe.evaluation.store import ResultsStore
+
+    store = tmp_path / "r.sqlite"
+    with ResultsStore(store) as s:
+        for row in ("a", "b"):
+            preds = Predictions.from_labels(["x", "y"], ["x", "x"], labels=["x", "y"])
+            s.add(make_record(row, "T", 0.5, n_test=2), f"k{row}", preds)
+    db = sqlite3.connect(store)
+    db.execute(f"UPDATE predictions SET {column} = ? WHERE key = 'ka'", (value,))
+    db.commit()
+    db.close()
+    before = store.read_bytes()
+    res = _invoke("report", "--results", str(store), "-f", "csv")
+    assert res.exit_code == 1, res.output
+    _one_error(res, f"{store}: damaged predictions of unit ka (")
+    assert store.read_bytes() == before

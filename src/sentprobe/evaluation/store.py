@@ -430,7 +430,13 @@ class ResultsStore:
                 f"WHERE key IN ({', '.join('?' * len(chunk))})",
                 tuple(chunk),
             )
-            found.update((row[0], decode(*row[1:])) for row in rows)
+            for key, *values in rows:
+                try:
+                    found[key] = decode(*values)
+                except (ValueError, TypeError) as e:  # json and numpy errors are ValueErrors
+                    raise SentprobeError(
+                        f"{self.path}: damaged predictions of unit {key} ({e})"
+                    ) from None
         return found
 
     def positions(self) -> dict[str, Position]:
