@@ -271,3 +271,63 @@ def test_a_crafted_predictions_row_names_the_store(tmp_path: Path, make_record, 
     assert res.exit_code == 1, res.output
     _one_error(res, f"{store}: damaged predictions of unit ka (")
     assert store.read_bytes() == before
+
+
+def _two_stores(d: Path, make_record, n: int = 150) -> None:
+    """a.sqlite and b.sqlite, ``n`` units each with test predictions."""
+    from sentprobe.evaluation.predictions import Predictions
+    from sentprobe.evaluation.store import ResultsStore
+
+    for name in ("a", "b"):
+        with ResultsStore(d / f"{name}.sqlite") as s:
+            for i in range(n):
+                preds = Predictions.from_labels("abab" * 40, "abba" * 40)
+                s.add(make_record(f"enc-{name}", f"T{i}", 0.5), f"{name}{i}", preds)
+
+
+def test_merge_onto_a_full_disk_names_the_output(tmp_path: Path, make_record) -> None:
+    """A full disk during ``merge`` named its temp file and said "cannot write result": the
+    line names the output, the cause and -o; no temp file is left, the inputs unchanged."""
+    _two_stores(tmp_path, make_record)
+    before = {p.name: p.read_bytes() for p in tmp_path.glob("*.sqlite")}
+    res = _sentprobe(tmp_path, "merge", "a.sqlite", "b.sqlite", "-o", "out.sqlite", limit=60_000)
+    assert res.returncode == 1, res.stderr
+    assert "Traceback" not in res.stderr
+    line = res.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: out.sqlite: cannot write the merged store ("), line
+    assert "free space or choose another -o (nothing written; the inputs are unchanged)" in line
+    assert ".tmp" not in line
+    assert not (tmp_path / "out.sqlite").exists()
+    assert not [p for p in tmp_path.iterdir() if ".tmp" in p.name]
+    assert {p.name: p.read_bytes() for p in tmp_path.glob("*.sqlite")} == before
+
+
+def test_a_merge_stopped_after_its_rename_is_finished_by_the_rerun(
+    tmp_path: Path, make_record, monkeypatch
+) -> None:
+    """SIGTERM just after the final rename: ``merge`` said "run the same command again to
+    resume", and the rerun said "already exists". A rerun onto an output holding exactly
+    that merge succeeds and leaves it as it is; another merge onto it is still refused."""
+    from sentprobe.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    _two_stores(tmp_path, make_record, n=5)
+    real = os.replace
+
+    def replace_then_term(src, dst):
+        real(src, dst)
+        if str(dst).endswith("out.sqlite"):
+            raise main.Terminated()
+
+    monkeypatch.setattr(os, "replace", replace_then_term)
+    res = _invoke("merge", "a.sqlite", "b.sqlite", "-o", "out.sqlite")
+    assert res.exit_code == 143 and "run the same command again" in res.stderr
+    monkeypatch.setattr(os, "replace", real)
+    merged = (tmp_path / "out.sqlite").read_bytes()
+    res = _invoke("merge", "a.sqlite", "b.sqlite", "-o", "out.sqlite")
+    assert res.exit_code == 0, res.output
+    assert "out.sqlite already held this merge: 10 units from 2 stores" in res.stderr
+    assert (tmp_path / "out.sqlite").read_bytes() == merged
+    res = _invoke("merge", "a.sqlite", "-o", "out.sqlite")
+    assert res.exit_code == 1
+    _one_error(res, "out.sqlite: already exists")
