@@ -6,6 +6,11 @@ file still opens); ``iter_lines`` decodes line by line so a bad byte is reported
 line number. Output goes through ``atomic_write_*``: a temporary file in the same directory,
 ``os.replace``d into place once complete, so an interrupted run never leaves a half-written
 file behind, and two writers never share a temporary name (``.tmp-<name>.<random>.part``).
+
+The boundary of what others made is here too: ``inside`` (a file name read from a suite,
+store, run or cache stays inside it), ``path_part`` (text from a file as one safe file name)
+and ``printable`` (text from a file shown without its control characters). Long because
+these rules must live in one place every stage uses, not in a copy per stage.
 """
 
 from __future__ import annotations

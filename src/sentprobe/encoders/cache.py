@@ -209,8 +209,7 @@ class EmbeddingCache:
         if self.root is not None and self.root.exists() and not self.root.is_dir():
             raise SentprobeError(f"{self.root}: embedding cache path is not a directory")
         use_cache_root(self.root)  # model file hashes are remembered here, not elsewhere
-        self.shard_size = shard_size
-        self.flush_seconds = _flush_seconds(flush_seconds)
+        self.shard_size, self.flush_seconds = shard_size, _flush_seconds(flush_seconds)
         self.last_encoded = 0
         self._dirs: dict[str, EncoderDir] = {}
 
