@@ -49,6 +49,9 @@ def ewt_subset(shared_data: Path):
 def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("SENTPROBE_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("SENTPROBE_KEY_FILE", str(tmp_path / "head-signing.key"))
+    from sentprobe.encoders import filehash
+
+    monkeypatch.setattr(filehash, "_cache_root", [])  # no cache opened yet in this test
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
+import stat
 
 import pytest
 
@@ -66,3 +68,25 @@ def test_csv_table_errors_name_file_and_line(tmp_path, text, message):
     with pytest.raises(DataError) as err:
         read_csv_table(path, ("encoder", "task"), ("note",), comments=True)
     assert str(err.value) == f"{path.parent}/{message}"
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o077, 0o002])
+def test_atomic_writes_follow_the_umask(tmp_path, mask):
+    """A file or folder written atomically gets the permissions a plain ``open`` or
+    ``mkdir`` would give it under the umask (it was 0644 / 0755 whatever the umask, so a
+    private umask of 077 still left caches and suites readable by everyone)."""
+    from sentprobe.io import atomic_dir, atomic_write_bytes
+
+    old = os.umask(mask)
+    try:
+        written = atomic_write_bytes(tmp_path / "f", b"x")
+        with atomic_dir(tmp_path / "d") as folder:
+            (folder / "x").write_bytes(b"x")
+        (tmp_path / "plain").write_bytes(b"x")
+        (tmp_path / "plain-dir").mkdir()
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(written.stat().st_mode) == stat.S_IMODE((tmp_path / "plain").stat().st_mode)
+    assert stat.S_IMODE((tmp_path / "d").stat().st_mode) == stat.S_IMODE(
+        (tmp_path / "plain-dir").stat().st_mode
+    )

@@ -6,6 +6,11 @@ file still opens); ``iter_lines`` decodes line by line so a bad byte is reported
 line number. Output goes through ``atomic_write_*``: a temporary file in the same directory,
 ``os.replace``d into place once complete, so an interrupted run never leaves a half-written
 file behind, and two writers never share a temporary name (``.tmp-<name>.<random>.part``).
+
+The boundary of what others made is here too: ``inside`` (a file name read from a suite,
+store, run or cache stays inside it), ``path_part`` (text from a file as one safe file name)
+and ``printable`` (text from a file shown without its control characters). Long because
+these rules must live in one place every stage uses, not in a copy per stage.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ __all__ = [
     "read_csv_table",
     "write_problem",
     "inside",
+    "path_part",
+    "printable",
     "suite_folder",
     "iter_lines",
     "locked_dir",
@@ -218,7 +225,7 @@ def atomic_dir(target: str | Path) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".tmp-{target.name}.", suffix=".part"))
     try:
         yield tmp
-        os.chmod(tmp, 0o755)  # mkdtemp makes 0700; a suite is read by others
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700: as mkdir would make it
         try:
             os.replace(tmp, target)  # no target, or an empty one: one atomic rename
             return
@@ -296,7 +303,8 @@ def atomic_write_bytes(
 ) -> Path:
     """Write ``data`` (bytes, or chunks of bytes) to ``path``, replacing it only once complete.
 
-    The file is world-readable (0644: package data and shared caches must be). ``fsync``
+    The file gets the permissions any new file gets (0666 less the umask: mkstemp's 0600
+    would hide a shared cache from the group; a umask of 077 keeps it private). ``fsync``
     flushes to disk before the rename, for stores that must survive a power cut.
     """
     path = Path(path)
@@ -309,12 +317,26 @@ def atomic_write_bytes(
             if fsync:
                 f.flush()
                 os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (``os.umask`` sets it, which another
+    thread could see); where ``/proc`` has no ``Umask:`` line, set and put back at once."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
@@ -418,6 +440,30 @@ def check_writable_dir(
                 ) from None
         raise SentprobeError(write_problem(named, e, what, elsewhere)) from None
     return folder
+
+
+def path_part(name: str) -> str:
+    """``name`` (a task name, a model name, a revision: text from a file) as one safe file
+    name: letters, digits, ``_``, ``-`` and ``.`` only (``/``, ``\\``, spaces and control
+    characters become ``_``), and never ``.``, ``..`` or a hidden name (leading dots become
+    ``_``), so it cannot climb out of the folder it is joined to or hide there."""
+    part = re.sub(r"[^\w.\-]", "_", name)
+    return re.sub(r"^\.+", lambda m: "_" * len(m[0]), part) or "_"
+
+
+#: Control characters (C0, DEL, C1) and the bidirectional overrides that reorder shown text.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def printable(text: str, keep: str = "") -> str:
+    """``text`` (a name read from a store, a task file...) with its control characters
+    written as escapes (``\\n``, ``\\u001b``), so it cannot drive the terminal, hide what
+    follows it or split a line or table row; ``keep``: the characters left as they are (a
+    whole table's own line ends)."""
+    return _CONTROL.sub(
+        lambda m: m[0] if m[0] in keep else _ESCAPES.get(m[0], f"\\u{ord(m[0]):04x}"), text
+    )
 
 
 def inside(root: str | Path, name: str | Path, source: str | Path | None = None) -> Path:

@@ -5,8 +5,10 @@ scores) with a dataset card the Hub reads. Offline: every dataset is written her
 from __future__ import annotations
 
 import json
+import os
 import sys
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -399,3 +401,53 @@ def test_kims_release_exports_with_crowdsourced_labels(tmp_path, monkeypatch):
     data = DatasetCard.load(out / "README.md").data.to_dict()
     assert data["annotations_creators"] == ["crowdsourced"]
     assert data["size_categories"] == ["1K<n<10K"]  # the paper's 3,544 items
+
+
+@pytest.mark.parametrize("fmt", ["hf", "parquet"])
+def test_a_manifest_task_key_of_dots_is_exported_inside_the_output(tmp_path, fmt):
+    """A manifest whose task key is ``..`` (or ``.``) made ``export -o parent/out`` write
+    the task's splits, ``dataset_dict.json`` and ``sentprobe.json`` into ``parent``: a name
+    from a file becomes one safe folder name inside ``-o``, and nothing lands beside it."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    lines = [f"tr\t{'a' if i % 2 else 'b'}\tsentence {i}" for i in range(8)]
+    lines += ["va\ta\tdev one", "va\tb\tdev two", "te\ta\ttest one", "te\tb\ttest two"]
+    (suite / "t.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (suite / "u.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    manifest = {"tasks": {"..": {"file": "t.txt"}, ".": {"file": "u.txt"}}}
+    (suite / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    parent = tmp_path / "parent"
+    parent.mkdir()
+    result = CliRunner().invoke(app, ["export", str(suite), "-o", str(parent / "out2"), "-f", fmt])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in parent.iterdir()) == ["out2"]
+    assert sorted(p.name for p in (parent / "out2").iterdir()) == ["README.md", "_", "__"]
+    loaded = resolve_tasks(str(parent / "out2"))
+    assert sorted(t.content_hash() for t in loaded) == sorted(
+        t.content_hash() for t in resolve_tasks(str(suite))
+    )
+
+
+def test_a_full_disk_during_export_is_one_line_and_writes_nothing(tmp_path):
+    """A full disk while ``export`` writes (here: a file size limit) is the disk's error,
+    naming the output and the fix, not "unexpected OSError ... this is a bug"."""
+    import resource
+    import signal
+    import subprocess
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(root / "src")}
+    res = subprocess.run(
+        [sys.executable, "-m", "sentprobe", "export", "mock", "-o", "out", "-f", "parquet"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, preexec_fn=limit,
+    )  # fmt: skip
+    assert res.returncode == 1, res.stderr
+    assert "Traceback" not in res.stderr
+    line = res.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: out: cannot write the export (File too large)"), line
+    assert "free space or choose another -o (nothing of it was written)" in line
+    assert list(tmp_path.iterdir()) == []

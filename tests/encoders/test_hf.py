@@ -188,7 +188,9 @@ def test_max_length_truncates():
     enc = HFEncoder(MODEL, max_length=4)
     long, prefix = "one two three four five six", "one two"
     # 4 tokens = [CLS] one two [SEP]... truncation keeps [CLS] one two + [SEP]
-    np.testing.assert_allclose(enc.encode([long]), enc.encode([prefix]), atol=1e-5)
+    with pytest.warns(UserWarning, match="limit of 4 tokens are cut"):
+        cut = enc.encode([long])
+    np.testing.assert_allclose(cut, enc.encode([prefix]), atol=1e-5)
 
 
 def test_labels():
@@ -303,3 +305,57 @@ def test_errors_in_the_pipeline_surface_and_keep_earlier_batches(tmp_path, where
     assert cache.last_encoded == 4  # the 2 batches before the failure were kept
     for view in range(7):
         assert np.array_equal(vectors.take(np.arange(12), view), reference[:, view])
+
+
+def test_sentences_past_the_token_limit_are_warned_about_once():
+    """A sentence longer than the model's limit is cut there (what follows is not in its
+    vector): one warning per encoder, naming the limit; short batches are not re-tokenized."""
+    import warnings
+
+    from sentprobe.encoders.base import Encoder
+    from sentprobe.encoders.hf import warn_cut
+
+    calls = []
+
+    def tokenizer(sentences, truncation, verbose):
+        calls.append(list(sentences))
+        return {"input_ids": [["[CLS]", *s.split(), "[SEP]"] for s in sentences]}
+
+    class Stub(Encoder):
+        name = "stub"
+        fingerprint = "stub"
+
+        def encode(self, sentences):
+            raise NotImplementedError
+
+    enc = Stub()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn_cut(enc, tokenizer, ["short one"] * 3, 32)
+        assert not caught and not calls  # too short to reach 32 tokens: not tokenized
+        long = " ".join(["w"] * 40)
+        warn_cut(enc, tokenizer, ["short one", long, long], 32)
+        warn_cut(enc, tokenizer, [long], 32)
+    assert len(caught) == 1
+    assert "stub: sentences longer than the model's limit of 32 tokens" in str(caught[0].message)
+    assert "2 of 3 in one batch" in str(caught[0].message)
+
+
+def test_model_file_hashes_are_kept_in_the_cache_in_use(tmp_path, monkeypatch):
+    """``--cache-dir X`` still wrote ``~/.cache/sentprobe/embeddings/file-hashes.json`` (with
+    absolute paths): the hashes live in the cache that was given, and ``--no-cache`` keeps
+    them in memory only."""
+    from sentprobe.encoders.cache import EmbeddingCache
+
+    monkeypatch.delenv("SENTPROBE_CACHE")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(filehash, "_memory", {})
+    model = _checkpoint(tmp_path / "m", b"weights" * 1000)
+    EmbeddingCache(tmp_path / "X")
+    model_fingerprint(model)
+    assert (tmp_path / "X" / filehash.SIDECAR).is_file()
+    monkeypatch.setattr(filehash, "_memory", {})
+    EmbeddingCache(None)
+    model_fingerprint(_checkpoint(tmp_path / "n", b"other" * 1000))
+    assert not (tmp_path / "home").exists()
+    assert len(json.loads((tmp_path / "X" / filehash.SIDECAR).read_text())) == 2

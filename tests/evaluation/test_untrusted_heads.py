@@ -38,7 +38,9 @@ def test_planted_head_never_runs(tmp_path, key_file, signed_by):
     heads.mkdir(parents=True)
     marker = tmp_path / "payload-ran"
     body = pickle.dumps(_Payload(marker))
-    tag = hmac.new(signed_by, body, hashlib.sha256).digest() if signed_by else b""
+    # unsigned: junk where the tag goes, then a whole pickle, so that only the HMAC check
+    # (not a pickle cut short) stands between the file and its payload
+    tag = hmac.new(signed_by, body, hashlib.sha256).digest() if signed_by else b"\0" * 32
     (heads / "k.pkl").write_bytes(tag + body)
     trained = []
     head, cached = HeadCache(heads).get("k", lambda: trained.append(1) or {"head": 1})

@@ -305,3 +305,25 @@ def test_provenance_names_the_versions_that_computed_the_results(report_html):
     start = page.index("Versions that computed the results")
     section = page[start : start + 2000]
     assert f"sentprobe {__version__}, numpy " in section  # as the store recorded them
+
+
+def test_a_dollar_in_a_name_is_drawn_as_written(tmp_path, make_record):
+    """``$\\sqrt$`` in a task or encoder name went to matplotlib's math parser, and
+    ``report --html`` failed with its traceback: every figure's text is drawn as written."""
+    from typer.testing import CliRunner
+
+    from sentprobe.cli.main import app
+
+    store = tmp_path / "r.sqlite"
+    rng = np.random.default_rng(0)
+    with ResultsStore(store) as s:
+        for row, acc in [("Majority", 0.5), ("enc$\\sqrt$", 0.8), ("other", 0.7)]:
+            for task in ("T$\\sqrt$", "Plain"):
+                record = make_record(row, task, acc, n_dev=N_TEST, n_test=N_TEST, n_train=800)
+                s.add(record, f"{row}|{task}", _predictions(rng, acc, task))
+    page = tmp_path / "report.html"
+    res = CliRunner().invoke(app, ["report", "--results", str(store), "--html", str(page)])
+    assert res.exit_code == 0, res.output
+    assert "Traceback" not in res.output
+    text = page.read_text(encoding="utf-8")
+    assert "<svg" in text and "T$\\sqrt$" in text

@@ -106,3 +106,83 @@ def test_map_encoder_resume_refuses_a_state_file_with_code(tmp_path: Path) -> No
     state = _plant(run, marker)
     res = CliRunner().invoke(app, [*args, "--epochs", "2"])
     _refused(res, state, marker, run, epochs=1)
+
+
+def test_an_annotations_link_in_a_run_folder_is_not_written_through(tmp_path: Path) -> None:
+    """``train --objective seq2tree -o RUN`` stores its parses under ``RUN/annotations``: a
+    run folder whose ``annotations`` is a link elsewhere is refused in one line, nothing
+    written where it points; without the link the same command trains."""
+    from sentprobe.annotation.backends.base import Annotator
+    from sentprobe.annotation.record import AnnotatedSentence
+    from sentprobe.registry import annotators
+
+    class Chain(Annotator):
+        name = "chain-test"
+
+        def __init__(self, arg=None, **options) -> None:
+            pass
+
+        def annotate(self, sentences, *, pretokenized=False):
+            for s in sentences:
+                toks = s.split() if isinstance(s, str) else list(s)
+                yield AnnotatedSentence(
+                    tokens=toks, upos=["X"] * len(toks), heads=list(range(len(toks))),
+                    deprels=["root"] + ["dep"] * (len(toks) - 1), lang="en",
+                )  # fmt: skip
+
+    annotators.register("chain-test", Chain)
+    text = tmp_path / "text.txt"
+    words = ["a", "b", "c", "d", "e"]
+    text.write_text("".join(f"{words[i % 5]} {words[i % 3]} {words[i % 2]}\n" for i in range(40)))
+    run = tmp_path / "run"
+    run.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (run / "annotations").symlink_to(elsewhere, target_is_directory=True)
+    args = ["train", "--arch", "cnn-max", "--objective", "seq2tree", "--data", str(text),
+            "-o", str(run), "--vectors", "none", "--preset", "demo", "--dim", "8",
+            "--batch-size", "8", "--annotator", "chain-test", "--epochs", "1", "-q"]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 1, res.output
+    errors = [line for line in res.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "'annotations'" in errors[0] and "outside" in errors[0], errors
+    assert "Traceback" not in res.output
+    assert list(elsewhere.iterdir()) == []
+    assert sorted(p.name for p in run.iterdir()) == ["annotations"]
+    (run / "annotations").unlink()
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert any((run / "annotations").iterdir())
+
+
+def test_probing_a_run_whose_epoch_links_out_is_refused(tmp_path: Path) -> None:
+    """``run -e runs/NAME`` read the weights of an ``epoch-K`` folder that is a link out of
+    the run: refused in one line before anything is read or stored."""
+    import shutil
+    import sqlite3
+
+    pairs = tmp_path / "pairs.tsv"
+    words = ["a", "b", "c", "d", "e"]
+    rows = [f"{words[i % 5]} {words[i % 3]}\t{words[i % 4]} {words[i % 2]}" for i in range(40)]
+    pairs.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    run = tmp_path / "run"
+    res = CliRunner().invoke(app, [
+        "train", "--arch", "cnn-max", "--objective", "translation", "--data", str(pairs),
+        "-o", str(run), "--vectors", "none", "--preset", "demo", "--dim", "8",
+        "--batch-size", "8", "-q", "--epochs", "1"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(run / "epoch-1", elsewhere)
+    (run / "epoch-1").symlink_to(elsewhere, target_is_directory=True)
+    task = tmp_path / "t.txt"
+    lines = [f"tr\t{'x' if i % 2 else 'y'}\ta b c {i}" for i in range(12)]
+    task.write_text("\n".join([*lines, "te\tx\ta b", "te\ty\tc d"]) + "\n", encoding="utf-8")
+    store = tmp_path / "r.sqlite"
+    res = CliRunner().invoke(app, ["run", "-e", f"{run}@epoch-1", "-t", str(task), "--results",
+                                   str(store), "--baselines", "none", "-q"])  # fmt: skip
+    assert res.exit_code == 1, res.output
+    errors = [line for line in res.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "'epoch-1/encoder.safetensors'" in errors[0], errors
+    assert "outside" in errors[0] and "Traceback" not in res.output
+    if store.exists():
+        assert sqlite3.connect(store).execute("SELECT COUNT(*) FROM results").fetchone() == (0,)

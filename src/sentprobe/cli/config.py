@@ -78,6 +78,12 @@ def _load(ctx: typer.Context, value: Path | None) -> None:
             raise SentprobeError(
                 f"{value}: unknown key {key!r} for sentprobe {ctx.info_name} (known: {spelled})"
             )
+        param = next(p for p in ctx.command.params if p.name == known[key])
+        try:  # converted here too, so that a wrong value names the file it is in
+            param.process_value(ctx, setting)
+        except (typer.BadParameter, TypeError, ValueError) as e:
+            problem = e.format_message() if isinstance(e, typer.BadParameter) else str(e)
+            raise SentprobeError(f"{value}: {key} = {setting!r}: {problem}") from None
         settings[known[key]] = setting
     ctx.default_map = {**(ctx.default_map or {}), **settings}
 

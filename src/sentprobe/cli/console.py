@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from sentprobe.errors import SentprobeError
-from sentprobe.io import atomic_write_text
+from sentprobe.io import atomic_write_text, printable
 
 #: Tables and reports (stdout); a report line (an audit finding) stays one greppable line.
 out = Console(soft_wrap=True)  # text lines are never hard-wrapped; tables keep their layout
@@ -23,7 +23,8 @@ err = Console(stderr=True, soft_wrap=True)
 
 
 def _say(prefix: str, style: str, message: object) -> None:
-    err.print(Text.assemble((prefix, style), " ", str(message)), highlight=False)
+    text = printable(str(message), keep="\n")  # a message may list further lines
+    err.print(Text.assemble((prefix, style), " ", text), highlight=False)
 
 
 def error(message: object) -> None:
@@ -38,7 +39,7 @@ def warning(message: object) -> None:
 
 def note(message: object) -> None:
     """A plain line on stderr (``wrote <file>``...)."""
-    err.print(Text(str(message)), highlight=False)
+    err.print(Text(printable(str(message), keep="\n")), highlight=False)
 
 
 def report_failures(messages: list[str], skip_failed: bool, summary: str) -> None:
@@ -53,6 +54,7 @@ def report_failures(messages: list[str], skip_failed: bool, summary: str) -> Non
 def write_output(text: str, output: Path | None) -> None:
     """Print ``text``, or write it atomically to ``output`` so a failed run never leaves half a
     file (an unwritable path is one ``error:`` line, exit 1)."""
+    text = printable(text, keep="\n\t")  # no name from a store drives the terminal
     if output is None:
         print(text)
         return

@@ -36,4 +36,5 @@ def merge(
     if merged.missing_shards:
         warning(f"shards not among the inputs: {', '.join(merged.missing_shards)}")
     dropped = f" ({merged.duplicates} duplicates kept once)" if merged.duplicates else ""
-    note(f"wrote {output}: {merged.units} units from {len(stores)} stores{dropped}")
+    done = f"{output} already held this merge" if merged.already else f"wrote {output}"
+    note(f"{done}: {merged.units} units from {len(stores)} stores{dropped}")

@@ -31,6 +31,19 @@ def task_label(task: str, language: str = "", source: str = "") -> str:
     return f"{task} ({', '.join(dict.fromkeys(parts))})" if parts else str(task)
 
 
+def _shard_option(value: str | None) -> str | None:
+    """A malformed ``--shard`` is a usage error (exit 2), found before anything is loaded."""
+    from sentprobe.errors import SentprobeError
+    from sentprobe.evaluation.shards import parse_shard
+
+    if value is not None:
+        try:
+            parse_shard(value)
+        except SentprobeError as e:
+            raise typer.BadParameter(str(e).removeprefix("--shard ")) from None
+    return value
+
+
 def _show_warnings(frame) -> None:
     """Each task's data warnings once, however many rows carry them, named by
     :func:`task_label`."""
@@ -136,6 +149,7 @@ def run(
         str | None,
         typer.Option(  # noqa: UP007
             metavar="I/N",
+            callback=_shard_option,
             help="Compute only the I-th of N deterministic shares of the (row, task) pairs, "
             "into this run's own --results; join the N stores with `sentprobe merge` "
             "(docs/scaling.md).",

@@ -39,6 +39,7 @@ from sentprobe.datasets.loaders.hf import (
 )
 from sentprobe.datasets.task import ProbingTask, Split
 from sentprobe.errors import SentprobeError, require
+from sentprobe.io import WRITE_ERRORS, inside, path_part, write_problem
 
 FORMATS = ("hf", "parquet")
 #: sentprobe's split names -> the Hub's.
@@ -48,11 +49,18 @@ _SPDX_LIKE = re.compile(r"[A-Za-z0-9.\-]+")
 
 def folder_names(tasks: Sequence[ProbingTask]) -> list[str]:
     """One folder (and Hub config) name per task: its paper name or last name part, or its
-    whole name with ``/`` as ``__`` where short names would clash."""
-    short = [t.metadata.paper_name or t.name.rsplit("/", 1)[-1] for t in tasks]
+    whole name with ``/`` as ``__`` where short names would clash; always one safe file name
+    (``sentprobe.io.path_part``: a manifest's task key ``..`` is not the parent folder)."""
+    short = [path_part(t.metadata.paper_name or t.name.rsplit("/", 1)[-1]) for t in tasks]
     if len(set(short)) == len(short):
-        return [re.sub(r"[^\w.\-]", "_", s) for s in short]
-    return [re.sub(r"[^\w.\-]", "_", t.name.replace("/", "__")) for t in tasks]
+        return short
+    full = [path_part(t.name.replace("/", "__")) for t in tasks]
+    if len(set(full)) < len(full):
+        clash = next(n for n in full if full.count(n) > 1)
+        raise SentprobeError(
+            f"two tasks would be exported to one folder {clash!r}; export them separately"
+        )
+    return full
 
 
 #: The sentence column of a single-sentence task (pairs: GLUE's, ``PAIR``).
@@ -284,7 +292,7 @@ def export_tasks(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         for task, folder in zip(tasks, folders, strict=True):
-            target = tmp / folder
+            target = inside(tmp, folder)
             dataset = _datasets(task)
             if fmt == "hf":
                 dataset.save_to_disk(str(target))
@@ -301,8 +309,11 @@ def export_tasks(
         if out.exists():
             out.rmdir()  # empty (checked above)
         os.replace(tmp, out)
-    except BaseException:
+    except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(e, OSError) and e.errno in WRITE_ERRORS:  # a full disk, say
+            problem = write_problem(out, e, "export", "-o")
+            raise SentprobeError(f"{problem} (nothing of it was written)") from None
         raise
     return out
 

@@ -8,6 +8,7 @@ few more. Warnings (the data can be probed but results may mislead) become reada
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -148,6 +149,14 @@ class TaskBuilder:
                             "never in train, so no probe can predict it",
                             self._paths[split],
                         )
+        if "train" in self._rows and len(set(self._rows["train"][1])) == 1:
+            only = self._rows["train"][1][0]
+            self.problems.add(
+                None,
+                f"the train split has one label only ({_quote(only)}): every probe and the "
+                "majority baseline would score 100% on it, which measures nothing",
+                self._paths["train"],
+            )
         self.problems.raise_if_any()
         splits = {
             name: Split(sentences=self._rows[name][0], labels=self._rows[name][1])
@@ -186,19 +195,32 @@ def validate_task(task: ProbingTask) -> ProbingTask:
     return task
 
 
+def _label_value(label: str) -> str:
+    """What a label means, whatever its spelling: a number's value, else its text without
+    surrounding spaces."""
+    text = label.strip()
+    try:
+        return repr(float(text))
+    except ValueError:
+        return text
+
+
 def task_warnings(task: ProbingTask) -> list[str]:
     """Problems that do not stop probing but can make scores misleading."""
     warnings: list[str] = []
     splits = task.splits
 
     # Same sentence in several splits: the probe may have seen test items (X-Probe's
-    # tree_depth dev and test files are byte-identical, for instance).
+    # tree_depth dev and test files are byte-identical, for instance). Compared in Unicode's
+    # NFC form with spaces collapsed: an NFD copy of a train sentence is the same sentence to
+    # a reader and to most tokenizers.
     where: dict[str, set[str]] = defaultdict(set)
     labels_of: dict[str, set[str]] = defaultdict(set)
     for name, split in splits.items():
         for sentence, label in zip(split.sentences, split.labels, strict=True):
-            where[sentence].add(name)
-            labels_of[sentence].add(label)
+            same = " ".join(unicodedata.normalize("NFC", sentence).split())
+            where[same].add(name)
+            labels_of[same].add(label)
     shared = [s for s, names in where.items() if len(names) > 1]
     if shared:
         examples = "; ".join(
@@ -218,6 +240,19 @@ def task_warnings(task: ProbingTask) -> list[str]:
         warnings.append(
             f"{len(ambiguous)} sentence{'s' if len(ambiguous) > 1 else ''} carry more than one "
             f"label, which caps the reachable accuracy (e.g. {examples})"
+        )
+
+    # One label written several ways ("1", "1.0", " 1"): counted as several classes.
+    spellings: dict[str, set[str]] = defaultdict(set)
+    for split in splits.values():
+        for label in set(split.labels):
+            spellings[_label_value(label)].add(label)
+    alike = [sorted(v) for v in spellings.values() if len(v) > 1]
+    if alike:
+        shown = "; ".join(", ".join(repr(x) for x in group) for group in alike[:3])
+        warnings.append(
+            f"{len(alike)} label{'s are' if len(alike) > 1 else ' is'} written in several ways "
+            f"({shown}), and each spelling is a class of its own: write each label one way"
         )
 
     train_labels = set(splits["train"].labels) if "train" in splits else set()

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from sentprobe.encoders.base import Encoder
+from sentprobe.encoders.filehash import use_cache_root
 from sentprobe.encoders.shards import (
     CACHE_ELSEWHERE,
     KEY_BYTES,
@@ -207,8 +208,8 @@ class EmbeddingCache:
         self.root = None if root is None else Path(root)
         if self.root is not None and self.root.exists() and not self.root.is_dir():
             raise SentprobeError(f"{self.root}: embedding cache path is not a directory")
-        self.shard_size = shard_size
-        self.flush_seconds = _flush_seconds(flush_seconds)
+        use_cache_root(self.root)  # model file hashes are remembered here, not elsewhere
+        self.shard_size, self.flush_seconds = shard_size, _flush_seconds(flush_seconds)
         self.last_encoded = 0
         self._dirs: dict[str, EncoderDir] = {}
 

@@ -3,8 +3,9 @@
 A model directory's identity must follow its weights' *content*: two checkpoints with the same
 config and same-size weight files are different models. Hashing a large checkpoint takes a
 second or so, so each file's digest is remembered by (resolved path, size, mtime) in memory and
-in a small JSON sidecar (``file-hashes.json`` in the sentprobe cache directory); a file that
-changes gets a new size or mtime and is hashed again.
+in a small JSON sidecar (``file-hashes.json`` in the embedding cache in use: ``--cache-dir``
+keeps it there, ``--no-cache`` writes none); a file that changes gets a new size or mtime and
+is hashed again.
 """
 
 from __future__ import annotations
@@ -21,10 +22,22 @@ BLOCK = 1 << 20  # 1 MiB reads: constant memory for any file size
 SIDECAR = "file-hashes.json"
 
 _memory: dict[str, str] = {}
+#: The embedding cache opened last in this process (``[None]``: ``--no-cache``), whose folder
+#: holds the sidecar; empty until one is opened.
+_cache_root: list[Path | None] = []
 
 
-def sidecar_path() -> Path:
-    """``$SENTPROBE_CACHE/file-hashes.json``, else ``~/.cache/sentprobe/embeddings/...``."""
+def use_cache_root(root: Path | None) -> None:
+    """Keep the sidecar in the embedding cache ``root`` (None: keep none on disk), so a run
+    writes nothing outside the cache it was given."""
+    _cache_root[:] = [root]
+
+
+def sidecar_path() -> Path | None:
+    """``file-hashes.json`` in the embedding cache in use (None: no cache), else in
+    ``$SENTPROBE_CACHE``, else in ``~/.cache/sentprobe/embeddings``."""
+    if _cache_root:
+        return None if _cache_root[0] is None else _cache_root[0] / SIDECAR
     env = os.environ.get("SENTPROBE_CACHE")
     root = Path(env) if env else Path.home() / ".cache" / "sentprobe" / "embeddings"
     return root / SIDECAR
@@ -69,7 +82,7 @@ def file_digests(paths: list[Path]) -> list[str]:
     todo = [i for i, s in enumerate(stamps) if s not in _memory]
     if todo:
         sidecar = sidecar_path()
-        known = _read_sidecar(sidecar)
+        known = {} if sidecar is None else _read_sidecar(sidecar)
         new: dict[str, str] = {}
         for i in todo:
             stamp = stamps[i]
@@ -77,6 +90,6 @@ def file_digests(paths: list[Path]) -> list[str]:
             if not isinstance(digest, str):
                 digest = new[stamp] = hash_file(paths[i])
             _memory[stamp] = digest
-        if new:
+        if new and sidecar is not None:
             _write_sidecar(sidecar, new)
     return [_memory[s] for s in stamps]

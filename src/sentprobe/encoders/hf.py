@@ -16,6 +16,7 @@ import os
 import queue
 import threading
 import time
+import warnings
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -384,6 +385,7 @@ class HFEncoder(Encoder):
 
     def _tokenize(self, batch: Sequence[str]) -> Any:
         with _TOKENIZER_LOCK:  # a fast tokenizer's padding settings are shared state
+            warn_cut(self, self._tokenizer, batch, self._max_len)
             return self._tokenizer(
                 list(batch),
                 padding=True,
@@ -409,6 +411,30 @@ class HFEncoder(Encoder):
             states = [result.hidden_states[self.layer]]
         del result  # the pooling scratch may reuse the memory of states not kept
         return pool(states, inputs["attention_mask"].bool(), self.pooling).cpu().numpy()
+
+
+def warn_cut(encoder: Encoder, tokenizer: Any, sentences: Sequence[str], limit: int) -> None:
+    """Warn (once per encoder) that sentences longer than the model's ``limit`` tokens are cut
+    there: what follows is not in their vectors, so a task decided late in a long sentence
+    scores chance and two sentences that differ only past the limit get one vector. Only
+    sentences of over ``limit - 8`` UTF-8 bytes can be that long (no tokenizer makes more
+    tokens than bytes, plus a few special ones), so most batches are not tokenized twice."""
+    if getattr(encoder, "_warned_cut", False):
+        return
+    long = [s for s in sentences if len(s.encode("utf-8")) + 8 > limit]
+    if not long:
+        return
+    ids = tokenizer(long, truncation=False, verbose=False)["input_ids"]
+    cut = [s for s, tokens in zip(long, ids, strict=True) if len(tokens) > limit]
+    if cut:
+        encoder._warned_cut = True  # type: ignore[attr-defined]
+        warnings.warn(
+            f"{encoder.name}: sentences longer than the model's limit of {limit} tokens are cut "
+            f"to it, so words past it are not in their vectors (e.g. {cut[0][:60]!r}...; "
+            f"{len(cut)} of {len(sentences)} in one batch); shorten them, or give max_length "
+            "where the model takes longer input",
+            stacklevel=2,
+        )
 
 
 def prefetched(items: Iterable[T], depth: int = 2) -> Generator[T, None, None]:

@@ -23,6 +23,7 @@ from .hf import (
     model_label,
     set_torch_threads,
     torch_dtype,
+    warn_cut,
 )
 
 log = logging.getLogger(__name__)
@@ -127,6 +128,7 @@ class SentenceTransformerEncoder(Encoder):
         return self._model
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
+        warn_cut(self, self.model.tokenizer, sentences, self.model.max_seq_length)
         vectors = self.model.encode(
             list(sentences),
             batch_size=self.batch_size,

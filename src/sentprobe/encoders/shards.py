@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 import uuid
 import warnings
@@ -80,25 +81,40 @@ class _Shard:
     vectors_sha256: str
 
 
+def _vector_dtype(name: object) -> np.dtype:
+    """A cache's vector type, which must be a float: a planted ``int8`` would store every
+    vector rounded to integers and change the results without a word."""
+    dtype = np.dtype(str(name))
+    if dtype.kind != "f":
+        raise ValueError(f"vector dtype {name!r} is not a float type")
+    return dtype
+
+
 def _read_header(path: Path) -> tuple[_Shard, list[bytes]]:
     """Read and check a shard's header and keys (cheap); raise _DamagedShard if broken."""
     try:
-        size = path.stat().st_size
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the open; a device, worse
+            raise _DamagedShard("not a regular file")
+        size = st.st_size
         with open(path, "rb") as f:
             if f.read(len(MAGIC)) != MAGIC:
                 raise _DamagedShard("not a shard file (bad magic bytes)")
             line = f.readline(4096)
             header = json.loads(line)
             n, width = int(header["n"]), int(header["width"])
-            dtype = np.dtype(header["dtype"])
+            dtype = _vector_dtype(header["dtype"])
+            start = f.tell()
+            expected = start + n * KEY_BYTES + n * width * dtype.itemsize
+            if n < 0 or width < 0 or size != expected:  # checked before reading n keys
+                raise _DamagedShard(f"truncated or padded ({size} bytes, expected {expected})")
             raw_keys = f.read(n * KEY_BYTES)
             offset = f.tell()
     except _DamagedShard:
         raise
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise _DamagedShard(f"unreadable header ({e})") from None
-    expected = offset + n * width * dtype.itemsize
-    if len(raw_keys) != n * KEY_BYTES or size != expected:
+    if len(raw_keys) != n * KEY_BYTES or offset != start + n * KEY_BYTES:
         raise _DamagedShard(f"truncated or padded ({size} bytes, expected {expected})")
     if hashlib.sha256(raw_keys).hexdigest() != header.get("keys_sha256"):
         raise _DamagedShard("key checksum mismatch")
@@ -159,7 +175,7 @@ class EncoderDir:
             return
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            _ = meta["fingerprint"], meta["width"], meta["dtype"]
+            _ = meta["fingerprint"], int(meta["width"]), _vector_dtype(meta["dtype"])
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise DataError(
                 meta_path, None, f"unreadable cache metadata ({e}); delete {self.path}"
@@ -291,7 +307,13 @@ class EncoderDir:
                 self.path / META_FILE, json.dumps(meta, indent=2).encode(), fsync=True
             )
             self.meta = meta
-        vectors = np.ascontiguousarray(vectors.reshape(len(keys), -1), dtype=self.meta["dtype"])
+        if np.dtype(self.meta["dtype"]) != vectors.dtype:  # never a silent conversion
+            raise SentprobeError(
+                f"{self.path / META_FILE}: the cache holds {self.meta['dtype']} vectors, but "
+                f"the encoder returns {vectors.dtype}; its fingerprint must change when its "
+                f"output does (or delete {self.path})"
+            )
+        vectors = np.ascontiguousarray(vectors.reshape(len(keys), -1))
         if vectors.shape[1] != self.meta["width"]:
             raise SentprobeError(
                 f"{self.path}: cached vectors for this encoder have width {self.meta['width']}, "

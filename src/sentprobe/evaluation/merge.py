@@ -6,7 +6,9 @@ counts and per-item predictions. Timings, the creation time and run bookkeeping
 unit measure their own (and a shard's command differs in ``--shard``); the first store's
 copy is kept. A key with two different results is refused with one
 line, before anything is written. The output is written to a temporary file beside it and
-renamed into place, so it is either the complete merge or untouched.
+renamed into place, so it is either the complete merge or untouched; an output that already
+holds exactly the merge of the inputs (a merge stopped just after its rename) is left as it
+is and the command succeeds, so "run it again" after an interruption is always right.
 
 Order: when every unit carries a position from one sharded command (evaluation/shards.py),
 units are written in the order one unsharded run writes them, so the merged store's report
@@ -27,6 +29,7 @@ from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions, encode
 from sentprobe.evaluation.shards import SHARD_META
 from sentprobe.evaluation.store import Position, ResultRecord, ResultsStore
+from sentprobe.io import write_problem
 
 #: Record fields two computations of one unit may differ in.
 _RUN_FIELDS = {"encode_seconds", "probe_seconds", "created"}
@@ -41,6 +44,8 @@ class Merged:
     units: int
     duplicates: int
     missing_shards: list[str] = field(default_factory=list)
+    #: the output already held exactly this merge (a rerun of one stopped after its rename)
+    already: bool = False
 
 
 @dataclass
@@ -87,10 +92,7 @@ def merge_stores(inputs: Sequence[Path], output: Path) -> Merged:
         raise SentprobeError("merge needs at least one results store")
     output = Path(output)
     same = [p for p in inputs if p.exists() and output.exists() and p.samefile(output)]
-    if output.exists() and not same:
-        raise SentprobeError(
-            f"{output}: already exists; merge into a new file, or name it among the inputs"
-        )
+    existing = output.exists() and not same
     wal = output.with_name(output.name + "-wal")
     if wal.exists() and wal.stat().st_size:
         raise SentprobeError(f"{output}: has an open write-ahead log ({wal}); a run is writing it")
@@ -127,8 +129,24 @@ def merge_stores(inputs: Sequence[Path], output: Path) -> Merged:
         for i in range(1, counts[plan] + 1)
         if i not in seen
     ]
-    _write(output, order)
-    return Merged(len(order), duplicates, missing)
+    if existing and not _holds(output, order):
+        raise SentprobeError(
+            f"{output}: already exists; merge into a new file, or name it among the inputs"
+        )
+    if not existing:  # else: the finished merge of these inputs (stopped after its rename)
+        _write(output, order)
+    return Merged(len(order), duplicates, missing, already=existing)
+
+
+def _holds(output: Path, units: list[_Unit]) -> bool:
+    """Whether the store ``output`` holds exactly ``units``, in order, with their results."""
+    try:
+        found, _ = _read(output)
+    except SentprobeError:  # not a results store at all
+        return False
+    return [u.key for u in found] == [u.key for u in units] and not any(
+        _differs(a, b) for a, b in zip(found, units, strict=True)
+    )
 
 
 def _write(output: Path, units: list[_Unit]) -> None:
@@ -143,8 +161,16 @@ def _write(output: Path, units: list[_Unit]) -> None:
         finally:
             con.close()
         os.replace(tmp, output)
-    except OSError as e:
-        raise SentprobeError(f"{output}: cannot write ({e.strerror or e})") from None
+    except (OSError, SentprobeError) as e:  # a full disk: name the output, not the temp file
+        if isinstance(e, OSError):
+            problem = write_problem(output, e, "merged store", "-o")
+        else:
+            cause = e.__context__ if isinstance(e.__context__, sqlite3.Error) else e
+            problem = (
+                f"{output}: cannot write the merged store ({cause}): free space or choose "
+                "another -o"
+            )
+        raise SentprobeError(f"{problem} (nothing written; the inputs are unchanged)") from None
     finally:
         for leftover in (tmp, *(tmp.with_name(tmp.name + s) for s in ("-wal", "-shm"))):
             leftover.unlink(missing_ok=True)

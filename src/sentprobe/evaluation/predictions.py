@@ -109,15 +109,19 @@ def decode(
     group_names: str | None,
     group_index: bytes | None,
 ) -> Predictions:
-    """Inverse of :func:`encode`."""
+    """Inverse of :func:`encode`; a row that :func:`encode` cannot have written (a crafted
+    or damaged store) is a ValueError saying what is wrong."""
+    names = json.loads(labels)
+    if not isinstance(names, list) or dtype not in ("<u1", "<u2", "<u4"):
+        raise ValueError(f"labels must be a JSON list and dtype <u1, <u2 or <u4, got {dtype!r}")
+    values = [np.frombuffer(b, dtype=dtype).astype(np.int64) for b in (gold, pred)]
+    if any(len(v) and v.max() >= len(names) for v in values):
+        raise ValueError(f"a label index past the {len(names)} labels")
     groups = None
     if group_names is not None and group_index is not None:
-        names = json.loads(group_names)
-        codes = np.frombuffer(group_index, dtype=_dtype(len(names)))
-        groups = [names[i] for i in codes]
-    return Predictions(
-        labels=json.loads(labels),
-        gold=np.frombuffer(gold, dtype=dtype).astype(np.int64),
-        pred=np.frombuffer(pred, dtype=dtype).astype(np.int64),
-        groups=groups,
-    )
+        kinds = json.loads(group_names)
+        codes = np.frombuffer(group_index, dtype=_dtype(len(kinds)))
+        if not isinstance(kinds, list) or (len(codes) and codes.max() >= len(kinds)):
+            raise ValueError(f"a group index past the {len(kinds)} groups")
+        groups = [kinds[i] for i in codes]
+    return Predictions(labels=names, gold=values[0], pred=values[1], groups=groups)

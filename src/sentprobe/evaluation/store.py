@@ -58,6 +58,10 @@ _POSITIONS_TABLE = (
 )
 #: A unit's place in a sharded run: (plan id, row index, task position in the row's order).
 Position = tuple[str, int, int]
+#: The tables sentprobe makes; a store opened for writing that holds anything else (a
+#: trigger, a view, another table) is refused: a trigger is SQL the store brought with it,
+#: and it would run on sentprobe's next write (docs/security.md).
+_TABLES = frozenset({"meta", "results", "predictions", "positions"})
 
 
 # How long a process waits for another one's lock on the store before giving up.
@@ -147,13 +151,23 @@ class ResultsStore:
             else:
                 self._setup()
         except sqlite3.DatabaseError as e:
-            if hasattr(self, "_db"):
-                self._db.close()
+            self._abandon()
             raise self._error(e) from None
         except SentprobeError:
-            if hasattr(self, "_db"):
-                self._db.close()
+            self._abandon()
             raise
+
+    def _abandon(self) -> None:
+        """Close a store that failed to open; one this open created and left empty (a full
+        disk) is removed, so no 0-byte file is left behind."""
+        if hasattr(self, "_db"):
+            self._db.close()
+        if getattr(self, "_created", False):
+            try:
+                if self.path.stat().st_size == 0:
+                    self.path.unlink()
+            except OSError:
+                pass
 
     def _connect(self) -> sqlite3.Connection:
         """A writing connection, once the folder (SQLite creates ``-wal``/``-shm`` files
@@ -176,9 +190,10 @@ class ResultsStore:
                 "own store (per-shard stores, merged afterwards; docs/scaling.md)",
                 stacklevel=3,
             )
+        self._created = not self.path.exists()
         # isolation_level=None: transactions are ours (BEGIN IMMEDIATE in _setup), not the
         # sqlite3 module's implicit ones, which commit a CREATE TABLE on its own.
-        return sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+        return _defensive(sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None))
 
     def _connect_readonly(self) -> sqlite3.Connection:
         """``mode=ro``; in a read-only folder, a WAL store whose ``-shm`` file is gone cannot
@@ -197,7 +212,7 @@ class ResultsStore:
                 raise
             db.close()
             db = sqlite3.connect(f"{uri}?immutable=1", isolation_level=None, uri=True)
-        return db
+        return _defensive(db)
 
     def _error(self, e: sqlite3.Error) -> SentprobeError:
         """The one-line error for an SQLite failure: damaged (with how to salvage what is
@@ -209,8 +224,17 @@ class ResultsStore:
                 "NEW.sqlite` copies the results that can still be read into a new store"
             )
         if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_FULL", "SQLITE_IOERR")):
-            verb = "read" if self.readonly else "write"
-            return SentprobeError(f"{self.path}: cannot {verb} the results store ({e})")
+            if self.readonly:
+                return SentprobeError(f"{self.path}: cannot read the results store ({e})")
+            fix = (
+                "free space"
+                if name.startswith(("SQLITE_FULL", "SQLITE_IOERR"))
+                else "fix the permissions"
+            )
+            return SentprobeError(
+                f"{self.path}: cannot write the results store ({e}): {fix} or choose another "
+                "--results"
+            )
         return SentprobeError(f"{self.path}: not a sentprobe results file ({e})")
 
     def _check_schema(self) -> None:
@@ -247,6 +271,7 @@ class ResultsStore:
         try:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if "meta" in tables:
+                self._check_objects()
                 if self._check_version() != SCHEMA_VERSION:  # upgrade: add what is new
                     db.execute(_PREDICTIONS_TABLE)
                     db.execute(
@@ -270,10 +295,29 @@ class ResultsStore:
                 db.execute(_POSITIONS_TABLE)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # SQLite rolls back itself on some errors (a full disk)
+                db.execute("ROLLBACK")
             raise
         self._use_wal()
         self._has_predictions = self._has_positions = True
+
+    def _check_objects(self) -> None:
+        """Refuse a store holding a trigger, a view or a table sentprobe does not make
+        (before any write, so none of it runs); indexes on sentprobe's tables are kept."""
+        foreign = [
+            f"{kind} {name!r}"
+            for kind, name, table in self._db.execute(
+                "SELECT type, name, tbl_name FROM sqlite_master"
+            )
+            if not (kind == "table" and name in _TABLES)
+            and not (kind == "index" and table in _TABLES)
+        ]
+        if foreign:
+            raise SentprobeError(
+                f"{self.path}: holds {', '.join(foreign)}, which "
+                "sentprobe never makes; refused: a results store opened for writing may hold "
+                "only sentprobe's tables (a trigger would run on the next write)"
+            )
 
     def _use_wal(self) -> None:
         """WAL mode (readers never block the writer), switched on outside any transaction.
@@ -387,7 +431,13 @@ class ResultsStore:
                 f"WHERE key IN ({', '.join('?' * len(chunk))})",
                 tuple(chunk),
             )
-            found.update((row[0], decode(*row[1:])) for row in rows)
+            for key, *values in rows:
+                try:
+                    found[key] = decode(*values)
+                except (ValueError, TypeError) as e:  # json and numpy errors are ValueErrors
+                    raise SentprobeError(
+                        f"{self.path}: damaged predictions of unit {key} ({e})"
+                    ) from None
         return found
 
     def positions(self) -> dict[str, Position]:
@@ -440,6 +490,16 @@ class ResultsStore:
 
     def __len__(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM results")[0][0])
+
+
+def _defensive(db: sqlite3.Connection) -> sqlite3.Connection:
+    """SQLite's settings for a file from elsewhere: its schema is not trusted (functions with
+    side effects are not called from it), and where Python offers it, defensive mode (no
+    writes to the schema or pages by hand)."""
+    db.execute("PRAGMA trusted_schema=OFF")
+    if hasattr(db, "setconfig"):  # Python >= 3.12
+        db.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)  # type: ignore[attr-defined]
+    return db
 
 
 def _json_default(value: Any) -> Any:

@@ -49,6 +49,35 @@ def check_xy(X: Any, y: Any | None = None) -> tuple[torch.Tensor, np.ndarray | N
     return torch.from_numpy(np.ascontiguousarray(X)), y
 
 
+def available_memory() -> int | None:
+    """Bytes of memory the system can give without swapping (``MemAvailable`` of Linux's
+    ``/proc/meminfo``); None where that cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def check_fit_size(probe: str, n_items: int, n_classes: int, n_dims: int) -> None:
+    """Refuse, before any training, a fit whose arrays cannot fit in memory: a full-batch
+    probe holds at least two float32 matrices of items x classes (scores and their gradient)
+    and the weights; 20,000 classes of 3 items each took 9.9 GB, and a million classes would
+    exhaust any machine after minutes of work. The number is a lower bound."""
+    need = 4 * (2 * n_items * n_classes + 3 * n_classes * n_dims)
+    have = available_memory()
+    if have is not None and need > have:
+        raise SentprobeError(
+            f"{probe}: training on {n_items:,} items of {n_classes:,} classes ({n_dims:,} "
+            f"dimensions) needs at least {need / 1e9:,.1f} GB of memory, and {have / 1e9:,.1f} "
+            "GB is available; refused before training: merge rare classes, use fewer items, "
+            "or run it on a machine with more memory"
+        )
+
+
 class Standardizer:
     """z-scores features with training statistics: makes one L2 grid fit every encoder's scale.
 

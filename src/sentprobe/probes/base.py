@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from sentprobe.probes._common import (
     Standardizer,
+    check_fit_size,
     check_xy,
     encode_labels,
     stratified_folds,
@@ -89,6 +90,7 @@ class GridProbe(ClassifierMixin, BaseEstimator):
         Xt, y = check_xy(X, y)
         self.classes_ = np.unique(y)
         self.n_features_in_ = Xt.shape[1]
+        check_fit_size(type(self).__name__, len(Xt), len(self.classes_), Xt.shape[1])
         self.scaler_ = Standardizer(Xt)
         Xs, yt = self.scaler_(Xt), encode_labels(y, self.classes_)
         configs = self._configs()

@@ -15,7 +15,8 @@ import io
 import math
 import re
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,18 @@ def new_figure(width: float, height: float) -> Figure:
     return Figure(figsize=(width, height), layout="constrained")
 
 
+@contextmanager
+def _as_written(fig: Figure) -> Iterator[None]:
+    """Every text of ``fig`` drawn as written, never as math: a task or encoder name with
+    ``$`` in it (``$\\sqrt$``) would otherwise go to matplotlib's math parser, which fails."""
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+    with _matplotlib().rc_context({"text.parse_math": False}):  # tick labels made at drawing
+        yield
+
+
 def save_figure(fig: Figure, path: str | Path, dpi: int = 150) -> Path:
     """Write ``fig`` as PNG, PDF or SVG (by extension), replacing ``path`` only when done."""
     path = Path(path)
@@ -61,7 +74,8 @@ def save_figure(fig: Figure, path: str | Path, dpi: int = 150) -> Path:
     if fmt not in ("png", "pdf", "svg"):
         raise SentprobeError(f"{path}: unknown image format {fmt!r}; use .png, .pdf or .svg")
     buffer = io.BytesIO()
-    fig.savefig(buffer, format=fmt, dpi=dpi)
+    with _as_written(fig):
+        fig.savefig(buffer, format=fmt, dpi=dpi)
     try:
         return atomic_write_bytes(path, buffer.getvalue())
     except OSError as e:
@@ -75,7 +89,10 @@ def figure_svg(fig: Figure, salt: str = "") -> str:
     glyphs, and the plain group ids)."""
     matplotlib = _matplotlib()
     buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"sentprobe{salt}"}):
+    with (
+        _as_written(fig),
+        matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"sentprobe{salt}"}),
+    ):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg") :]

@@ -15,11 +15,14 @@ from typing import Any
 
 import pandas as pd
 
+from sentprobe.io import printable
+
 
 def markdown_table(header: Sequence[Any], rows: Sequence[Sequence[Any]], left: int = 1) -> str:
     """A pipe table; the first ``left`` columns left-aligned, the others (numbers)
-    right-aligned; ``|`` in a cell is escaped, columns are at least three wide."""
-    cells = [[str(c).replace("|", "\\|") for c in row] for row in [header, *rows]]
+    right-aligned; ``|`` and control characters in a cell are escaped (a line end in a name
+    would split its row), columns are at least three wide."""
+    cells = [[printable(str(c)).replace("|", "\\|") for c in row] for row in [header, *rows]]
     widths = [max(3, *(len(r[i]) for r in cells)) for i in range(len(cells[0]))]
 
     def line(row: list[str]) -> str:

@@ -150,7 +150,8 @@ def load_encoder(
     if epoch not in done:
         raise SentprobeError(f"{run_dir}: no epoch {epoch} (finished: {_ranges(done)})")
     encoder = build_from_spec(manifest["encoder"])
-    encoder.load_state_dict(load_file(str(epoch_dir(run_dir, epoch) / ENCODER_FILE)))
+    weights = inside(run_dir, f"{epoch_dir(run_dir, epoch).name}/{ENCODER_FILE}")
+    encoder.load_state_dict(load_file(str(weights)))
     return encoder.to(device).eval(), load_vocab(run_dir), manifest
 
 
@@ -237,7 +238,10 @@ class TrainedRunEncoder(Encoder):
         run = manifest.get("name") or self.run_dir.name
         self.all_epochs = selector == "all"
         self.name = run if self.all_epochs else f"{run}@epoch-{self.epochs[0]}"
-        self._files = [epoch_dir(self.run_dir, k) / ENCODER_FILE for k in self.epochs]
+        self._files = [  # an epoch folder that links out of the run is refused, unread
+            inside(self.run_dir, f"{epoch_dir(self.run_dir, k).name}/{ENCODER_FILE}")
+            for k in self.epochs
+        ]
         self._extend = bool(manifest.get("vectors")) and manifest["encoder"].get(
             "freeze_embeddings", True
         )

@@ -39,7 +39,7 @@ from .. import __version__ as sentprobe_version
 from ..encoders.hf import set_torch_threads
 from ..encoders.static import BUILTIN_VECTORS, load_word_vectors
 from ..errors import SentprobeError, require
-from ..io import atomic_write_text
+from ..io import atomic_write_text, inside
 from .architectures import ARCHITECTURES, SentenceEncoder, build_from_spec
 from .checkpoint import (
     FORMAT,
@@ -261,7 +261,7 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
         config.objective,
         config.data,
         batch_size=sizes["batch_size"],
-        annotations=run_dir / "annotations",
+        annotations=inside(run_dir, "annotations"),  # a link out is refused, not written through
         annotator=config.annotator,
         progress=progress,
     )
