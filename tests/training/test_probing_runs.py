@@ -170,3 +170,9 @@ def test_train_cli_bad_data_is_one_line(tmp_path):
     assert f"{bad}, line 2: expected source and target separated by tabs" in cli.output
     assert "Traceback" not in cli.output
     assert not (tmp_path / "run").exists()
+
+
+def test_train_help_names_every_epoch_selector() -> None:
+    out = CliRunner().invoke(app, ["train", "--help"], terminal_width=200).output
+    for selector in ("@epoch-3", "@best", "@all"):
+        assert selector in out, selector

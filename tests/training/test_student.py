@@ -352,3 +352,17 @@ def replace_config(**kw) -> StudentConfig:
     from dataclasses import replace
 
     return replace(CONFIG, **kw)
+
+
+def test_cnn_student_refuses_layers_and_dropout(tmp_path: Path) -> None:
+    """The CNN has neither: a value it would drop is refused, not written into the manifest."""
+    from dataclasses import replace
+
+    for option in ({"layers": 2}, {"dropout": 0.1}):
+        with pytest.raises(SentprobeError, match=f"--{next(iter(option))} .*cnn-max"):
+            replace(CONFIG, arch="cnn-max", **option).check()
+    replace(CONFIG, arch="bilstm-max", layers=2, dropout=0.1).check()
+    out = tmp_path / "cnn"
+    out.mkdir()
+    train(out, replace(CONFIG, epochs=1, arch="cnn-max", dim=8))
+    assert read_manifest(out / "run")["encoder"]["options"] == {}

@@ -384,10 +384,12 @@ def test_best_epoch_is_recorded_and_probed_with_at_best(data, tmp_path, objectiv
     manifest = read_manifest(run)
     metric = manifest["metric"]
     assert metric["name"] == SELECTED_ON[objective]
-    values = [e["valid"][metric["name"]] for e in manifest["epochs"]]
-    best = 1 + (
-        values.index(max(values)) if metric["higher_is_better"] else values.index(min(values))
+    sign = -1 if metric["higher_is_better"] else 1
+    ranked = sorted(
+        (sign * e["valid"][metric["name"]], e["valid"]["loss"], e["epoch"])
+        for e in manifest["epochs"]
     )
+    best = ranked[0][2]
     assert manifest["best_epoch"] == best
     assert TrainedRunEncoder(f"{run}@best").name == f"r@epoch-{best}"
     has_bleu = objective in ("autoencoder", "translation", "seq2tree")
@@ -403,3 +405,39 @@ def test_best_epoch_is_recorded_and_probed_with_at_best(data, tmp_path, objectiv
         (run / "run.json").write_text(json.dumps(doctored))
         encoder = TrainedRunEncoder(f"{run}@best")
         assert encoder.epochs == [favoured] and encoder.name == f"r@epoch-{favoured}"
+
+
+def test_equal_metrics_go_to_the_lower_validation_loss():
+    """A BLEU that stays at 0.00 does not pick epoch 1 whatever the loss does."""
+    from sentprobe.training.checkpoint import best_epoch
+
+    def run(*valid: tuple[float, float]) -> dict:
+        epochs = [
+            {"epoch": k, "valid": {"bleu": b, "loss": loss}} for k, (b, loss) in enumerate(valid, 1)
+        ]
+        return {"name": "r", "metric": {"name": "bleu", "higher_is_better": True}, "epochs": epochs}
+
+    assert best_epoch(run((0.0, 5.0), (0.0, 4.0), (0.0, 4.5))) == 2
+    assert best_epoch(run((0.0, 5.0), (0.0, 5.0))) == 1  # equal on both: the earlier
+    assert best_epoch(run((1.0, 9.0), (0.0, 1.0))) == 1  # the metric comes first
+    student = {"name": "s", "metric": {"name": "retrieval", "higher_is_better": True},
+               "epochs": [{"epoch": 1, "valid_retrieval": 0.5, "valid_mse": 0.3},
+                          {"epoch": 2, "valid_retrieval": 0.5, "valid_mse": 0.2}]}  # fmt: skip
+    assert best_epoch(student) == 1  # as the student's early stopping recorded it
+
+
+def test_docs_give_the_presets_attention_size():
+    """docs/training.md states the self-attention query/key size each preset builds."""
+    import re
+
+    from sentprobe.training.presets import preset
+
+    docs = (Path(__file__).parents[2] / "docs" / "training.md").read_text(encoding="utf-8")
+    row = next(line for line in docs.splitlines() if line.startswith("| `selfattn-max`"))
+    stated = re.search(
+        r"query/key size (\d+) under `--preset paper`, (\d+) under `laptop` and `demo`", row
+    )
+    assert stated, row
+    assert int(stated[1]) == preset("paper", "selfattn-max")["arch_options"]["att_dim"]
+    for name in ("laptop", "demo"):
+        assert int(stated[2]) == preset(name, "selfattn-max")["arch_options"]["att_dim"]

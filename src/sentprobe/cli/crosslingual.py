@@ -125,13 +125,15 @@ def map_encoder(
     emb_dim: Annotated[int | None, typer.Option(help="Word embedding size [128].")] = None,  # noqa: UP007
     layers: Annotated[
         int | None,
-        typer.Option(help="Recurrent/convolutional layers [1; X-Probe's BiLSTM: 2]."),  # noqa: UP007
+        typer.Option(
+            help="Recurrent/convolutional layers [1; X-Probe's BiLSTM: 2]; cnn-* takes none."
+        ),  # noqa: UP007
     ] = None,
     dropout: Annotated[
         float | None,
         typer.Option(
             help="Dropout between LSTM layers (--layers 2+) and before the gated ConvNet's "
-            "convolutions [0; X-Probe: 0.1]."
+            "convolutions [0; X-Probe: 0.1]; cnn-* takes none."
         ),  # noqa: UP007
     ] = None,
     vectors: Annotated[

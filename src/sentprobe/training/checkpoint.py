@@ -29,6 +29,7 @@ epoch's checkpoint encoded once; the fingerprint holds a hash of every checkpoin
 from __future__ import annotations
 
 import json
+import math
 import os
 import pickle
 import re
@@ -172,12 +173,18 @@ def epoch_metrics(manifest: dict[str, Any]) -> tuple[str, bool, dict[int, float]
 
 
 def best_epoch(manifest: dict[str, Any]) -> int:
-    """The finished epoch with the best validation metric (the earliest of equals), as
-    Conneau et al. select models on validation."""
+    """The finished epoch with the best validation metric, as Conneau et al. select models
+    on validation. Equal metrics (a BLEU that stays at 0.00) go to the lower validation loss
+    (``valid.loss`` of a ``sentprobe train`` run), then to the earlier epoch (a student's
+    early stopping keeps the earliest of equals, and so does this)."""
     name, higher, values = epoch_metrics(manifest)
     if not values:
         raise SentprobeError(f"{manifest.get('name')}: no epoch has a validation {name}")
-    return min(values, key=lambda k: (-values[k] if higher else values[k], k))
+    losses = {
+        int(e["epoch"]): float(e.get("valid", {}).get("loss", math.inf))
+        for e in manifest.get("epochs", [])
+    }
+    return min(values, key=lambda k: (-values[k] if higher else values[k], losses[k], k))
 
 
 def _ranges(epochs: Sequence[int]) -> str:

@@ -63,7 +63,7 @@ from ..encoders.static import BUILTIN_VECTORS, BoVEncoder, load_word_vectors
 from ..errors import SentprobeError
 from ..generation.corpus import MosesPreprocessor
 from ..io import atomic_write_text
-from .architectures import SentenceEncoder, build_encoder
+from .architectures import ARCHITECTURES, SentenceEncoder, build_encoder
 from .checkpoint import (
     FORMAT,
     TrainedRunEncoder,
@@ -205,6 +205,15 @@ class StudentConfig:
             raise SentprobeError(f"unknown monitor {self.monitor!r}; use {', '.join(MONITORS)}")
         if self.batch_size < 2 or self.epochs < 1 or self.valid_size < 1 or self.patience < 1:
             raise SentprobeError("batch size >= 2, epochs >= 1, valid size >= 1, patience >= 1")
+        if self.arch in ARCHITECTURES:
+            takes = ARCHITECTURES[self.arch][0].OPTIONS
+            for name in ("layers", "dropout"):
+                value = getattr(self, name)
+                if name not in takes and value != getattr(StudentConfig, name):
+                    raise SentprobeError(
+                        f"--{name} {value}: {self.arch} has no {name} to set (one layer of "
+                        "parallel convolutions, no dropout); leave --layers and --dropout out"
+                    )
 
     def settings(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k != "epochs"}
@@ -286,7 +295,10 @@ def _build_student(
         embeddings, _ = embedding_matrix(vocab, wv, seed=config.seed)
         emb_dim = wv.dim
         vectors_entry = {"spec": _vectors_spec(config.vectors), "id": wv.id}
-    options: dict[str, Any] = {"layers": config.layers, "dropout": config.dropout}
+    takes = ARCHITECTURES[config.arch][0].OPTIONS if config.arch in ARCHITECTURES else set()
+    options: dict[str, Any] = {
+        name: getattr(config, name) for name in ("layers", "dropout") if name in takes
+    }
     dims = [config.dim] if config.dim else [d for d in (out_dim // 2, out_dim) if d > 0]
     torch.manual_seed(config.seed)
     for dim in dims:
