@@ -366,3 +366,36 @@ def test_cnn_student_refuses_layers_and_dropout(tmp_path: Path) -> None:
     out.mkdir()
     train(out, replace(CONFIG, epochs=1, arch="cnn-max", dim=8))
     assert read_manifest(out / "run")["encoder"]["options"] == {}
+
+
+def test_untrained_baselines_as_teachers_read_tokens(tmp_path: Path) -> None:
+    """The random BiLSTM/ConvNet split on whitespace: as teachers they are given
+    Moses-tokenised sources, so "It is for clarity." and "It is for clarity ." give the same
+    teacher vectors."""
+    from dataclasses import replace
+
+    from sentprobe.encoders.untrained import BiLSTMEncoder, GatedConvEncoder
+    from sentprobe.training.student import _prepare, teacher_reads_tokens
+
+    vec = tmp_path / "tiny.vec"
+    words = ["It", "is", "for", "clarity", ".", "The", "cat"]
+    rng = np.random.default_rng(0)
+    vec.write_text(
+        f"{len(words)} 4\n"
+        + "".join(f"{w} {' '.join(map(str, rng.normal(size=4)))}\n" for w in words),
+        encoding="utf-8",
+    )
+    pairs = ParallelCorpus()
+    sources = ["It is for clarity.", "It is for clarity .", "The cat.", "The cat is ."]
+    for i, source in enumerate(sources):
+        pairs.add(source, f"cible {i}", "")
+    config = replace(CONFIG, valid_size=1, batch_size=2)
+    for cls in (BiLSTMEncoder, GatedConvEncoder):
+        teacher = cls(vectors=vec)
+        assert teacher_reads_tokens(teacher)
+        data = _prepare(
+            pairs, "fr", teacher, EmbeddingCache(tmp_path / cls.__name__), config, False
+        )
+        y = dict(zip(data.valid_tgt + data.train_tgt, np.concatenate([data.valid_y, data.train_y])))
+        assert np.array_equal(y["cible 0"], y["cible 1"]), cls.__name__
+        assert not np.array_equal(y["cible 0"], y["cible 2"])

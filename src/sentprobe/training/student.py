@@ -31,7 +31,8 @@ with the same settings continues after the last finished epoch.
 The student reads Moses-tokenised text (as the probing suites are): target sentences are
 tokenised here with the tokenizer ``sentprobe build`` uses. The teacher gets the source side
 the way it reads text: Moses-tokenised for encoders that split on whitespace (a run trained
-by sentprobe, bag-of-vectors; an encoder class may say so with ``tokenized_input = True``),
+by sentprobe, bag-of-vectors, the untrained baselines; an encoder class says so with
+``tokenized_input = True``),
 as written for everything else (Hugging Face and sentence-transformers models tokenise raw
 text themselves).
 
