@@ -399,3 +399,39 @@ def test_untrained_baselines_as_teachers_read_tokens(tmp_path: Path) -> None:
         y = dict(zip(data.valid_tgt + data.train_tgt, np.concatenate([data.valid_y, data.train_y])))
         assert np.array_equal(y["cible 0"], y["cible 1"]), cls.__name__
         assert not np.array_equal(y["cible 0"], y["cible 2"])
+
+
+def _task(name: str, language: str, words: list[str]):
+    from sentprobe.datasets.task import ProbingTask, Split, TaskMetadata
+
+    rng = np.random.default_rng(len(name))
+    splits = {}
+    for split, n in (("train", 40), ("dev", 10), ("test", 20)):
+        sents = [f"{' '.join(rng.choice(words, size=4))} {split} {i}" for i in range(n)]
+        splits[split] = Split(sentences=sents, labels=[str(i % 2) for i in range(n)])
+    return ProbingTask(TaskMetadata(name=name, language=language, labels=("0", "1")), splits)
+
+
+def test_probing_a_student_stores_unknown_words_and_language_checks(tmp_path: Path) -> None:
+    """Each result of a student records the share of test tokens it reads as <unk> and its
+    language; a high share or another language is a warning stored with the result."""
+    from sentprobe.evaluation.runner import run as run_probes
+
+    train(tmp_path)
+    english = ["the", "cat", "sees", "a", "dog", "house", "runs"]
+    frame = run_probes(
+        [str(tmp_path / "run")],
+        [_task("French", "fr", WORDS), _task("English", "en", english), _task("Und", "und", WORDS)],
+        baselines="none", results=tmp_path / "r.sqlite", cache_dir=tmp_path / "c", progress=False,
+    )  # fmt: skip
+    checks = {row.task: row.extra["probe_checks"] for row in frame.itertuples()}
+    # the words are the student's own; "test" and the numbers are not: 2 of 6 tokens unknown
+    assert checks["French"]["unknown_token_share"] == pytest.approx(2 / 6, abs=0.02)
+    assert checks["French"]["student_language"] == "fr"
+    assert checks["English"]["unknown_token_share"] == 1.0
+    assert checks["English"]["warnings"] == [
+        f"100.0% of the test tokens are unknown to {frame.encoder.iloc[0]} (more than 25%): "
+        "its vectors there say little about the sentences",
+        "a fr student probed on a task in en",
+    ]
+    assert not any("student probed" in w for w in checks["Und"].get("warnings", []))
