@@ -82,6 +82,38 @@ def select_pairs(
     return kept
 
 
+#: The probing suites shipped with sentprobe (``sentprobe list``): the ones a demo student or
+#: translation model trained on these pairs is probed on.
+SHIPPED_SUITES = ("sample-en", "sample-es", "sample-fr", "sample-kim-en", "sample-ru")
+
+
+def _key(tokens: list[str]) -> tuple[str, ...]:
+    return tuple(sorted(t.lower() for t in tokens))
+
+
+def suite_overlap(
+    pairs: list[tuple[str, str]], lang: str, suites: tuple[str, ...] = SHIPPED_SUITES
+) -> list[dict]:
+    """Per task of ``suites``: how many test items have the tokens of a sentence on the
+    English or the ``lang`` side of ``pairs`` (Moses-tokenised; lower-cased and in any order
+    on both sides, so BShift-style reorderings and their original order both count)."""
+    from sentprobe.datasets import resolve_tasks
+
+    sides = {}
+    for side, column in (("en", 0), (lang, 1)):
+        tokenizer = MosesPreprocessor(lang=side, min_tokens=1, max_tokens=10**6)
+        sides[side] = {_key(tokenizer.tokenize(pair[column])) for pair in pairs}
+    rows = []
+    for suite in suites:
+        for task in resolve_tasks(suite):
+            keys = [_key(s.split()) for s in task.splits["test"].sentences]
+            rows.append(
+                {"task": task.metadata.name, "test": len(keys)}
+                | {side: sum(k in found for k in keys) for side, found in sides.items()}
+            )
+    return rows
+
+
 def notice(lang: str, versions: dict[str, str]) -> str:
     name = LANGUAGES.get(lang, lang)
     text = f"""sentprobe parallel sample (English-{name}): attribution and license
@@ -149,7 +181,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lang", default="fr", help="target language of the pairs")
     ap.add_argument("--out-root", type=Path, default=DEFAULT_OUT)
+    ap.add_argument(
+        "--overlap",
+        action="store_true",
+        help="build nothing; print, per shipped probing task, the test items found on either "
+        "side of the shipped pairs (one JSON line per task)",
+    )
     args = ap.parse_args(argv)
+    if args.overlap:
+        from sentprobe.datasets.parallel import read_tsv_pairs
+
+        corpus = read_tsv_pairs(shipped_parallel_path(args.lang, args.out_root))
+        for row in suite_overlap(list(corpus.pairs()), args.lang):
+            print(json.dumps(row, ensure_ascii=False), flush=True)
+        return 0
     try:
         print(json.dumps(build(args.lang, args.out_root), ensure_ascii=False), flush=True)
     except SentprobeError as e:

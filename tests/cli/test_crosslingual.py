@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from sentprobe.cli.main import app
@@ -106,3 +107,21 @@ def test_map_encoder_trains_a_run_and_rejects_misaligned_data(tmp_path: Path) ->
     res = _invoke(*[str(bad) if a == str(pairs) else a for a in args])
     assert res.exit_code == 1
     assert f"{bad}, line 2: no tab (expected source<TAB>target)" in res.output
+
+
+def test_valid_task_must_be_in_the_students_language(capsys) -> None:
+    """An English task cannot select a French student's epochs; a probing task in French
+    may, with a warning that epochs are then selected on a probe."""
+    from sentprobe.cli.crosslingual import _downstream
+    from sentprobe.errors import SentprobeError
+
+    with pytest.raises(
+        SentprobeError, match="sample-en/SentLen: a en task, but the student reads fr"
+    ):
+        _downstream("sample-en/SentLen", "fr")
+    _downstream("mock/Mock", "fr")  # no language given ("und"), not a probing task
+    assert "probing task" not in capsys.readouterr().err
+    _downstream("sample-fr/SentLen", "fr")
+    assert "sample-fr/SentLen is a probing task (surface)" in " ".join(
+        capsys.readouterr().err.split()
+    )

@@ -62,3 +62,19 @@ def test_shipped_sample_reads_with_one_source_per_translation() -> None:
     corpus = read_tsv_pairs(shipped_parallel_path("fr"))
     assert len(corpus) > 10_000
     assert len(set(corpus.target)) == len(corpus)
+
+
+def test_overlap_counts_test_items_on_either_side_in_any_order_and_case() -> None:
+    from build_parallel_sample import suite_overlap
+
+    from sentprobe.datasets import resolve_tasks
+
+    test = resolve_tasks("sample-en/SentLen")[0].splits["test"].sentences
+    first, second = test[:2]
+    reordered = " ".join(reversed(second.upper().split()))
+    pairs = [(first, "Une phrase."), ("Autre.", reordered), ("Nothing here.", "Rien.")]
+    (row,) = [
+        r for r in suite_overlap(pairs, "fr", ("sample-en",)) if r["task"].endswith("SentLen")
+    ]
+    assert (row["en"], row["fr"]) == (1, 1)  # the first as is, the second reordered, upper case
+    assert row["test"] == len(test)

@@ -70,6 +70,12 @@ def test_run_all_gives_one_row_per_epoch(runs, task, tmp_path):
     )
     assert sorted(frame["encoder"]) == ["ae-8@epoch-1", "ae-8@epoch-2"]
     assert frame["test_score"].between(0, 1).all()
+    # every result says how much of the task the run reads as <unk>: the plural nouns
+    # ("cats") are outside its vocabulary, half of the test sentences have one
+    for extra in frame["extra"]:
+        checks = extra["probe_checks"]
+        assert 0 < checks["unknown_token_share"] < 0.25 and "warnings" not in checks
+        assert "student_language" not in checks
 
 
 def test_glob_names_every_run_and_epochs(runs):
@@ -170,3 +176,9 @@ def test_train_cli_bad_data_is_one_line(tmp_path):
     assert f"{bad}, line 2: expected source and target separated by tabs" in cli.output
     assert "Traceback" not in cli.output
     assert not (tmp_path / "run").exists()
+
+
+def test_train_help_names_every_epoch_selector() -> None:
+    out = CliRunner().invoke(app, ["train", "--help"], terminal_width=200).output
+    for selector in ("@epoch-3", "@best", "@all"):
+        assert selector in out, selector

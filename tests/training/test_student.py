@@ -366,3 +366,86 @@ def test_name_gives_seed_replicates_rows_of_their_own(tmp_path: Path) -> None:
         train(out, replace(CONFIG, epochs=1, seed=seed), name=f"map-fr-s{seed}")
         names.append(TrainedRunEncoder(str(out / "run")).name)
     assert names == ["map-fr-s0@epoch-1", "map-fr-s1@epoch-1"]
+
+
+def test_cnn_student_refuses_layers_and_dropout(tmp_path: Path) -> None:
+    """The CNN has neither: a value it would drop is refused, not written into the manifest."""
+    from dataclasses import replace
+
+    for option in ({"layers": 2}, {"dropout": 0.1}):
+        with pytest.raises(SentprobeError, match=f"--{next(iter(option))} .*cnn-max"):
+            replace(CONFIG, arch="cnn-max", **option).check()
+    replace(CONFIG, arch="bilstm-max", layers=2, dropout=0.1).check()
+    out = tmp_path / "cnn"
+    out.mkdir()
+    train(out, replace(CONFIG, epochs=1, arch="cnn-max", dim=8))
+    assert read_manifest(out / "run")["encoder"]["options"] == {}
+
+
+def test_untrained_baselines_as_teachers_read_tokens(tmp_path: Path) -> None:
+    """The random BiLSTM/ConvNet split on whitespace: as teachers they are given
+    Moses-tokenised sources, so "It is for clarity." and "It is for clarity ." give the same
+    teacher vectors."""
+    from dataclasses import replace
+
+    from sentprobe.encoders.untrained import BiLSTMEncoder, GatedConvEncoder
+    from sentprobe.training.student import _prepare, teacher_reads_tokens
+
+    vec = tmp_path / "tiny.vec"
+    words = ["It", "is", "for", "clarity", ".", "The", "cat"]
+    rng = np.random.default_rng(0)
+    vec.write_text(
+        f"{len(words)} 4\n"
+        + "".join(f"{w} {' '.join(map(str, rng.normal(size=4)))}\n" for w in words),
+        encoding="utf-8",
+    )
+    pairs = ParallelCorpus()
+    sources = ["It is for clarity.", "It is for clarity .", "The cat.", "The cat is ."]
+    for i, source in enumerate(sources):
+        pairs.add(source, f"cible {i}", "")
+    config = replace(CONFIG, valid_size=1, batch_size=2)
+    for cls in (BiLSTMEncoder, GatedConvEncoder):
+        teacher = cls(vectors=vec)
+        assert teacher_reads_tokens(teacher)
+        data = _prepare(
+            pairs, "fr", teacher, EmbeddingCache(tmp_path / cls.__name__), config, False
+        )
+        y = dict(zip(data.valid_tgt + data.train_tgt, np.concatenate([data.valid_y, data.train_y])))
+        assert np.array_equal(y["cible 0"], y["cible 1"]), cls.__name__
+        assert not np.array_equal(y["cible 0"], y["cible 2"])
+
+
+def _task(name: str, language: str, words: list[str]):
+    from sentprobe.datasets.task import ProbingTask, Split, TaskMetadata
+
+    rng = np.random.default_rng(len(name))
+    splits = {}
+    for split, n in (("train", 40), ("dev", 10), ("test", 20)):
+        sents = [f"{' '.join(rng.choice(words, size=4))} {split} {i}" for i in range(n)]
+        splits[split] = Split(sentences=sents, labels=[str(i % 2) for i in range(n)])
+    return ProbingTask(TaskMetadata(name=name, language=language, labels=("0", "1")), splits)
+
+
+def test_probing_a_student_stores_unknown_words_and_language_checks(tmp_path: Path) -> None:
+    """Each result of a student records the share of test tokens it reads as <unk> and its
+    language; a high share or another language is a warning stored with the result."""
+    from sentprobe.evaluation.runner import run as run_probes
+
+    train(tmp_path)
+    english = ["the", "cat", "sees", "a", "dog", "house", "runs"]
+    frame = run_probes(
+        [str(tmp_path / "run")],
+        [_task("French", "fr", WORDS), _task("English", "en", english), _task("Und", "und", WORDS)],
+        baselines="none", results=tmp_path / "r.sqlite", cache_dir=tmp_path / "c", progress=False,
+    )  # fmt: skip
+    checks = {row.task: row.extra["probe_checks"] for row in frame.itertuples()}
+    # the words are the student's own; "test" and the numbers are not: 2 of 6 tokens unknown
+    assert checks["French"]["unknown_token_share"] == pytest.approx(2 / 6, abs=0.02)
+    assert checks["French"]["student_language"] == "fr"
+    assert checks["English"]["unknown_token_share"] == 1.0
+    assert checks["English"]["warnings"] == [
+        f"100.0% of the test tokens are unknown to {frame.encoder.iloc[0]} (more than 25%): "
+        "its vectors there say little about the sentences",
+        "a fr student probed on a task in en",
+    ]
+    assert not any("student probed" in w for w in checks["Und"].get("warnings", []))

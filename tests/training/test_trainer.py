@@ -211,15 +211,18 @@ def test_checkpoint_reloads_bit_identically(data, tmp_path):
 
 
 def test_resume_continues_after_last_epoch(data, tmp_path):
+    """With dropout, epoch 2 of a resumed run draws the masks of an uninterrupted run only
+    when the saved random state is restored."""
+    dropout = {"overrides": {"dropout": 0.3}}
     resumed = tmp_path / "resumed"
-    train(config(data, "bilstm-last", "skipthought", resumed, epochs=1), progress=False)
+    train(config(data, "bilstm-last", "skipthought", resumed, epochs=1, **dropout), progress=False)
     first = resumed / "epoch-1" / "encoder.safetensors"
     stamp = first.stat().st_mtime_ns
-    train(config(data, "bilstm-last", "skipthought", resumed, epochs=2), progress=False)
+    train(config(data, "bilstm-last", "skipthought", resumed, epochs=2, **dropout), progress=False)
     assert first.stat().st_mtime_ns == stamp  # epoch 1 not recomputed
     assert completed_epochs(read_manifest(resumed)) == [1, 2]
     straight = tmp_path / "straight"
-    train(config(data, "bilstm-last", "skipthought", straight, epochs=2), progress=False)
+    train(config(data, "bilstm-last", "skipthought", straight, epochs=2, **dropout), progress=False)
     a = load_file(str(resumed / "epoch-2" / "encoder.safetensors"))
     b = load_file(str(straight / "epoch-2" / "encoder.safetensors"))
     assert all(torch.equal(a[k], b[k]) for k in a)  # same as an uninterrupted run
@@ -347,17 +350,16 @@ def test_greedy_decoding_agrees_with_teacher_forcing(data):
     model.eval()
     decoded = model.greedy(batch["src"], batch["src_len"], max_len=20)
     assert any(decoded)
-    tgt_in, lengths = pad([[BOS, *ids] for ids in decoded])
+    # The decodes as teacher-forced targets, through the training loss itself: </s> is
+    # predicted too, unless the decode was cut at max_len.
+    tgt_in, _ = pad([[BOS, *ids] for ids in decoded])
     tgt_out, _ = pad([[*ids, EOS] for ids in decoded])
-    u = model.encoder(batch["src"], batch["src_len"])
-    h0 = torch.tanh(model.init(u)).view(len(u), model.dec_layers, model.dec_dim).transpose(0, 1)
-    x = torch.cat([model.embedding(tgt_in), u[:, None].expand(-1, tgt_in.shape[1], -1)], 2)
+    lengths = torch.tensor([len(ids) + (1 if len(ids) < 20 else 0) for ids in decoded])
+    forced = {**batch, "tgt_in": tgt_in, "tgt_out": tgt_out, "tgt_len": lengths}
     with torch.no_grad():
-        out, _ = model.lstm(x, (h0.contiguous(), torch.zeros_like(h0)))
-        predicted = model.out(out).argmax(2)
-    for row, ids in enumerate(decoded):
-        stop = len(ids) + (1 if len(ids) < 20 else 0)  # </s> too, unless cut at max_len
-        assert predicted[row, :stop].tolist() == tgt_out[row, :stop].tolist()
+        _, stats = model.loss(forced)
+    assert stats["tokens"] == float(lengths.sum())
+    assert stats["correct"] == stats["tokens"]
 
 
 def test_bleu_of_token_strings():
@@ -382,10 +384,12 @@ def test_best_epoch_is_recorded_and_probed_with_at_best(data, tmp_path, objectiv
     manifest = read_manifest(run)
     metric = manifest["metric"]
     assert metric["name"] == SELECTED_ON[objective]
-    values = [e["valid"][metric["name"]] for e in manifest["epochs"]]
-    best = 1 + (
-        values.index(max(values)) if metric["higher_is_better"] else values.index(min(values))
+    sign = -1 if metric["higher_is_better"] else 1
+    ranked = sorted(
+        (sign * e["valid"][metric["name"]], e["valid"]["loss"], e["epoch"])
+        for e in manifest["epochs"]
     )
+    best = ranked[0][2]
     assert manifest["best_epoch"] == best
     assert TrainedRunEncoder(f"{run}@best").name == f"r@epoch-{best}"
     has_bleu = objective in ("autoencoder", "translation", "seq2tree")
@@ -411,3 +415,39 @@ def test_name_is_the_runs_row_name(data, tmp_path):
         cfg = config(data, "bilstm-max", "autoencoder", out, name=f"nmt-{parent}")
         names.append(TrainedRunEncoder(str(train(cfg, progress=False))).name)
     assert names == ["nmt-runs@epoch-1", "nmt-other@epoch-1"]
+
+
+def test_equal_metrics_go_to_the_lower_validation_loss():
+    """A BLEU that stays at 0.00 does not pick epoch 1 whatever the loss does."""
+    from sentprobe.training.checkpoint import best_epoch
+
+    def run(*valid: tuple[float, float]) -> dict:
+        epochs = [
+            {"epoch": k, "valid": {"bleu": b, "loss": loss}} for k, (b, loss) in enumerate(valid, 1)
+        ]
+        return {"name": "r", "metric": {"name": "bleu", "higher_is_better": True}, "epochs": epochs}
+
+    assert best_epoch(run((0.0, 5.0), (0.0, 4.0), (0.0, 4.5))) == 2
+    assert best_epoch(run((0.0, 5.0), (0.0, 5.0))) == 1  # equal on both: the earlier
+    assert best_epoch(run((1.0, 9.0), (0.0, 1.0))) == 1  # the metric comes first
+    student = {"name": "s", "metric": {"name": "retrieval", "higher_is_better": True},
+               "epochs": [{"epoch": 1, "valid_retrieval": 0.5, "valid_mse": 0.3},
+                          {"epoch": 2, "valid_retrieval": 0.5, "valid_mse": 0.2}]}  # fmt: skip
+    assert best_epoch(student) == 1  # as the student's early stopping recorded it
+
+
+def test_docs_give_the_presets_attention_size():
+    """docs/training.md states the self-attention query/key size each preset builds."""
+    import re
+
+    from sentprobe.training.presets import preset
+
+    docs = (Path(__file__).parents[2] / "docs" / "training.md").read_text(encoding="utf-8")
+    row = next(line for line in docs.splitlines() if line.startswith("| `selfattn-max`"))
+    stated = re.search(
+        r"query/key size (\d+) under `--preset paper`, (\d+) under `laptop` and `demo`", row
+    )
+    assert stated, row
+    assert int(stated[1]) == preset("paper", "selfattn-max")["arch_options"]["att_dim"]
+    for name in ("laptop", "demo"):
+        assert int(stated[2]) == preset(name, "selfattn-max")["arch_options"]["att_dim"]

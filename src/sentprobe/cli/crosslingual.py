@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sentprobe.cli.console import note, out
+from sentprobe.cli.console import note, out, warning
 from sentprobe.cli.options import CacheDir, Quiet, RunName
 from sentprobe.errors import SentprobeError
 
@@ -73,15 +73,28 @@ def map_words(
         note(f"wrote {tgt_output}")
 
 
-def _downstream(spec: str):
-    """``--valid-task``: one task, scored each epoch as the logistic probe's dev accuracy
-    (its L2 strength chosen on that dev split) on the student's vectors."""
+def _downstream(spec: str, lang: str):
+    """``--valid-task``: one task in the student's language ``lang`` (``und``, an unknown
+    language, passes), scored each epoch as the logistic probe's dev accuracy (its L2
+    strength chosen on that dev split) on the student's vectors. A probing task is allowed
+    with a warning: the student is then selected on what it will be probed on."""
     from sentprobe.datasets import resolve_tasks
     from sentprobe.probes.linear import LogisticProbe
 
     tasks = resolve_tasks(spec)
     if len(tasks) != 1 or "dev" not in tasks[0].splits:
         raise SentprobeError(f"--valid-task {spec}: expected one task with train and dev splits")
+    meta = tasks[0].metadata
+    if meta.language not in (lang, "und"):
+        raise SentprobeError(
+            f"--valid-task {spec}: a {meta.language} task, but the student reads {lang}; "
+            f"give a {lang} task"
+        )
+    if meta.category != "other":
+        warning(
+            f"--valid-task {spec} is a probing task ({meta.category}): epochs are then "
+            "selected on a probe; a downstream task (X-Probe validates on XNLI) avoids that"
+        )
     train, dev = tasks[0].splits["train"], tasks[0].splits["dev"]
 
     def validate(encode) -> float:
@@ -125,13 +138,15 @@ def map_encoder(
     emb_dim: Annotated[int | None, typer.Option(help="Word embedding size [128].")] = None,  # noqa: UP007
     layers: Annotated[
         int | None,
-        typer.Option(help="Recurrent/convolutional layers [1; X-Probe's BiLSTM: 2]."),  # noqa: UP007
+        typer.Option(
+            help="Recurrent/convolutional layers [1; X-Probe's BiLSTM: 2]; cnn-* takes none."
+        ),  # noqa: UP007
     ] = None,
     dropout: Annotated[
         float | None,
         typer.Option(
             help="Dropout between LSTM layers (--layers 2+) and before the gated ConvNet's "
-            "convolutions [0; X-Probe: 0.1]."
+            "convolutions [0; X-Probe: 0.1]; cnn-* takes none."
         ),  # noqa: UP007
     ] = None,
     vectors: Annotated[
@@ -210,7 +225,7 @@ def map_encoder(
         lang,
         config,
         cache,
-        validate=_downstream(valid_task) if valid_task else None,
+        validate=_downstream(valid_task, lang) if valid_task else None,
         progress=not quiet,
         log=note,
         name=name,

@@ -65,8 +65,9 @@ def train(
 ) -> None:
     """Train an encoder; rerun the same command to resume after the last finished epoch.
 
-    Probe the result with `sentprobe run -e runs/NAME` (last epoch), `-e runs/NAME@epoch-3`
-    or `-e 'runs/NAME@all'` (one row per epoch).
+    Probe the result with `sentprobe run -e runs/NAME` (last epoch), `-e runs/NAME@epoch-3`,
+    `-e runs/NAME@best` (the epoch chosen on the objective's validation metric) or
+    `-e 'runs/NAME@all'` (one row per epoch).
     """
     from sentprobe.training.checkpoint import best_epoch, read_manifest
     from sentprobe.training.demo import EPOCHS, train_demo

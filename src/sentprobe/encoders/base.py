@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +48,13 @@ class Encoder(ABC):
         """Called by the runner before each task when ``prepare_per_task`` is set."""
         self.prepare(sentences)
 
+    def probe_checks(self, sentences: Sequence[str], language: str) -> dict[str, Any]:
+        """What this encoder can tell about how it reads a task's test ``sentences`` in
+        ``language`` (e.g. a trained run's unknown-token share); the runner stores it with
+        each result (``extra["probe_checks"]``), a ``warnings`` list naming what would make
+        the number mislead. Empty for encoders with nothing to say."""
+        return {}
+
     def with_seed(self, seed: int) -> Encoder:
         """This encoder for run seed ``seed`` (0 gives this one). Only encoders with
         ``uses_seed`` differ per seed; deterministic encoders return themselves."""
@@ -82,6 +90,9 @@ class WrappedEncoder(Encoder):
 
     def prepare(self, sentences: Sequence[str]) -> None:
         self.encoder.prepare(sentences)
+
+    def probe_checks(self, sentences: Sequence[str], language: str) -> dict[str, Any]:
+        return self.encoder.probe_checks(sentences, language)
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
         return self.encoder.encode(sentences)

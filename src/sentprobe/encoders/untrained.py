@@ -62,6 +62,9 @@ class _UntrainedEncoder(Encoder):
     dim: int
     #: The weights are random: ``--seeds N`` draws N encoders (``with_seed``).
     uses_seed = True
+    #: Tokens are whitespace-split words: a student's teacher reads Moses-tokenised text
+    #: ("clarity ." rather than "clarity.", whose word is not in the vectors).
+    tokenized_input = True
 
     def __init__(
         self,

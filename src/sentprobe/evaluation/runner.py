@@ -163,6 +163,13 @@ def _unit_seeds(task: ProbingTask, seeds: Sequence[int]) -> list[int]:
     return list(seeds) if drawn is None else [s for s in seeds if s == drawn]
 
 
+def _probe_checks(encoder: Encoder, task: ProbingTask) -> dict[str, Any]:
+    """``extra`` entries for every result of ``task``: what ``encoder`` says about how it
+    reads the test sentences (a trained run's unknown words, a student's language)."""
+    checks = encoder.probe_checks(task.splits["test"].sentences, task.metadata.language)
+    return {"probe_checks": checks} if checks else {}
+
+
 class Runner:
     """Runs rows x tasks x seeds into a results store. Build with ``run`` or use directly."""
 
@@ -435,6 +442,7 @@ class Runner:
             return
 
         todo = {id(p[0]): p[0] for p in pending}.values()
+        checks = {id(t): _probe_checks(encoder, t) for t in todo}
         needed = list(dict.fromkeys(s for t in todo for s in t.sentences()))
         pairs = self.nli_train
         if pairs is not None and any(protocol(t, pairs) == ZERO_SHOT for t in todo):
@@ -476,6 +484,7 @@ class Runner:
                             "seeded": True,
                             "seeds": self.seeds,
                             "probe_version": probe_version(est),
+                            **checks[id(task)],
                         },
                     )
                     self.keys.append(key)
@@ -513,6 +522,7 @@ class Runner:
                         "seeds": self.seeds,
                         "probe_version": probe_version(est),
                         **getattr(est, "report_", {}),  # e.g. MDL's codelength
+                        **checks[id(task)],
                     },
                 )
                 self.keys.append(key)

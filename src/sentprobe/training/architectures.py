@@ -20,10 +20,12 @@ API (stable; the cross-lingual student of ``training/mapping.py`` builds on it):
   Output ``dim``.
 * ``selfattn-max``, ``selfattn-last`` (Ravishankar 5, after Lin et al. 2017): the BiLSTM's
   states, then one self-attention layer (each word attends to every word through query/key
-  projections of size ``att_dim``, 150 in their appendix; residual), pooled by max or by
-  last state as the BiLSTM. Ravishankar do not spell the layer out; this is our reading of
-  "a self-attention based encoder with the same max-pool/last-state variants". Output
-  ``2 * dim``.
+  projections of size ``att_dim``: 150, their appendix's MLP size, under the paper preset, 64
+  under laptop and demo; residual), pooled by max or by last state as the BiLSTM. It is not
+  the layer Ravishankar name: Lin et al.'s structured self-attention (150 tanh units, 60
+  heads) gives a 60-row matrix, and they do not say how its max-pool and last-state variants
+  are taken, so sentprobe implements this single-head layer instead (docs/training.md).
+  Output ``2 * dim``.
 * ``cnn-max``, ``cnn-avg`` (Ravishankar 5, after Gan et al. 2016): parallel convolutions of
   widths ``kernels`` (3, 4, 5) with ``channels`` filters each (800), ReLU, max- or
   mean-pooled over time, concatenated and projected to ``dim`` (1024). Output ``dim``.

@@ -29,6 +29,7 @@ epoch's checkpoint encoded once; the fingerprint holds a hash of every checkpoin
 from __future__ import annotations
 
 import json
+import math
 import os
 import pickle
 import re
@@ -173,16 +174,27 @@ def epoch_metrics(manifest: dict[str, Any]) -> tuple[str, bool, dict[int, float]
 
 
 def best_epoch(manifest: dict[str, Any]) -> int:
-    """The finished epoch with the best validation metric (the earliest of equals), as
-    Conneau et al. select models on validation."""
+    """The finished epoch with the best validation metric, as Conneau et al. select models
+    on validation. Equal metrics (a BLEU that stays at 0.00) go to the lower validation loss
+    (``valid.loss`` of a ``sentprobe train`` run), then to the earlier epoch (a student's
+    early stopping keeps the earliest of equals, and so does this)."""
     name, higher, values = epoch_metrics(manifest)
     if not values:
         raise SentprobeError(f"{manifest.get('name')}: no epoch has a validation {name}")
-    return min(values, key=lambda k: (-values[k] if higher else values[k], k))
+    losses = {
+        int(e["epoch"]): float(e.get("valid", {}).get("loss", math.inf))
+        for e in manifest.get("epochs", [])
+    }
+    return min(values, key=lambda k: (-values[k] if higher else values[k], losses[k], k))
 
 
 def _ranges(epochs: Sequence[int]) -> str:
     return f"{epochs[0]}-{epochs[-1]}" if len(epochs) > 1 else str(epochs[0])
+
+
+#: Above this share of unknown test tokens a trained run's result carries a warning: then
+#: more than one word in four reaches the encoder as ``<unk>``.
+UNKNOWN_WARN = 0.25
 
 
 def parse_run_spec(spec: str) -> tuple[Path, str]:
@@ -279,6 +291,30 @@ class TrainedRunEncoder(Encoder):
                 ids.append(i)
             out.append(ids or [UNK])
         return out, (np.stack(rows) if rows else None)
+
+    def probe_checks(self, sentences: Sequence[str], language: str) -> dict[str, Any]:
+        """The share of the tokens this run reads as ``<unk>`` (outside its vocabulary and,
+        with frozen vectors, outside those too), and a student's language (X-Probe trains
+        one per language); warnings when the share exceeds ``UNKNOWN_WARN`` or the languages
+        differ (``und``, an unknown task language, is not compared)."""
+        ids, _ = self._ids([s for s in sentences if s.split()], load_vocab(self.run_dir))
+        tokens = sum(len(row) for row in ids)
+        share = sum(row.count(UNK) for row in ids) / max(tokens, 1)
+        out: dict[str, Any] = {"unknown_token_share": round(share, 4), "tokens": tokens}
+        warnings = []
+        if share > UNKNOWN_WARN:
+            warnings.append(
+                f"{share:.1%} of the test tokens are unknown to {self.name} (more than "
+                f"{UNKNOWN_WARN:.0%}): its vectors there say little about the sentences"
+            )
+        trained_on = self.manifest.get("mapping", {}).get("language")
+        if trained_on:
+            out["student_language"] = trained_on
+            if language not in (trained_on, "und"):
+                warnings.append(f"a {trained_on} student probed on a task in {language}")
+        if warnings:
+            out["warnings"] = warnings
+        return out
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
         set_torch_threads(self.num_threads)

@@ -39,7 +39,9 @@ from .architectures import BidirectionalLM, SentenceEncoder
 from .vocab import BOS, EOS, PAD, Vocabulary
 
 #: objective -> (the validation metric that selects its best epoch, True if higher is
-#: better), as Conneau et al.'s appendix selects models
+#: better), as Conneau et al.'s appendix selects models. Seq2Tree's "accuracy" is read as
+#: the teacher-forced token accuracy of the linearised tree (its greedy BLEU is recorded,
+#: not selected on); equal values go to the lower validation loss (``checkpoint.best_epoch``).
 METRIC = {
     "autoencoder": ("bleu", True),
     "translation": ("bleu", True),

@@ -31,9 +31,9 @@ with the same settings continues after the last finished epoch.
 The student reads Moses-tokenised text (as the probing suites are): target sentences are
 tokenised here with the tokenizer ``sentprobe build`` uses. The teacher gets the source side
 the way it reads text: Moses-tokenised for encoders that split on whitespace (a run trained
-by sentprobe, bag-of-vectors; an encoder class may say so with ``tokenized_input = True``),
-as written for everything else (Hugging Face and sentence-transformers models tokenise raw
-text themselves).
+by sentprobe, bag-of-vectors, the untrained baselines; an encoder class says so with
+``tokenized_input = True``), as written for everything else (Hugging Face and
+sentence-transformers models tokenise raw text themselves).
 
 Long because the loss, its negatives, the stopping rule, validation and the resumable epoch
 loop of this one objective are read together.
@@ -63,7 +63,7 @@ from ..encoders.static import BUILTIN_VECTORS, BoVEncoder, load_word_vectors
 from ..errors import SentprobeError
 from ..generation.corpus import MosesPreprocessor
 from ..io import atomic_write_text
-from .architectures import SentenceEncoder, build_encoder
+from .architectures import ARCHITECTURES, SentenceEncoder, build_encoder
 from .checkpoint import (
     FORMAT,
     TrainedRunEncoder,
@@ -173,6 +173,11 @@ def retrieval_accuracy(student: np.ndarray, teacher: np.ndarray) -> float:
     return float(np.mean(np.argmax(s @ t.T, axis=1) == np.arange(len(s))))
 
 
+def _takes(arch: str) -> frozenset[str]:
+    """Which of ``--layers``/``--dropout`` the architecture ``arch`` uses."""
+    return ARCHITECTURES[arch][0].OPTIONS if arch in ARCHITECTURES else frozenset()
+
+
 @dataclass(frozen=True)
 class StudentConfig:
     """Everything that shapes a student; all but ``epochs`` must match to resume a run."""
@@ -205,6 +210,10 @@ class StudentConfig:
             raise SentprobeError(f"unknown monitor {self.monitor!r}; use {', '.join(MONITORS)}")
         if self.batch_size < 2 or self.epochs < 1 or self.valid_size < 1 or self.patience < 1:
             raise SentprobeError("batch size >= 2, epochs >= 1, valid size >= 1, patience >= 1")
+        for name in ("layers", "dropout"):  # the CNN has neither: refused, not dropped
+            value = getattr(self, name)
+            if name not in _takes(self.arch) and value != getattr(StudentConfig, name):
+                raise SentprobeError(f"--{name} {value}: {self.arch} takes no --{name}")
 
     def settings(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k != "epochs"}
@@ -286,7 +295,9 @@ def _build_student(
         embeddings, _ = embedding_matrix(vocab, wv, seed=config.seed)
         emb_dim = wv.dim
         vectors_entry = {"spec": _vectors_spec(config.vectors), "id": wv.id}
-    options: dict[str, Any] = {"layers": config.layers, "dropout": config.dropout}
+    options: dict[str, Any] = {
+        name: getattr(config, name) for name in ("layers", "dropout") if name in _takes(config.arch)
+    }
     dims = [config.dim] if config.dim else [d for d in (out_dim // 2, out_dim) if d > 0]
     torch.manual_seed(config.seed)
     for dim in dims:
