@@ -5,14 +5,95 @@ from __future__ import annotations
 
 import pytest
 
-from docs_harness import DOCS, ROOT, SHARED_DATA, Block, all_blocks, blocks, run_block
+from docs_harness import (
+    DOCS,
+    ROOT,
+    SHARED_DATA,
+    STAND_IN_NOTE,
+    Block,
+    all_blocks,
+    blocks,
+    run_block,
+    run_page,
+    stated_values,
+    unnamed_stand_ins,
+)
 
 
 def test_every_block_is_run_or_marked_with_a_reason():
     unmarked = [b.where for b in all_blocks() if b.mode is None]
     unexplained = [b.where for b in all_blocks() if b.mode == "skip" and len(b.reason) < 10]
+    unknown = [f"{b.where}: {b.unknown}" for b in all_blocks() if b.unknown]
     assert unmarked == [], "add <!-- docs-test: run|slow|skip REASON --> before each block"
     assert unexplained == [], "a skipped block says why it cannot run here"
+    assert unknown == [], "run/slow take only setup=NAME[,NAME] (docs_harness.SETUPS), needs=shared"
+
+
+def test_every_stated_value_follows_a_one_line_statement():
+    for block in all_blocks():
+        if block.mode in ("run", "slow"):
+            stated_values(block)  # raises ValueError naming the line
+
+
+def test_every_page_names_the_models_minilm_stands_in_for():
+    unnamed = {str(p.relative_to(ROOT)): unnamed_stand_ins(p) for p in DOCS}
+    assert {k: v for k, v in unnamed.items() if v} == {}, f"say so: '{STAND_IN_NOTE} NAME'"
+
+
+def _page(tmp_path, text):
+    page = tmp_path / "page.md"
+    page.write_text(text)
+    return page
+
+
+def test_unknown_marker_words_are_errors(tmp_path):
+    page = _page(
+        tmp_path,
+        "<!-- docs-test: slow need=shared -->\n```bash\nx\n```\n\n"
+        "<!-- docs-test: run setup=my-task,no-such-setup -->\n```bash\nx\n```\n",
+    )
+    assert [b.unknown for b in blocks(page)] == [["need=shared"], ["setup=my-task,no-such-setup"]]
+
+
+def test_a_wrong_stated_value_fails_and_a_right_one_passes(tmp_path):
+    page = _page(
+        tmp_path,
+        "<!-- docs-test: run -->\n```python\nx = 3\nx * 2  # -> 6\nprint('a  b')  # -> a b\n"
+        "for i in range(2):\n    print(i < 5)  # -> True\n```\n\n"
+        "<!-- docs-test: run -->\n```bash\necho 7  # -> 7\n```\n\n"
+        "<!-- docs-test: run -->\n```python\nprint(len('abc'))  # -> 4\n```\n\n"
+        "<!-- docs-test: run -->\n```bash\necho 5  # -> 6\n```\n",
+    )
+    right_py, right_sh, wrong_py, wrong_sh = blocks(page)
+    for block in (right_py, right_sh):
+        run_block(block, tmp_path, tmp_path / "sandbox")
+    with pytest.raises(AssertionError, match=r"page.md:\d+: stated '4', printed \['3'\]"):
+        run_block(wrong_py, tmp_path, tmp_path / "sandbox")
+    with pytest.raises(AssertionError, match="stated '6', printed"):
+        run_block(wrong_sh, tmp_path, tmp_path / "sandbox")
+
+
+def test_a_stated_value_after_a_multi_line_statement_is_refused(tmp_path):
+    page = _page(tmp_path, "<!-- docs-test: run -->\n```python\nf(1,  # -> 2\n  3)\n```\n")
+    with pytest.raises(ValueError, match="page.md:3: a stated value"):
+        stated_values(blocks(page)[0])
+
+
+def test_a_page_runs_from_a_given_block(tmp_path):
+    page = _page(
+        tmp_path,
+        "<!-- docs-test: slow -->\n```bash\nexit 1\n```\n\n"
+        "<!-- docs-test: slow -->\n```bash\necho b > b.txt\n```\n",
+    )
+    done = run_page(page, "slow", tmp_path, tmp_path / "sandbox", start=6)
+    assert [b.line for b in done] == [7] and (tmp_path / "b.txt").exists()
+
+
+def test_stand_ins_must_be_named_on_their_page(tmp_path):
+    block = "<!-- docs-test: slow -->\n```bash\nsentprobe run -e hf:roberta-base\n```\n"
+    assert unnamed_stand_ins(_page(tmp_path, block)) == ["roberta-base"]
+    note = f"In this page's tests {STAND_IN_NOTE} roberta-base.\n\n"
+    assert unnamed_stand_ins(_page(tmp_path, note + block)) == []
 
 
 def test_the_parser_sees_markers_and_fences(tmp_path, monkeypatch):
@@ -53,5 +134,4 @@ def test_page_blocks_run(page, mode, sandbox, tmp_path):
     for block in chosen:
         if "shared" in block.needs and not SHARED_DATA.is_dir():
             pytest.skip(f"{block.where} needs ../shared/data")
-    for block in chosen:  # a slow block may encode all of sample-en several times on a CPU
-        run_block(block, tmp_path, sandbox, timeout=600 if mode == "run" else 5400)
+    run_page(page, mode, tmp_path, sandbox)
