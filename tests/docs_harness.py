@@ -7,6 +7,8 @@ the line before its fence:
 - ``<!-- docs-test: slow -->``: executed with ``-m slow`` (minutes of work);
 - ``<!-- docs-test: skip REASON -->``: not runnable here, and why (needs a GPU, a cluster,
   the user's SentEval checkout...).
+- ``<!-- docs-test: file NAME -->``: a file the page shows (in any language): written as
+  ``NAME`` into the page's working directory before the blocks after it run.
 
 ``run`` and ``slow`` may add ``setup=NAME[,NAME]`` (a function of :data:`SETUPS` that writes the
 files the block names) and ``needs=shared`` (skips without ``../shared/data``); any other word
@@ -46,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LANGS = {"bash": "bash", "sh": "bash", "shell": "bash", "python": "python", "py": "python"}
 FENCE = re.compile(r"^(\s*)```\s*([\w+-]*)\s*$")
-MARK = re.compile(r"^\s*<!--\s*docs-test:\s*(run|slow|skip)\b\s*(.*?)\s*-->\s*$")
+MARK = re.compile(r"^\s*<!--\s*docs-test:\s*(run|slow|skip|file)\b\s*(.*?)\s*-->\s*$")
 HUB_NAME = re.compile(
     r"\b(?:hf|st|mteb):([A-Za-z][\w.-]*/[\w.-]+|[a-z][\w.-]*-(?:base|large|uncased|cased)[\w.-]*)(?![\w/])"
     r"|get_model\(\s*[\"']([A-Za-z][\w.-]*/[\w.-]+)[\"']"
@@ -65,7 +67,7 @@ class Block:
     line: int  # 1-based line of the opening fence
     lang: str
     code: str
-    mode: str | None  # run, slow, skip, or None (unmarked)
+    mode: str | None  # run, slow, skip, file, or None (unmarked)
     reason: str = ""
     setups: list[str] = field(default_factory=list)
     needs: list[str] = field(default_factory=list)
@@ -95,19 +97,20 @@ def blocks(page: Path) -> list[Block]:
         j = i + 1
         while j < len(lines) and not re.match(rf"^{indent}```\s*$", lines[j]):
             j += 1
-        if lang in LANGS:
-            prev = next((lines[k] for k in range(i - 1, -1, -1) if lines[k].strip()), "")
-            mark = MARK.match(prev)
+        prev = next((lines[k] for k in range(i - 1, -1, -1) if lines[k].strip()), "")
+        mark = MARK.match(prev)
+        is_file = bool(mark) and mark.group(1) == "file"
+        if lang in LANGS or is_file:
             block = Block(
                 page,
                 i + 1,
-                LANGS[lang],
+                LANGS.get(lang, lang),
                 "\n".join(x[len(indent) :] for x in lines[i + 1 : j]),
                 None,
             )
             if mark:
                 block.mode, rest = mark.group(1), mark.group(2)
-                if block.mode == "skip":
+                if block.mode in ("skip", "file"):
                     block.reason = rest
                 else:
                     for word in rest.split():
@@ -237,6 +240,9 @@ def environment(sandbox: Path) -> dict[str, str]:
 
 def run_block(block: Block, cwd: Path, sandbox: Path, timeout: float = 1200) -> None:
     """Run one block in ``cwd``; raise AssertionError with its output when it fails."""
+    if block.mode == "file":
+        (cwd / block.reason).write_text(block.code + "\n", encoding="utf-8")
+        return
     for name in block.setups:
         SETUPS[name](cwd)
     hub_stand_ins(block.code, sandbox / "hub")
@@ -256,8 +262,8 @@ def run_block(block: Block, cwd: Path, sandbox: Path, timeout: float = 1200) -> 
 
 def run_page(page: Path, mode: str, cwd: Path, sandbox: Path, start: int = 0) -> list[Block]:
     """Run ``page``'s blocks of ``mode`` in order in ``cwd``, from the block whose fence is at
-    line ``start`` or after; returns the blocks run."""
-    chosen = [b for b in blocks(page) if b.mode == mode and b.line >= start]
+    line ``start`` or after (the files the page shows are all written); returns the blocks."""
+    chosen = [b for b in blocks(page) if b.mode == "file" or b.mode == mode and b.line >= start]
     for block in chosen:  # a slow block may encode all of sample-en several times on a CPU
         run_block(block, cwd, sandbox, timeout=600 if mode == "run" else 5400)
     return chosen

@@ -23,9 +23,11 @@ from docs_harness import (
 def test_every_block_is_run_or_marked_with_a_reason():
     unmarked = [b.where for b in all_blocks() if b.mode is None]
     unexplained = [b.where for b in all_blocks() if b.mode == "skip" and len(b.reason) < 10]
+    unnamed = [b.where for b in all_blocks() if b.mode == "file" and not b.reason]
     unknown = [f"{b.where}: {b.unknown}" for b in all_blocks() if b.unknown]
     assert unmarked == [], "add <!-- docs-test: run|slow|skip REASON --> before each block"
     assert unexplained == [], "a skipped block says why it cannot run here"
+    assert unnamed == [], "a file block names its file: <!-- docs-test: file NAME -->"
     assert unknown == [], "run/slow take only setup=NAME[,NAME] (docs_harness.SETUPS), needs=shared"
 
 
@@ -79,14 +81,16 @@ def test_a_stated_value_after_a_multi_line_statement_is_refused(tmp_path):
         stated_values(blocks(page)[0])
 
 
-def test_a_page_runs_from_a_given_block(tmp_path):
+def test_a_page_runs_from_a_given_block_with_the_files_it_shows(tmp_path):
     page = _page(
         tmp_path,
         "<!-- docs-test: slow -->\n```bash\nexit 1\n```\n\n"
-        "<!-- docs-test: slow -->\n```bash\necho b > b.txt\n```\n",
+        "<!-- docs-test: file a.tsv -->\n```tsv\nx\ty\n```\n\n"
+        "<!-- docs-test: slow -->\n```bash\ncp a.tsv b.tsv\n```\n",
     )
-    done = run_page(page, "slow", tmp_path, tmp_path / "sandbox", start=6)
-    assert [b.line for b in done] == [7] and (tmp_path / "b.txt").exists()
+    done = run_page(page, "slow", tmp_path, tmp_path / "sandbox", start=8)
+    assert [(b.line, b.mode) for b in done] == [(7, "file"), (12, "slow")]
+    assert (tmp_path / "b.tsv").read_text() == "x\ty\n"
 
 
 def test_stand_ins_must_be_named_on_their_page(tmp_path):
