@@ -17,7 +17,7 @@ sees what a ``run`` block stored. Bash blocks run with ``set -euo pipefail``; py
 a fresh interpreter.
 
 A value stated in a comment, ``print(tree_depth(tree))  # -> 6`` (or ``tree_depth(tree)  # -> 6``,
-printed like the interactive prompt would; in bash, ``command  # -> text``), is checked: what
+printed as the interactive prompt shows it, by repr; in bash, ``command  # -> text``), is checked: what
 that one-line statement prints must be the stated text (whitespace runs count as one space).
 
 The sandbox is offline: the shipped MiniLM stands in for every Hub model a block names
@@ -175,7 +175,7 @@ def stated_values(block: Block) -> tuple[str, list[str]]:
                 and getattr(node.value.func, "id", "") == "print"
             )
             if isinstance(node, ast.Expr) and not is_print:
-                statement = f"print({statement})"
+                statement = f"print(repr({statement}))"
             begin = f"print({SENTINEL + str(len(values))!r}, flush=True)"
             end = f"print({SENTINEL!r}, flush=True)"
         else:
