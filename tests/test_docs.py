@@ -3,6 +3,8 @@ marked as not runnable with its reason (the markers: tests/docs_harness.py)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from docs_harness import (
@@ -40,6 +42,31 @@ def test_every_stated_value_follows_a_one_line_statement():
 def test_every_page_names_the_models_minilm_stands_in_for():
     unnamed = {str(p.relative_to(ROOT)): unnamed_stand_ins(p) for p in DOCS}
     assert {k: v for k, v in unnamed.items() if v} == {}, f"say so: '{STAND_IN_NOTE} NAME'"
+
+
+#: a table marker (legend.md) in a table row: a marker sign, or a star right after a number
+TABLE_MARKER = re.compile(r"[†‡°§¶♯]|\d\*(?!\*)")
+#: pages rewritten on other branches at the same time; their link to legend.md comes with them
+LINK_PENDING = {"docs/controls.md", "docs/function-words.md"}
+
+
+def test_every_table_with_a_marker_links_the_legend():
+    unlinked = []
+    for page in DOCS:
+        text = page.read_text(encoding="utf-8")
+        rows = [line for line in text.splitlines() if line.lstrip().startswith("|")]
+        name = str(page.relative_to(ROOT))
+        if any(TABLE_MARKER.search(r) for r in rows) and "legend.md" not in text:
+            unlinked.append(name)
+    assert sorted(set(unlinked) - LINK_PENDING - {"docs/legend.md"}) == []
+
+
+def test_the_legend_defines_every_marker_tables_print():
+    from sentprobe.reporting.tables import NOTES
+
+    legend = (ROOT / "docs/legend.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip() for line in legend.splitlines() if line.startswith("| ")}
+    assert set(NOTES) | {"*", "±x"} <= rows
 
 
 def _page(tmp_path, text):
