@@ -69,6 +69,30 @@ def test_the_legend_defines_every_marker_tables_print():
     assert set(NOTES) | {"*", "±x"} <= rows
 
 
+def _anchors(page) -> set[str]:
+    """GitHub's heading anchors of ``page`` (lower case, punctuation dropped, spaces to
+    hyphens) and its explicit ``<a id>`` ones."""
+    text = page.read_text(encoding="utf-8")
+    headings = [line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")]
+    slugs = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+    return slugs | set(re.findall(r'<a id="([^"]+)"', text))
+
+
+def test_every_relative_link_of_the_docs_resolves():
+    broken = []
+    for page in DOCS:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            if target.startswith(("http:", "https:", "mailto:")):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path) if path else page
+            if not linked.exists() or (
+                anchor and linked.suffix == ".md" and anchor not in _anchors(linked)
+            ):
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []
+
+
 def _page(tmp_path, text):
     page = tmp_path / "page.md"
     page.write_text(text)
