@@ -16,9 +16,10 @@ is an error. Blocks of one page run in order in one working directory, so a ``re
 sees what a ``run`` block stored. Bash blocks run with ``set -euo pipefail``; python blocks in
 a fresh interpreter.
 
-A value stated in a comment, ``print(tree_depth(tree))  # -> 6`` (or ``tree_depth(tree)  # -> 6``,
-printed as the interactive prompt shows it, by repr; in bash, ``command  # -> text``), is checked: what
-that one-line statement prints must be the stated text (whitespace runs count as one space).
+A value stated in a comment is checked: what that one-line statement prints must be the
+stated text (whitespace runs count as one space). ``print(tree_depth(tree))  # -> 6``, or
+``tree_depth(tree)  # -> 6`` (a bare expression is printed by repr, as the interactive prompt
+shows it); in bash, ``command  # -> text``.
 
 The sandbox is offline: the shipped MiniLM stands in for every Hub model a block names
 (``hf:bert-base-uncased``, ``st:...``): a Hugging Face cache with those names holding
