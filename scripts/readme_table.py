@@ -3,8 +3,10 @@
 The README shows what ``sentprobe run`` prints on a fresh machine. This script runs exactly
 that command (``sentprobe run``: MiniLM and the default baselines on ``sample-en``) with an
 empty embedding cache and an empty results store in a temporary folder, and writes its
-output between the README's ``readme-table`` markers. With ``--check`` it writes nothing and
-exits 1, showing the difference, when the README and the fresh run differ (``.ci/run``).
+Markdown table between the README's ``readme-table`` markers, unfenced so that it renders,
+with a one-line legend in place of the run's long note (a note the legend does not cover is
+an error). With ``--check`` it writes nothing and exits 1, showing the difference, when the
+README and the fresh run differ (``.ci/run``).
 
     python scripts/readme_table.py [--check]
 """
@@ -23,6 +25,10 @@ from pathlib import Path
 README = Path(__file__).resolve().parents[1] / "README.md"
 START = "<!-- readme-table:start (scripts/readme_table.py writes this block) -->"
 END = "<!-- readme-table:end -->"
+LEGEND = (
+    "Test accuracy (%); ±x: half the width of its 95% bootstrap confidence interval over the"
+    " test items. Every marker: [docs/legend.md](docs/legend.md)."
+)
 
 
 def fresh_run() -> tuple[str, float]:
@@ -43,13 +49,28 @@ def fresh_run() -> tuple[str, float]:
     return done.stdout.rstrip("\n"), elapsed
 
 
-def replace_block(readme: str, output: str) -> str:
-    """``readme`` with the fenced block between the markers replaced by ``output``."""
+def readme_block(output: str) -> str:
+    """The run's table followed by the README's one-line legend."""
+    from sentprobe.reporting.tables import CI_NOTE
+
+    lines = output.splitlines()
+    table = [line for line in lines if line.startswith("|")]
+    other = [line for line in lines if line.strip() and not line.startswith("|")]
+    if not table or [line for line in other if line != CI_NOTE]:
+        sys.exit(
+            "error: sentprobe run printed lines the README's legend does not cover: "
+            + " / ".join(line for line in other if line != CI_NOTE)
+        )
+    return "\n".join(table) + "\n\n" + LEGEND
+
+
+def replace_block(readme: str, block: str) -> str:
+    """``readme`` with the text between the markers replaced by ``block``."""
     if readme.count(START) != 1 or readme.count(END) != 1:
         raise ValueError(f"{README.name}: needs exactly one {START!r} and one {END!r}")
     head, rest = readme.split(START, 1)
     _, tail = rest.split(END, 1)
-    return f"{head}{START}\n```\n{output}\n```\n{END}{tail}"
+    return f"{head}{START}\n{block}\n{END}{tail}"
 
 
 def main() -> int:
@@ -58,7 +79,7 @@ def main() -> int:
     args = parser.parse_args()
     output, elapsed = fresh_run()
     old = README.read_text(encoding="utf-8")
-    new = replace_block(old, output)
+    new = replace_block(old, readme_block(output))
     print(f"sentprobe run: {elapsed:.0f} s with an empty cache", file=sys.stderr)
     if new == old:
         print("README.md: the results table matches a fresh run", file=sys.stderr)

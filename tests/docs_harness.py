@@ -7,24 +7,40 @@ the line before its fence:
 - ``<!-- docs-test: slow -->``: executed with ``-m slow`` (minutes of work);
 - ``<!-- docs-test: skip REASON -->``: not runnable here, and why (needs a GPU, a cluster,
   the user's SentEval checkout...).
+- ``<!-- docs-test: file NAME -->``: a file the page shows (in any language): written as
+  ``NAME`` into the page's working directory before the blocks after it run.
 
 ``run`` and ``slow`` may add ``setup=NAME[,NAME]`` (a function of :data:`SETUPS` that writes the
-files the block names) and ``needs=shared`` (skips without ``../shared/data``). Blocks of one
-page run in order in one working directory, so a ``report`` block sees what a ``run`` block
-stored. Bash blocks run with ``set -euo pipefail``; python blocks in a fresh interpreter.
+files the block names) and ``needs=shared`` (skips without ``../shared/data``); any other word
+is an error. Blocks of one page run in order in one working directory, so a ``report`` block
+sees what a ``run`` block stored. Bash blocks run with ``set -euo pipefail``; python blocks in
+a fresh interpreter.
+
+A value stated in a comment is checked: what that one-line statement prints must be the
+stated text (whitespace runs count as one space). ``print(tree_depth(tree))  # -> 6``, or
+``tree_depth(tree)  # -> 6`` (a bare expression is printed by repr, as the interactive prompt
+shows it); in bash, ``command  # -> text``.
 
 The sandbox is offline: the shipped MiniLM stands in for every Hub model a block names
 (``hf:bert-base-uncased``, ``st:...``): a Hugging Face cache with those names holding
-MiniLM's files, so the commands run exactly as written.
+MiniLM's files, so the commands run exactly as written. A page that uses a stand-in names it
+in a sentence containing :data:`STAND_IN_NOTE` (tests/test_docs.py checks it).
+
+One page, or its blocks from a given one on (after a failure, say), runs from the command line:
+
+    python tests/docs_harness.py README.md --mode slow --from 120   # from the block at line 120
 """
 
 from __future__ import annotations
 
+import argparse
+import ast
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,11 +49,15 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LANGS = {"bash": "bash", "sh": "bash", "shell": "bash", "python": "python", "py": "python"}
 FENCE = re.compile(r"^(\s*)```\s*([\w+-]*)\s*$")
-MARK = re.compile(r"^\s*<!--\s*docs-test:\s*(run|slow|skip)\b\s*(.*?)\s*-->\s*$")
+MARK = re.compile(r"^\s*<!--\s*docs-test:\s*(run|slow|skip|file)\b\s*(.*?)\s*-->\s*$")
 HUB_NAME = re.compile(
     r"\b(?:hf|st|mteb):([A-Za-z][\w.-]*/[\w.-]+|[a-z][\w.-]*-(?:base|large|uncased|cased)[\w.-]*)(?![\w/])"
     r"|get_model\(\s*[\"']([A-Za-z][\w.-]*/[\w.-]+)[\"']"
 )
+STATED = re.compile(r"^(?P<code>.*?)\s+#\s*->\s*(?P<value>.+?)\s*$")
+#: the words of the sentence by which a page names the models MiniLM stands in for
+STAND_IN_NOTE = "MiniLM stands in for"
+SENTINEL = "\x1edocs-stated"
 
 
 @dataclass
@@ -48,14 +68,20 @@ class Block:
     line: int  # 1-based line of the opening fence
     lang: str
     code: str
-    mode: str | None  # run, slow, skip, or None (unmarked)
+    mode: str | None  # run, slow, skip, file, or None (unmarked)
     reason: str = ""
     setups: list[str] = field(default_factory=list)
     needs: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)  # marker words that mean nothing here
 
     @property
     def where(self) -> str:
-        return f"{self.page.relative_to(ROOT)}:{self.line}"
+        return f"{shown(self.page)}:{self.line}"
+
+
+def shown(page: Path) -> str:
+    """``page`` as messages name it: relative to the repository when it is in it."""
+    return str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else str(page)
 
 
 def blocks(page: Path) -> list[Block]:
@@ -72,29 +98,31 @@ def blocks(page: Path) -> list[Block]:
         j = i + 1
         while j < len(lines) and not re.match(rf"^{indent}```\s*$", lines[j]):
             j += 1
-        if lang in LANGS:
-            prev = next((lines[k] for k in range(i - 1, -1, -1) if lines[k].strip()), "")
-            mark = MARK.match(prev)
+        prev = next((lines[k] for k in range(i - 1, -1, -1) if lines[k].strip()), "")
+        mark = MARK.match(prev)
+        is_file = bool(mark) and mark.group(1) == "file"
+        if lang in LANGS or is_file:
             block = Block(
                 page,
                 i + 1,
-                LANGS[lang],
+                LANGS.get(lang, lang),
                 "\n".join(x[len(indent) :] for x in lines[i + 1 : j]),
                 None,
             )
             if mark:
                 block.mode, rest = mark.group(1), mark.group(2)
-                if block.mode == "skip":
+                if block.mode in ("skip", "file"):
                     block.reason = rest
                 else:
                     for word in rest.split():
                         key, _, value = word.partition("=")
-                        if key in ("setup", "needs"):
-                            (block.setups if key == "setup" else block.needs).extend(
-                                value.split(",")
-                            )
+                        names = value.split(",") if value else []
+                        if key == "setup" and names and all(n in SETUPS for n in names):
+                            block.setups.extend(names)
+                        elif key == "needs" and names == ["shared"]:
+                            block.needs.extend(names)
                         else:
-                            block.reason += word
+                            block.unknown.append(word)
             found.append(block)
         i = j + 1
     return found
@@ -102,6 +130,72 @@ def blocks(page: Path) -> list[Block]:
 
 def all_blocks() -> list[Block]:
     return [b for page in DOCS for b in blocks(page)]
+
+
+def stand_ins(code: str) -> set[str]:
+    """The Hub models ``code`` names, for which MiniLM stands in here."""
+    return {a or b for a, b in HUB_NAME.findall(code)}
+
+
+def unnamed_stand_ins(page: Path) -> list[str]:
+    """Stand-ins used by ``page``'s runnable blocks that no stand-in sentence of it names."""
+    text = " ".join(page.read_text(encoding="utf-8").split())
+    notes = [s for s in re.split(r"(?<=[.!?])\s", text) if STAND_IN_NOTE in s]
+    used = {n for b in blocks(page) if b.mode in ("run", "slow") for n in stand_ins(b.code)}
+    return sorted(n for n in used if not any(n in note for note in notes))
+
+
+def stated_values(block: Block) -> tuple[str, list[str]]:
+    """``block``'s code with each stated value's statement wrapped in sentinels, and the values.
+
+    Raises ValueError when a stated value follows something other than a one-line statement.
+    """
+    out, values = [], []
+    for number, line in enumerate(block.code.splitlines(), block.line + 1):
+        m = STATED.match(line)
+        if not m or not m.group("code").strip():
+            out.append(line)
+            continue
+        code = m.group("code")
+        indent = code[: len(code) - len(code.lstrip())]
+        statement = code.strip()
+        if block.lang == "python":
+            try:
+                tree = ast.parse(statement)
+            except SyntaxError:
+                tree = None
+            if tree is None or len(tree.body) != 1:
+                raise ValueError(
+                    f"{shown(block.page)}:{number}: a stated value (# -> ...) must "
+                    "follow a one-line statement"
+                )
+            node = tree.body[0]
+            is_print = (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "id", "") == "print"
+            )
+            if isinstance(node, ast.Expr) and not is_print:
+                statement = f"print(repr({statement}))"
+            begin = f"print({SENTINEL + str(len(values))!r}, flush=True)"
+            end = f"print({SENTINEL!r}, flush=True)"
+        else:
+            begin, end = f"echo '{SENTINEL}{len(values)}'", f"echo '{SENTINEL}'"
+        out += [indent + begin, indent + statement, indent + end]
+        values.append(m.group("value"))
+    return "\n".join(out), values
+
+
+def check_stated(block: Block, values: list[str], stdout: str) -> None:
+    """Every stated value is what its statement printed, each time it ran (at least once)."""
+    found = re.findall(rf"{SENTINEL}(\d+)\n(.*?){SENTINEL}\n", stdout, re.S)
+    wrong = []
+    for i, expected in enumerate(values):
+        printed = [" ".join(text.split()) for k, text in found if int(k) == i]
+        if not printed or any(p != " ".join(expected.split()) for p in printed):
+            wrong.append(f"stated {expected!r}, printed {printed or 'nothing'}")
+    if wrong:
+        raise AssertionError(f"{block.where}: " + "; ".join(wrong))
 
 
 # -- the sandbox ---------------------------------------------------------------------------
@@ -147,19 +241,33 @@ def environment(sandbox: Path) -> dict[str, str]:
 
 def run_block(block: Block, cwd: Path, sandbox: Path, timeout: float = 1200) -> None:
     """Run one block in ``cwd``; raise AssertionError with its output when it fails."""
+    if block.mode == "file":
+        (cwd / block.reason).write_text(block.code + "\n", encoding="utf-8")
+        return
     for name in block.setups:
         SETUPS[name](cwd)
     hub_stand_ins(block.code, sandbox / "hub")
+    code, values = stated_values(block)
     if block.lang == "bash":
-        argv = ["bash", "-c", "set -euo pipefail\n" + block.code]
+        argv = ["bash", "-c", "set -euo pipefail\n" + code]
     else:
-        argv = [sys.executable, "-c", block.code]
+        argv = [sys.executable, "-c", code]
     done = subprocess.run(
         argv, cwd=cwd, env=environment(sandbox), capture_output=True, text=True, timeout=timeout
     )
     if done.returncode:
         tail = (done.stdout[-3000:] + "\n" + done.stderr[-3000:]).strip()
         raise AssertionError(f"{block.where}: exit {done.returncode}\n{tail}")
+    check_stated(block, values, done.stdout)
+
+
+def run_page(page: Path, mode: str, cwd: Path, sandbox: Path, start: int = 0) -> list[Block]:
+    """Run ``page``'s blocks of ``mode`` in order in ``cwd``, from the block whose fence is at
+    line ``start`` or after (the files the page shows are all written); returns the blocks."""
+    chosen = [b for b in blocks(page) if b.mode == "file" or b.mode == mode and b.line >= start]
+    for block in chosen:  # a slow block may encode all of sample-en several times on a CPU
+        run_block(block, cwd, sandbox, timeout=600 if mode == "run" else 5400)
+    return chosen
 
 
 # -- files the examples name ---------------------------------------------------------------
@@ -455,3 +563,36 @@ SETUPS: dict[str, Callable[[Path], None]] = {
     "pairs": pairs,
     "damaged-store": damaged_store,
 }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Run one page's docs blocks, in order.")
+    parser.add_argument("page", type=Path, help="README.md or docs/NAME.md")
+    parser.add_argument("--mode", choices=("run", "slow"), default="slow")
+    parser.add_argument(
+        "--from",
+        dest="start",
+        type=int,
+        default=0,
+        metavar="LINE",
+        help="start at the block whose fence is at LINE (or the next one)",
+    )
+    parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    args = parser.parse_args()
+    page = args.page.resolve()
+    with tempfile.TemporaryDirectory(prefix="sentprobe-docs-") as tmp:
+        cwd = args.keep or Path(tmp) / "work"
+        cwd.mkdir(parents=True, exist_ok=True)
+        try:
+            done = run_page(page, args.mode, cwd, Path(tmp) / "sandbox", args.start)
+        except AssertionError as failure:
+            print(f"FAILED {failure}", file=sys.stderr)
+            return 1
+    ran = sum(b.mode == args.mode for b in done)
+    print(f"{ran} {args.mode} block(s) of {shown(page)} passed, after writing the files it shows")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "src"))
+    sys.exit(main())

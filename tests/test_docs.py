@@ -3,16 +3,152 @@ marked as not runnable with its reason (the markers: tests/docs_harness.py)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from docs_harness import DOCS, ROOT, SHARED_DATA, Block, all_blocks, blocks, run_block
+from docs_harness import (
+    DOCS,
+    ROOT,
+    SHARED_DATA,
+    STAND_IN_NOTE,
+    Block,
+    all_blocks,
+    blocks,
+    run_block,
+    run_page,
+    stated_values,
+    unnamed_stand_ins,
+)
 
 
 def test_every_block_is_run_or_marked_with_a_reason():
     unmarked = [b.where for b in all_blocks() if b.mode is None]
     unexplained = [b.where for b in all_blocks() if b.mode == "skip" and len(b.reason) < 10]
+    unnamed = [b.where for b in all_blocks() if b.mode == "file" and not b.reason]
+    unknown = [f"{b.where}: {b.unknown}" for b in all_blocks() if b.unknown]
     assert unmarked == [], "add <!-- docs-test: run|slow|skip REASON --> before each block"
     assert unexplained == [], "a skipped block says why it cannot run here"
+    assert unnamed == [], "a file block names its file: <!-- docs-test: file NAME -->"
+    assert unknown == [], "run/slow take only setup=NAME[,NAME] (docs_harness.SETUPS), needs=shared"
+
+
+def test_every_stated_value_follows_a_one_line_statement():
+    for block in all_blocks():
+        if block.mode in ("run", "slow"):
+            stated_values(block)  # raises ValueError naming the line
+
+
+def test_every_page_names_the_models_minilm_stands_in_for():
+    unnamed = {str(p.relative_to(ROOT)): unnamed_stand_ins(p) for p in DOCS}
+    assert {k: v for k, v in unnamed.items() if v} == {}, f"say so: '{STAND_IN_NOTE} NAME'"
+
+
+#: a table marker (legend.md) in a table row: a marker sign, or a star right after a number
+TABLE_MARKER = re.compile(r"[†‡°§¶♯]|\d\*(?!\*)")
+#: pages rewritten on other branches at the same time; their link to legend.md comes with them
+LINK_PENDING = {"docs/controls.md", "docs/function-words.md"}
+
+
+def test_every_table_with_a_marker_links_the_legend():
+    unlinked = []
+    for page in DOCS:
+        text = page.read_text(encoding="utf-8")
+        rows = [line for line in text.splitlines() if line.lstrip().startswith("|")]
+        name = str(page.relative_to(ROOT))
+        if any(TABLE_MARKER.search(r) for r in rows) and "legend.md" not in text:
+            unlinked.append(name)
+    assert sorted(set(unlinked) - LINK_PENDING - {"docs/legend.md"}) == []
+
+
+def test_the_legend_defines_every_marker_tables_print():
+    from sentprobe.reporting.tables import NOTES
+
+    legend = (ROOT / "docs/legend.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip() for line in legend.splitlines() if line.startswith("| ")}
+    assert set(NOTES) | {"*", "±x"} <= rows
+
+
+def _anchors(page) -> set[str]:
+    """GitHub's heading anchors of ``page`` (lower case, punctuation dropped, spaces to
+    hyphens) and its explicit ``<a id>`` ones."""
+    text = page.read_text(encoding="utf-8")
+    headings = [line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")]
+    slugs = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+    return slugs | set(re.findall(r'<a id="([^"]+)"', text))
+
+
+def test_every_relative_link_of_the_docs_resolves():
+    broken = []
+    for page in DOCS:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            if target.startswith(("http:", "https:", "mailto:")):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path) if path else page
+            if not linked.exists() or (
+                anchor and linked.suffix == ".md" and anchor not in _anchors(linked)
+            ):
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []
+
+
+def _page(tmp_path, text):
+    page = tmp_path / "page.md"
+    page.write_text(text)
+    return page
+
+
+def test_unknown_marker_words_are_errors(tmp_path):
+    page = _page(
+        tmp_path,
+        "<!-- docs-test: slow need=shared -->\n```bash\nx\n```\n\n"
+        "<!-- docs-test: run setup=my-task,no-such-setup -->\n```bash\nx\n```\n",
+    )
+    assert [b.unknown for b in blocks(page)] == [["need=shared"], ["setup=my-task,no-such-setup"]]
+
+
+def test_a_wrong_stated_value_fails_and_a_right_one_passes(tmp_path):
+    page = _page(
+        tmp_path,
+        "<!-- docs-test: run -->\n```python\nx = 3\nx * 2  # -> 6\nprint('a  b')  # -> a b\n"
+        "for i in range(2):\n    print(i < 5)  # -> True\n```\n\n"
+        "<!-- docs-test: run -->\n```bash\necho 7  # -> 7\n```\n\n"
+        "<!-- docs-test: run -->\n```python\nprint(len('abc'))  # -> 4\n```\n\n"
+        "<!-- docs-test: run -->\n```bash\necho 5  # -> 6\n```\n",
+    )
+    right_py, right_sh, wrong_py, wrong_sh = blocks(page)
+    for block in (right_py, right_sh):
+        run_block(block, tmp_path, tmp_path / "sandbox")
+    with pytest.raises(AssertionError, match=r"page.md:\d+: stated '4', printed \['3'\]"):
+        run_block(wrong_py, tmp_path, tmp_path / "sandbox")
+    with pytest.raises(AssertionError, match="stated '6', printed"):
+        run_block(wrong_sh, tmp_path, tmp_path / "sandbox")
+
+
+def test_a_stated_value_after_a_multi_line_statement_is_refused(tmp_path):
+    page = _page(tmp_path, "<!-- docs-test: run -->\n```python\nf(1,  # -> 2\n  3)\n```\n")
+    with pytest.raises(ValueError, match="page.md:3: a stated value"):
+        stated_values(blocks(page)[0])
+
+
+def test_a_page_runs_from_a_given_block_with_the_files_it_shows(tmp_path):
+    page = _page(
+        tmp_path,
+        "<!-- docs-test: slow -->\n```bash\nexit 1\n```\n\n"
+        "<!-- docs-test: file a.tsv -->\n```tsv\nx\ty\n```\n\n"
+        "<!-- docs-test: slow -->\n```bash\ncp a.tsv b.tsv\n```\n",
+    )
+    done = run_page(page, "slow", tmp_path, tmp_path / "sandbox", start=8)
+    assert [(b.line, b.mode) for b in done] == [(7, "file"), (12, "slow")]
+    assert (tmp_path / "b.tsv").read_text() == "x\ty\n"
+
+
+def test_stand_ins_must_be_named_on_their_page(tmp_path):
+    block = "<!-- docs-test: slow -->\n```bash\nsentprobe run -e hf:roberta-base\n```\n"
+    assert unnamed_stand_ins(_page(tmp_path, block)) == ["roberta-base"]
+    note = f"In this page's tests {STAND_IN_NOTE} roberta-base.\n\n"
+    assert unnamed_stand_ins(_page(tmp_path, note + block)) == []
 
 
 def test_the_parser_sees_markers_and_fences(tmp_path, monkeypatch):
@@ -53,5 +189,4 @@ def test_page_blocks_run(page, mode, sandbox, tmp_path):
     for block in chosen:
         if "shared" in block.needs and not SHARED_DATA.is_dir():
             pytest.skip(f"{block.where} needs ../shared/data")
-    for block in chosen:  # a slow block may encode all of sample-en several times on a CPU
-        run_block(block, tmp_path, sandbox, timeout=600 if mode == "run" else 5400)
+    run_page(page, mode, tmp_path, sandbox)

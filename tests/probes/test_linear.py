@@ -4,7 +4,7 @@ import torch
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from sentprobe.probes.linear import LogisticProbe, _Stacked
+from sentprobe.probes.linear import LogisticProbe, _Stacked, tied_classes
 
 
 def blobs(n, k=3, d=10, sep=3.0, seed=0):
@@ -148,3 +148,36 @@ def test_many_classes_take_the_warm_started_path():
     assert abs(path.best_score_ - stacked.best_score_) < 0.02
     cv = LogisticProbe(l2=[1e-1, 1e-3], stack_limit=10, cv=3).fit(X, y)
     assert cv.selection_ == "cv3" and cv.score(Xd, yd) > 0.5
+
+
+def lengths(n_classes=80, per_class=6, seed=0):
+    """A degenerate feature: one small integer (a length) for many classes (WC on Length)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(3, 25, (n_classes * per_class, 1)).astype(np.float32)
+    return X, np.repeat(np.arange(n_classes), per_class)
+
+
+def test_tied_classes_are_those_with_equal_counts_and_feature_sums():
+    X = torch.tensor([[3.0], [5.0], [4.0], [4.0], [2.0], [6.0], [0.0], [3.0], [6.0]])
+    y = torch.tensor([0, 0, 1, 1, 2, 2, 2, 3, 3])
+    Xs = (X - X.mean()) / X.std()  # z-scored as the probe sees it: sums equal up to rounding
+    # 0 and 1 sum to 8 over two rows; 2 sums to 8 over three; 3 sums to 9
+    assert tied_classes(Xs, y, 4).tolist() == [0, 0, 2, 3]
+    real = torch.from_numpy(blobs(300, k=20)[0])
+    assert tied_classes(real, torch.arange(300) % 20, 20).tolist() == list(range(20))
+
+
+@pytest.mark.parametrize("l2", [1e-5, 1e-2, 1e-1])
+def test_predictions_do_not_follow_floating_point_noise(l2):
+    """Reordering the training rows changes only the rounding of every sum (as another
+    machine's BLAS or thread count does); classes tied by a degenerate feature must still
+    get the same predictions and dev score."""
+    X, y = lengths()
+    X_dev, y_dev = lengths(seed=1)
+    X_test = np.arange(3, 25, dtype=np.float32)[:, None]
+    order = np.random.default_rng(2).permutation(len(X))
+    a = LogisticProbe(l2=l2).fit(X, y, X_dev, y_dev)
+    b = LogisticProbe(l2=l2).fit(X[order], y[order], X_dev, y_dev)
+    assert np.abs(a.coef_ - b.coef_).max() > 0  # the fits differ by rounding
+    assert a.grid_scores_ == b.grid_scores_
+    assert a.predict(X_test).tolist() == b.predict(X_test).tolist()

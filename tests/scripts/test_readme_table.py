@@ -22,11 +22,27 @@ def test_the_readme_has_one_generated_block_with_the_main_jobs_rows():
     ]
 
 
-def test_replace_block_swaps_only_the_fenced_output():
-    readme = f"intro\n{readme_table.START}\n```\nold\n```\n{readme_table.END}\noutro\n"
+def test_the_readme_table_is_rendered_markdown_with_a_one_line_legend():
+    text = readme_table.README.read_text(encoding="utf-8")
+    block = text.split(readme_table.START, 1)[1].split(readme_table.END, 1)[0]
+    assert "```" not in block
+    assert block.strip().splitlines()[-1] == readme_table.LEGEND
+
+
+def test_replace_block_swaps_only_the_block():
+    readme = f"intro\n{readme_table.START}\nold\n{readme_table.END}\noutro\n"
     new = readme_table.replace_block(readme, "| new |")
-    assert new == f"intro\n{readme_table.START}\n```\n| new |\n```\n{readme_table.END}\noutro\n"
+    assert new == f"intro\n{readme_table.START}\n| new |\n{readme_table.END}\noutro\n"
     assert readme_table.replace_block(new, "| new |") == new
+
+
+def test_the_block_keeps_the_table_and_replaces_the_ci_note_by_the_legend():
+    from sentprobe.reporting.tables import CI_NOTE
+
+    block = readme_table.readme_block(f"| a |\n|---|\n| 1 |\n\n{CI_NOTE}")
+    assert block == f"| a |\n|---|\n| 1 |\n\n{readme_table.LEGEND}"
+    with pytest.raises(SystemExit, match="does not cover: ° nothing here"):
+        readme_table.readme_block("| a |\n\n° nothing here depends on the seed")
 
 
 def test_replace_block_refuses_a_readme_without_markers():

@@ -7,6 +7,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+import numpy as np
 import torch
 from sklearn.exceptions import ConvergenceWarning
 
@@ -89,8 +90,43 @@ def _logits(Xa: torch.Tensor, Wf: torch.Tensor, K: int) -> torch.Tensor:
     return (Xa @ Wf.view(g, p, K).permute(1, 0, 2).reshape(p, g * K)).view(len(Xa), g, K)
 
 
-def _accuracy(Xa: torch.Tensor, y: torch.Tensor, Wf: torch.Tensor, K: int) -> torch.Tensor:
-    return (_logits(Xa, Wf, K).argmax(-1) == y[:, None]).float().mean(0)
+def _accuracy(
+    Xa: torch.Tensor, y: torch.Tensor, Wf: torch.Tensor, K: int, tied: torch.Tensor
+) -> torch.Tensor:
+    return (_logits(Xa, Wf, K)[..., tied].argmax(-1) == y[:, None]).float().mean(0)
+
+
+def tied_classes(X: torch.Tensor, y: torch.Tensor, K: int) -> torch.Tensor:
+    """For each class, the first class with its sufficient statistics (itself if none).
+
+    Multinomial logistic regression sees a class only through its count and the sum of its
+    feature vectors: two classes that agree in both get the same weights, and L-BFGS from zero
+    keeps them equal, so their logits tie exactly. In float32 the tie is decided by rounding,
+    which follows BLAS's summation order, so the machine and the thread count. A degenerate
+    feature makes such classes common (Length on sample-en's WC: 200 words of 6 sentences
+    each, 68 distinct (count, length sum) pairs), and the prediction then changed from one
+    machine to the next. The probe gives tied classes the first one's logits, so argmax picks
+    the first, as it does for any exact tie. Sums are compared up to the rounding of the
+    z-scoring (``(x - mean) / scale`` in float32: a relative error of at most ``2 eps`` per
+    value): classes with different sums of a real feature differ by far more.
+    """
+    y = y.clamp_min(0)
+    counts = torch.bincount(y, minlength=K).numpy()
+    sums = torch.zeros(K, X.shape[1], dtype=torch.float64).index_add_(0, y, X.double()).numpy()
+    mags = torch.zeros(K, X.shape[1], dtype=torch.float64).index_add_(0, y, X.abs().double())
+    slack = (4 * torch.finfo(X.dtype).eps * mags).numpy()
+    rep = np.arange(K)
+    order = np.lexsort((sums[:, 0], counts))  # ties are neighbours in this order
+    for pos, k in enumerate(order):
+        for j in order[pos - 1 :: -1] if pos else ():
+            if counts[j] != counts[k] or sums[k, 0] - sums[j, 0] > slack[j, 0] + slack[k, 0]:
+                break
+            if np.all(np.abs(sums[k] - sums[j]) <= slack[j] + slack[k]):
+                rep[k] = rep[j]
+                break
+    first = np.full(K, K)
+    np.minimum.at(first, rep, np.arange(K))  # each group's smallest class index
+    return torch.from_numpy(first[rep].astype(np.int64))
 
 
 class LogisticProbe(GridProbe):
@@ -109,7 +145,8 @@ class LogisticProbe(GridProbe):
     in a tenth of the iterations when the features are correlated.
     """
 
-    version: ClassVar[str] = "3"  # 3: preconditioned L-BFGS (same objective, fewer steps)
+    # 3: preconditioned L-BFGS (same objective, fewer steps); 4: tied classes (tied_classes)
+    version: ClassVar[str] = "4"
     _seeded_training: ClassVar[bool] = False  # L-BFGS from zero: only CV folds use the seed
     _refit_iterations: ClassVar[bool] = False  # trained to convergence: a CV refit needs no cap
 
@@ -139,10 +176,13 @@ class LogisticProbe(GridProbe):
         Xd = None if X_dev is None else torch.cat([X_dev, torch.ones(len(X_dev), 1)], 1)
         fun = self._objective(X, y, lam, K)
         pre = _Preconditioner(fun.Xa, K)
+        tied = tied_classes(X, y, K)
         if K * len(configs) <= self.stack_limit:
             # Few classes: one stacked run over the whole grid keeps the BLAS busy.
             W, iters = self._solve(fun, torch.zeros(len(configs), p * K), pre)
-            return [self._fit(W[i], int(iters[i]), Xd, y_dev, p, K) for i in range(len(configs))]
+            return [
+                self._fit(W[i], int(iters[i]), Xd, y_dev, p, K, tied) for i in range(len(configs))
+            ]
         # Many classes (e.g. WC's 1000): every grid point costs a full K-way product, so walk
         # the regularisation path from strong to weak, each solve warm-started from the last.
         order = sorted(range(len(configs)), key=lambda i: -configs[i]["l2"])
@@ -150,7 +190,7 @@ class LogisticProbe(GridProbe):
         w = torch.zeros(1, p * K)
         for i in order:
             w, iters = self._solve(fun.with_l2(lam[i : i + 1]), w, pre)
-            fits[i] = self._fit(w[0], int(iters[0]), Xd, y_dev, p, K)
+            fits[i] = self._fit(w[0], int(iters[0]), Xd, y_dev, p, K, tied)
         return [fits[i] for i in range(len(configs))]
 
     def _objective(self, X: torch.Tensor, y: torch.Tensor, l2: torch.Tensor, K: int) -> _Stacked:
@@ -163,7 +203,7 @@ class LogisticProbe(GridProbe):
             fun, w0, max_iter=self.max_iter, gtol=self.tol, precond=pre.bind(fun.l2)
         )
 
-    def _fit(self, w, n_iter, Xd, y_dev, p, K) -> GridFit:
+    def _fit(self, w, n_iter, Xd, y_dev, p, K, tied) -> GridFit:
         if n_iter >= self.max_iter:
             warnings.warn(
                 f"LogisticProbe: L-BFGS reached max_iter={self.max_iter} before the gradient "
@@ -171,16 +211,16 @@ class LogisticProbe(GridProbe):
                 ConvergenceWarning,
                 stacklevel=4,
             )
-        dev = None if Xd is None else float(_accuracy(Xd, y_dev, w[None], K)[0])
-        return GridFit(dev, self._unpack(w, p, K), n_iter)
+        dev = None if Xd is None else float(_accuracy(Xd, y_dev, w[None], K, tied)[0])
+        return GridFit(dev, self._unpack(w, p, K, tied), n_iter)
 
     @staticmethod
-    def _unpack(w: torch.Tensor, p: int, K: int) -> dict[str, torch.Tensor]:
+    def _unpack(w: torch.Tensor, p: int, K: int, tied: torch.Tensor) -> dict[str, torch.Tensor]:
         w = w.view(p, K)
-        return {"coef": w[:-1].T.contiguous(), "intercept": w[-1].clone()}
+        return {"coef": w[:-1].T.contiguous(), "intercept": w[-1].clone(), "tied": tied}
 
     def _logits(self, params, X):
-        return X @ params["coef"].T + params["intercept"]
+        return (X @ params["coef"].T + params["intercept"])[:, params["tied"]]
 
     @property
     def coef_(self):

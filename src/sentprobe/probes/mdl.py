@@ -118,7 +118,7 @@ class MDLProbe(ClassifierMixin, BaseEstimator):
     grid (chosen on dev), which only decides the accuracy.
     """
 
-    version: ClassVar[str] = "2"  # 2: calibrated block models, mixture of experts
+    version: ClassVar[str] = "3"  # 2: calibrated block models, mixture of experts; 3: logreg 4
     uses_seed: ClassVar[bool] = True  # the order of train, so the blocks, depend on the seed
 
     def __init__(
