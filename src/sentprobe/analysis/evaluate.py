@@ -52,7 +52,7 @@ def evaluate(
     Nothing is written to disk: no results store, and no embedding cache unless
     ``cache_dir`` names one (then vectors are reused across calls and with ``run``).
     """
-    plan = plan_run(
+    units = plan_run(
         encoders,
         tasks,
         baselines=baselines,
@@ -66,7 +66,7 @@ def evaluate(
     cache = EmbeddingCache(None if cache_dir is None else Path(cache_dir).expanduser())
     cache.check_writable()
     store = MemoryStore()
-    frame = execute(plan, store, cache, progress=progress)
+    frame = execute(units, store, cache, progress=progress)
     found = store.predictions_for(frame["key"])
     bounds = [
         accuracy_interval([found[key].correct], confidence=confidence) if key in found else None

@@ -221,8 +221,8 @@ def report(
     from sentprobe.reporting.reference import reference_rows
 
     if compare is not None:
-        rows = " ".join(n.strip() for n in compare.split(","))
-        error(f"report --compare is a command of its own: sentprobe compare {rows}")
+        pair = " ".join(n.strip() for n in compare.split(","))
+        error(f"report --compare is a command of its own: sentprobe compare {pair}")
         raise typer.Exit(2)
     _one_mode(
         {

@@ -1,7 +1,7 @@
 """A results store held in memory: what ``sentprobe.evaluate`` probes into (no file written).
 
 It answers the calls the runner makes of :class:`~sentprobe.evaluation.store.ResultsStore`
-(``has``, ``get``, ``add``, ``predictions_for``, ``to_frame``, ``meta``), so the store-backed
+(``has``, ``get``, ``add``, ``predictions_for``, ``to_frame``), so the store-backed
 ``run`` and the in-memory ``evaluate`` share every line of the runner.
 """
 
@@ -21,7 +21,6 @@ class MemoryStore:
     def __init__(self) -> None:
         self._records: dict[str, ResultRecord] = {}
         self._predictions: dict[str, Predictions] = {}
-        self._meta: dict[str, str] = {}
 
     def has(self, key: str) -> bool:
         return key in self._records
@@ -46,12 +45,6 @@ class MemoryStore:
 
     def predictions_for(self, keys: Iterable[str]) -> dict[str, Predictions]:
         return {k: self._predictions[k] for k in dict.fromkeys(keys) if k in self._predictions}
-
-    def meta(self, key: str) -> str | None:
-        return self._meta.get(key)
-
-    def set_meta(self, key: str, value: str) -> None:
-        self._meta[key] = value
 
     def to_frame(self) -> pd.DataFrame:
         return records_frame(self._records.items())

@@ -562,7 +562,7 @@ def plan_run(
 
 
 def execute(
-    plan: RunPlan,
+    units: RunPlan,
     store: ResultsStore | MemoryStore,
     cache: EmbeddingCache,
     *,
@@ -571,23 +571,23 @@ def execute(
     shard: tuple[int, int] | None = None,
     keep_going: bool = False,
 ) -> pd.DataFrame:
-    """Compute ``plan``'s units into ``store`` (units it holds already are skipped) and
+    """Compute ``units`` into ``store`` (units it holds already are skipped) and
     return their records; ``attrs["failures"]``: the pairs ``keep_going`` went past."""
     runner = Runner(
-        plan.tasks,
-        probe=plan.probe,
-        seeds=plan.seeds,
+        units.tasks,
+        probe=units.probe,
+        seeds=units.seeds,
         store=store,
         cache=cache,
         progress=progress,
-        nli_train=plan.nli_train,
+        nli_train=units.nli_train,
     )
     if executor == "local":
-        options = [plan.probe, plan.seeds, plan.nli_train and plan.nli_train.sha]
-        failures = _run_local(runner, plan.rows, shard, keep_going, options)
+        options = [units.probe, units.seeds, units.nli_train and units.nli_train.sha]
+        failures = _run_local(runner, units.rows, shard, keep_going, options)
     else:
         failures = run_ray(
-            executor, runner, plan.rows, cast("ResultsStore", store), keep_going=keep_going
+            executor, runner, units.rows, cast("ResultsStore", store), keep_going=keep_going
         )
     frame = runner.frame()
     frame.attrs["failures"] = failures
@@ -639,7 +639,7 @@ def run(
     check_executor(executor)
     if shard is not None and executor != "local":
         raise SentprobeError("--shard splits a run without Ray; use it with --executor local")
-    plan = plan_run(
+    units = plan_run(
         encoders,
         tasks,
         baselines=baselines,
@@ -659,7 +659,7 @@ def run(
     cache.check_writable()
     with ResultsStore(results) as store:
         return execute(
-            plan, store, cache, progress=progress, executor=executor, shard=shard,
+            units, store, cache, progress=progress, executor=executor, shard=shard,
             keep_going=keep_going,
         )  # fmt: skip
 
@@ -682,8 +682,9 @@ def _run_local(
     positioned: PositionedStore | None = None
     if shard is not None:
         pid = plan_id([r[0] for r in rows], tasks, count, options)
-        store.set_meta(SHARD_META, json.dumps({"plan": pid, "index": index, "count": count}))
-        positioned = PositionedStore(store, pid)
+        results = cast("ResultsStore", store)  # run --shard: always a file
+        results.set_meta(SHARD_META, json.dumps({"plan": pid, "index": index, "count": count}))
+        positioned = PositionedStore(results, pid)
         runner.store = cast("ResultsStore", positioned)  # adds with a position, else the same
     failures: list[str] = []
     try:

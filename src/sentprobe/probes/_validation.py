@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 import torch
-from sklearn.utils import check_scalar
+from sklearn.utils import Tags, check_scalar
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 
@@ -101,8 +101,8 @@ class ProbeContract:
 
     classes_: np.ndarray
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()  # type: ignore[misc]
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()  # type: ignore[misc]  # a mixin before BaseEstimator
         tags.input_tags.sparse = False  # dense float32 features only (torch)
         return tags
 
