@@ -141,6 +141,10 @@ def setup_logging(verbosity: int) -> None:
 
 
 _VERBOSITY = "sentprobe.verbose"  # the -v count given before the command (ctx.meta)
+_VERBOSE_HELP = (
+    "Log what is loaded from where, cache hits and misses, each probe's choice and timings on "
+    "stderr (-vv: debug)."
+)
 
 
 def _more_verbose(ctx: typer.Context, value: int) -> None:
@@ -159,8 +163,7 @@ def _verbose_template(
             expose_value=False,
             callback=_more_verbose,
             show_default=False,
-            help="Log what is loaded from where, cache hits and misses, each probe's choice "
-            "and timings on stderr (-vv: debug).",
+            help=_VERBOSE_HELP,
         ),
     ] = 0,
 ) -> None:
@@ -195,9 +198,7 @@ def _options(
             "-v",
             count=True,
             show_default=False,
-            help="Log what is loaded from where, cache hits and misses, each probe's choice and "
-            "timings on stderr (-vv: debug). Before or after the command: sentprobe -v run, "
-            "sentprobe run -v.",
+            help=f"{_VERBOSE_HELP} Before or after the command: sentprobe -v run, run -v.",
         ),
     ] = 0,
 ) -> None:
