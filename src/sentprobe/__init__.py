@@ -3,7 +3,8 @@
 The Python API in a few names (imported lazily so the command line starts fast)::
 
     import sentprobe
-    frame = sentprobe.run(["minilm"], "sample-en")       # probe, store, return results
+    scores = sentprobe.evaluate("minilm", "sample-en")   # probe in memory: scores with CIs
+    frame = sentprobe.run(["minilm"], "sample-en")       # probe into a results store (resumable)
     print(sentprobe.results_table(frame))                 # the paper's Table 2 layout
 """
 
@@ -18,6 +19,7 @@ except metadata.PackageNotFoundError:  # a source tree that was never installed
     __version__ = "0+unknown"
 
 _API = {
+    "evaluate": "sentprobe.analysis.evaluate",
     "run": "sentprobe.evaluation.runner",
     "Runner": "sentprobe.evaluation.runner",
     "ResultsStore": "sentprobe.evaluation.store",

@@ -9,6 +9,7 @@ import signal
 import sys
 import traceback
 import warnings
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import typer
@@ -42,15 +43,17 @@ _PASS_THROUGH: tuple[type[BaseException], ...] = (
 
 class Commands(TyperGroup):
     """sentprobe's command group. Usage errors are click's own (usage line, ``Error: ...``,
-    a did-you-mean where one is close, exit 2); sentprobe's errors are one ``error:`` line
-    (exit 1); an interruption is one line (exit 130 on SIGINT, 143 on SIGTERM); anything else
-    is one line naming the exception and where it was raised (the traceback only with
-    ``SENTPROBE_DEBUG=1``). ``run``, ``build``, ``train`` and ``map-encoder`` get
-    ``--config`` / ``--save-config`` (cli/config.py)."""
+        a did-you-mean where one is close, exit 2); sentprobe's errors are one ``error:`` line
+        (exit 1); an interruption is one line (exit 130 on SIGINT, 143 on SIGTERM); anything else
+        is one line naming the exception and where it was raised (the traceback only with
+        ``SENTPROBE_DEBUG=1``). ``run``, ``build``, ``train`` and ``map-encoder`` get
+        ``--config`` / ``--save-config`` (cli/config.py); every command takes ``-v`` after its name
+    too."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         add_config_options(self.commands)
+        add_verbose_option(self.commands)
 
     def invoke(self, ctx: typer.Context):  # type: ignore[override]
         try:
@@ -137,8 +140,51 @@ def setup_logging(verbosity: int) -> None:
     logger.setLevel(logging.INFO if verbosity == 1 else logging.DEBUG)
 
 
+_VERBOSITY = "sentprobe.verbose"  # the -v count given before the command (ctx.meta)
+_VERBOSE_HELP = (
+    "Log what is loaded from where, cache hits and misses, each probe's choice and timings on "
+    "stderr (-vv: debug)."
+)
+
+
+def _more_verbose(ctx: typer.Context, value: int) -> None:
+    """``sentprobe COMMAND -v``: adds to the ``-v`` given before the command."""
+    if value:
+        setup_logging(ctx.meta.get(_VERBOSITY, 0) + value)
+
+
+def _verbose_template(
+    verbose: Annotated[
+        int,
+        typer.Option(
+            "--verbose",
+            "-v",
+            count=True,
+            expose_value=False,
+            callback=_more_verbose,
+            show_default=False,
+            help=_VERBOSE_HELP,
+        ),
+    ] = 0,
+) -> None:
+    """Holds ``-v``, declared once with typer and copied onto each command."""
+
+
+def add_verbose_option(commands: Mapping[str, Any]) -> None:
+    """Give every command in ``commands`` (and in its sub-groups) ``-v/--verbose``."""
+    template = typer.Typer(add_completion=False)
+    template.command()(_verbose_template)
+    (option,) = typer.main.get_command(template).params
+    for command in commands.values():
+        if hasattr(command, "commands"):  # a group: annotate export / annotate import
+            add_verbose_option(command.commands)
+        elif not any(p.name == "verbose" for p in command.params):
+            command.params.append(option)
+
+
 @app.callback()
 def _options(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option(
@@ -152,11 +198,11 @@ def _options(
             "-v",
             count=True,
             show_default=False,
-            help="Log what is loaded from where, cache hits and misses, each probe's choice and "
-            "timings on stderr (-vv: debug); before or after the command.",
+            help=f"{_VERBOSE_HELP} Before or after the command: sentprobe -v run, run -v.",
         ),
     ] = 0,
 ) -> None:
+    ctx.meta[_VERBOSITY] = verbose
     setup_logging(verbose)
 
 

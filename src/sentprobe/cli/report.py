@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sentprobe.cli.console import note, warning, write_output
+from sentprobe.cli.console import error, note, warning, write_output
 from sentprobe.cli.options import (
     DEFAULT_RESULTS,
     By,
@@ -78,7 +78,7 @@ def intervals(results: Path, frame):
 def compared(
     results: Path, frame, a: str, b: str, fmt: str, alpha: float = 0.05, seed: int = 0
 ) -> str:
-    """``compare``/``report --compare``: paired tests of rows ``a`` and ``b`` on the real
+    """``sentprobe compare``: paired tests of rows ``a`` and ``b`` on the real
     tasks (control tasks left out)."""
     from sentprobe.analysis.paired import compare_rows, comparison_text
     from sentprobe.reporting.controls import split_controls
@@ -108,6 +108,15 @@ def _by_subtype(results: Path, frame, fmt: str) -> str:
     with ResultsStore(results, readonly=True) as store:
         found = store.predictions_for(frame["key"])
     return subtype_report(subtype_scores(frame, found), fmt)
+
+
+def _one_mode(given: dict[str, bool]) -> None:
+    """``report`` does one thing: the table, or one of its other modes. Two at once is a
+    usage error (one line, exit 2), not one of them silently."""
+    chosen = [flag for flag, on in given.items() if on]
+    if len(chosen) > 1:
+        error(f"report: {' and '.join(chosen)} are different outputs; give one of them per call")
+        raise typer.Exit(2)
 
 
 def report(
@@ -164,11 +173,7 @@ def report(
     ] = True,
     compare: Annotated[
         str | None,  # noqa: UP007
-        typer.Option(
-            metavar="A,B",
-            help="Instead of the table: paired tests of two rows per task, as `sentprobe "
-            "compare A B` (McNemar, Holm-corrected).",
-        ),
+        typer.Option(hidden=True, help="Removed: `sentprobe compare A B`."),
     ] = None,
     agreement: Annotated[
         bool,
@@ -238,6 +243,20 @@ def report(
     from sentprobe.reporting.compose import report_text
     from sentprobe.reporting.reference import reference_rows
 
+    if compare is not None:
+        pair = " ".join(n.strip() for n in compare.split(","))
+        error(f"report --compare is a command of its own: sentprobe compare {pair}")
+        raise typer.Exit(2)
+    _one_mode(
+        {
+            "--by": by is not None,
+            "--provenance": provenance,
+            "--curves": curves is not None,
+            "--agreement": agreement,
+            "--html" if html else "--layer-curves": html is not None or layer_curves is not None,
+            "--layers": layers,
+        }
+    )
     rows = reference_rows(reference) if reference is not None else None
     frame = _load_results(results, probe, encoder)
     if by is not None:
@@ -247,12 +266,6 @@ def report(
         from sentprobe.cli.config import run_config_text
 
         write_output(run_config_text(frame), output)
-        return
-    if compare is not None:
-        names = [n.strip() for n in compare.split(",")]
-        if len(names) != 2 or not all(names):
-            raise SentprobeError(f"--compare takes two rows as A,B (got {compare!r})")
-        write_output(compared(results, frame, names[0], names[1], fmt.value), output)
         return
     if curves is not None:
         from sentprobe.reporting.curves import curves_from_runs

@@ -18,7 +18,8 @@ import os
 import time
 import warnings
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -39,6 +40,7 @@ from sentprobe.encoders import expand_encoder_spec as expand
 from sentprobe.encoders import get_encoder
 from sentprobe.encoders.base import Encoder, WrappedEncoder
 from sentprobe.encoders.cache import EmbeddingCache
+from sentprobe.encoders.custom import CallableEncoder
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import baseline_names, default_baselines
 from sentprobe.evaluation.executors import check_executor, failure_line, report_failure, run_ray
@@ -53,6 +55,7 @@ from sentprobe.evaluation.folds import (
     without_evaluated_pairs,
     zero_shot,
 )
+from sentprobe.evaluation.memory import MemoryStore
 from sentprobe.evaluation.predictions import Predictions
 from sentprobe.evaluation.provenance import is_foreign, made_by
 from sentprobe.evaluation.shards import SHARD_META, PositionedStore, plan, plan_id
@@ -64,6 +67,11 @@ from sentprobe.progress import tqdm
 from sentprobe.registry import Baseline
 
 DEFAULT_RESULTS = Path("sentprobe-results") / "results.sqlite"
+
+#: What ``run``/``evaluate`` take as encoders: one name, ``Encoder`` or function (sentences ->
+#: (n, d) array), a list of them, or a mapping from name to that encoder's own options.
+EncoderSpec = str | Encoder | Callable[[list[str]], Any]
+EncoderSpecs = EncoderSpec | Sequence[EncoderSpec] | Mapping[str, Mapping[str, Any]]
 
 
 def default_cache_dir() -> Path:
@@ -179,7 +187,7 @@ class Runner:
         *,
         probe: str | None = "logreg",
         seeds: int = 1,
-        store: ResultsStore,
+        store: ResultsStore | MemoryStore,
         cache: EmbeddingCache,
         progress: bool = True,
         nli_train: NLIPairs | None = None,
@@ -546,8 +554,109 @@ class Runner:
         return frame[frame["key"].isin(set(self.keys))].reset_index(drop=True)
 
 
+@dataclass
+class RunPlan:
+    """What a run computes, every input checked: the tasks (controls added), the rows of the
+    table (a text baseline or an encoder, with its own probe and number of seeds), the run's
+    probe (None: each task's own) and seeds, and the NLI training pairs."""
+
+    tasks: list[ProbingTask]
+    rows: list[tuple[Baseline | Encoder, str | None, int | None]]
+    probe: str | None
+    seeds: int
+    nli_train: NLIPairs | None
+
+
+def plan_run(
+    encoders: EncoderSpecs,
+    tasks: str | Sequence[str] | Sequence[ProbingTask],
+    *,
+    baselines: str | Sequence[str] | None = None,
+    probe: str | None = None,
+    seeds: int = 1,
+    encoder_options: dict[str, Any] | None = None,
+    controls: bool = False,
+    nli_train: str | Path | None = None,
+    allow_heuristic_labels: bool = False,
+    keep_nli_overlap: bool = False,
+) -> RunPlan:
+    """Load and check everything a run needs before it computes anything (see :func:`run`)."""
+    if seeds < 1:
+        raise SentprobeError("--seeds must be at least 1")
+    task_list: list[ProbingTask]
+    if tasks and not isinstance(tasks, str) and isinstance(tasks[0], ProbingTask):
+        task_list = list(cast("Sequence[ProbingTask]", tasks))  # loaded tasks: the first decides
+    else:
+        task_list = resolve_tasks(cast("str | Sequence[str]", tasks))
+    check_heuristic_labels(task_list, allow_heuristic_labels)
+    rows: list[tuple[Baseline | Encoder, str | None, int | None]] = []
+    for name in expand_baselines(baselines, task_list):
+        item = registry.baselines.get(name)
+        made = item if item.kind == "text" else item.make()
+        rows.append((made, item.probe, item.restarts))
+    if isinstance(encoders, (str, Encoder)) or callable(encoders):
+        encoders = [encoders]
+    # a mapping gives each encoder its own options, on top of the common encoder_options
+    named = encoders.items() if isinstance(encoders, Mapping) else ((s, {}) for s in encoders)
+    for spec, own in named:
+        if isinstance(spec, Encoder):
+            rows.append((spec, None, None))
+            continue
+        given = {**(encoder_options or {}), **own}
+        if not isinstance(spec, str) and hasattr(spec, "encode"):  # a SentenceTransformer
+            rows.append((get_encoder(spec, **given), None, None))
+            continue
+        if callable(spec):  # a function from sentences to vectors
+            rows.append((CallableEncoder(spec), None, None))
+            continue
+        for one in expand(spec):  # 'runs/*@all' names every training run it matches
+            rows.append((get_encoder(one, **given), None, None))
+    if controls:  # a control map per seed of the row with the most seeds (restarts included)
+        maps = max([seeds, *(r[2] or 0 for r in rows)])
+        task_list += [c for t in task_list for c in control_tasks(t, maps)]
+    if probe is not None:
+        make_probe(probe, "check")  # an unknown probe name fails before anything is written
+    pairs = load_nli_pairs(nli_train) if nli_train is not None else None
+    if pairs is not None and not keep_nli_overlap:
+        pairs = without_evaluated_pairs(pairs, task_list)
+    return RunPlan(task_list, rows, probe, seeds, pairs)
+
+
+def execute(
+    units: RunPlan,
+    store: ResultsStore | MemoryStore,
+    cache: EmbeddingCache,
+    *,
+    progress: bool = True,
+    executor: str = "local",
+    shard: tuple[int, int] | None = None,
+    keep_going: bool = False,
+) -> pd.DataFrame:
+    """Compute ``units`` into ``store`` (units it holds already are skipped) and
+    return their records; ``attrs["failures"]``: the pairs ``keep_going`` went past."""
+    runner = Runner(
+        units.tasks,
+        probe=units.probe,
+        seeds=units.seeds,
+        store=store,
+        cache=cache,
+        progress=progress,
+        nli_train=units.nli_train,
+    )
+    if executor == "local":
+        options = [units.probe, units.seeds, units.nli_train and units.nli_train.sha]
+        failures = _run_local(runner, units.rows, shard, keep_going, options)
+    else:
+        failures = run_ray(
+            executor, runner, units.rows, cast("ResultsStore", store), keep_going=keep_going
+        )
+    frame = runner.frame()
+    frame.attrs["failures"] = failures
+    return frame
+
+
 def run(
-    encoders: Sequence[str | Encoder | Any] | Mapping[str, Mapping[str, Any]] = ("minilm",),
+    encoders: EncoderSpecs = ("minilm",),
     tasks: str | Sequence[str] | Sequence[ProbingTask] = "sample-en",
     *,
     baselines: str | Sequence[str] | None = None,
@@ -565,12 +674,15 @@ def run(
     shard: tuple[int, int] | None = None,
     keep_going: bool = False,
 ) -> pd.DataFrame:
-    """Probe ``encoders`` (and ``baselines``) on ``tasks``; returns one row per result.
+    """Probe ``encoders`` (and ``baselines``) on ``tasks`` into the results store ``results``
+    (resumable: finished units are skipped); returns one row per result.
 
-    ``encoders``: names (or ``Encoder`` objects, or ``SentenceTransformer`` models in
-    memory, fingerprinted by their current weights), or a mapping from name to that encoder's
-    own options (``{"minilm": {}, "hf:bert-base-uncased": {"layer": "all"}}``), which add to
-    and override ``encoder_options``, the options every encoder is given.
+    ``encoders``: names, ``Encoder`` objects, ``SentenceTransformer`` models in memory
+    (fingerprinted by their current weights) or functions from a list of sentences to an
+    (n, d) array (one, or a list), or a mapping from name to that encoder's own options
+    (``{"minilm": {}, "hf:bert-base-uncased": {"layer": "all"}}``), which add to and override
+    ``encoder_options``, the options every encoder is given. ``sentprobe.evaluate`` computes
+    the same units in memory, without a store.
 
     Everything that can be checked is checked before anything is written: task files are
     loaded and validated, encoders built, baseline and probe names resolved. ``controls``
@@ -590,40 +702,18 @@ def run(
     check_executor(executor)
     if shard is not None and executor != "local":
         raise SentprobeError("--shard splits a run without Ray; use it with --executor local")
-    if seeds < 1:
-        raise SentprobeError("--seeds must be at least 1")
-    task_list: list[ProbingTask]
-    if tasks and not isinstance(tasks, str) and isinstance(tasks[0], ProbingTask):
-        task_list = list(cast("Sequence[ProbingTask]", tasks))  # loaded tasks: the first decides
-    else:
-        task_list = resolve_tasks(cast("str | Sequence[str]", tasks))
-    check_heuristic_labels(task_list, allow_heuristic_labels)
-    rows: list[tuple[Baseline | Encoder, str | None, int | None]] = []
-    for name in expand_baselines(baselines, task_list):
-        item = registry.baselines.get(name)
-        made = item if item.kind == "text" else item.make()
-        rows.append((made, item.probe, item.restarts))
-    # a mapping gives each encoder its own options, on top of the common encoder_options
-    named = encoders.items() if isinstance(encoders, Mapping) else ((s, {}) for s in encoders)
-    for spec, own in named:
-        if isinstance(spec, Encoder):
-            rows.append((spec, None, None))
-            continue
-        given = {**(encoder_options or {}), **own}
-        if not isinstance(spec, str):  # a model in memory (a SentenceTransformer)
-            rows.append((get_encoder(spec, **given), None, None))
-            continue
-        for one in expand(spec):  # 'runs/*@all' names every training run it matches
-            rows.append((get_encoder(one, **given), None, None))
-    if controls:  # a control map per seed of the row with the most seeds (restarts included)
-        maps = max([seeds, *(r[2] or 0 for r in rows)])
-        task_list += [c for t in task_list for c in control_tasks(t, maps)]
-    if probe is not None:
-        make_probe(probe, "check")  # an unknown probe name fails before anything is written
-    pairs = load_nli_pairs(nli_train) if nli_train is not None else None
-    if pairs is not None and not keep_nli_overlap:
-        pairs = without_evaluated_pairs(pairs, task_list)
-
+    units = plan_run(
+        encoders,
+        tasks,
+        baselines=baselines,
+        probe=probe,
+        seeds=seeds,
+        encoder_options=encoder_options,
+        controls=controls,
+        nli_train=nli_train,
+        allow_heuristic_labels=allow_heuristic_labels,
+        keep_nli_overlap=keep_nli_overlap,
+    )
     # Absolute here, on the driver: Ray workers start in other directories and homes.
     results = Path(results).expanduser().absolute()
     check_writable_dir(results.parent, "results store", "--results", results)  # before any work
@@ -631,24 +721,10 @@ def run(
     cache = EmbeddingCache(root)
     cache.check_writable()
     with ResultsStore(results) as store:
-        runner = Runner(
-            task_list,
-            probe=probe,
-            seeds=seeds,
-            store=store,
-            cache=cache,
-            progress=progress,
-            nli_train=pairs,
-        )
-        if executor == "local":
-            failures = _run_local(
-                runner, rows, shard, keep_going, [probe, seeds, pairs and pairs.sha]
-            )
-        else:
-            failures = run_ray(executor, runner, rows, store, keep_going=keep_going)
-        frame = runner.frame()
-        frame.attrs["failures"] = failures
-        return frame
+        return execute(
+            units, store, cache, progress=progress, executor=executor, shard=shard,
+            keep_going=keep_going,
+        )  # fmt: skip
 
 
 def _run_local(
@@ -669,8 +745,9 @@ def _run_local(
     positioned: PositionedStore | None = None
     if shard is not None:
         pid = plan_id([r[0] for r in rows], tasks, count, options)
-        store.set_meta(SHARD_META, json.dumps({"plan": pid, "index": index, "count": count}))
-        positioned = PositionedStore(store, pid)
+        results = cast("ResultsStore", store)  # run --shard: always a file
+        results.set_meta(SHARD_META, json.dumps({"plan": pid, "index": index, "count": count}))
+        positioned = PositionedStore(results, pid)
         runner.store = cast("ResultsStore", positioned)  # adds with a position, else the same
     failures: list[str] = []
     try:

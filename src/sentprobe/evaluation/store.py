@@ -485,8 +485,7 @@ class ResultsStore:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per record (columns: ``key`` plus the record fields), in write order."""
-        rows = [{"key": key, **asdict(record)} for key, record in self._select(None, None, None)]
-        return pd.DataFrame(rows, columns=["key", *FIELDS])
+        return records_frame(self._select(None, None, None))
 
     def __len__(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM results")[0][0])
@@ -500,6 +499,12 @@ def _defensive(db: sqlite3.Connection) -> sqlite3.Connection:
     if hasattr(db, "setconfig"):  # Python >= 3.12
         db.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)  # type: ignore[attr-defined]
     return db
+
+
+def records_frame(items: Iterable[tuple[str, ResultRecord]]) -> pd.DataFrame:
+    """(key, record) pairs as a frame: columns ``key`` plus the record fields."""
+    rows = [{"key": key, **asdict(record)} for key, record in items]
+    return pd.DataFrame(rows, columns=["key", *FIELDS])
 
 
 def _json_default(value: Any) -> Any:

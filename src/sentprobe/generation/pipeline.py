@@ -324,8 +324,12 @@ def build(
         with locked_dir(work, on_wait=lambda: _waiting(work)):
             try:
                 return _build_locked(
-                    corpora, out, work, lang, names, sizes, seed, annotator, layout, profile,
-                    text_layout, skip_failed, progress, bands, params, finish,
+                    _Build(
+                        corpora=corpora, out=out, work=work, lang=lang, names=names,
+                        sizes=sizes, seed=seed, annotator=annotator, layout=layout,
+                        profile=profile, text_layout=text_layout, skip_failed=skip_failed,
+                        progress=progress, bands=bands, params=params, finish=finish,
+                    )
                 )  # fmt: skip
             except BaseException:
                 if created and not any(work.rglob("chunk-*")):  # nothing worth keeping
@@ -337,6 +341,29 @@ def build(
         raise SentprobeError(write_problem(work, e, "annotation store", "--out")) from None
 
 
+@dataclass(frozen=True)
+class _Build:
+    """A checked build request: ``build``'s arguments, plus ``names`` (the tasks to make) and
+    ``work`` (the annotation folder, locked while it runs)."""
+
+    corpora: list[Path]
+    out: Path
+    work: Path
+    lang: str
+    names: list[str]
+    sizes: dict[str, int] | AutoSizes | None
+    seed: int
+    annotator: str | None
+    layout: Literal["senteval", "xprobe"]
+    profile: str | None
+    text_layout: Literal["lines", "running"]
+    skip_failed: bool
+    progress: bool
+    bands: Literal["profile", "auto"]
+    params: Mapping[str, Mapping] | None
+    finish: Callable[[Path, BuildResult], object] | None
+
+
 def _waiting(work: Path) -> None:
     """Logged as a warning: without a handler (the command line without -v) Python prints
     it on stderr as it is; an application's own logging configuration gets it otherwise."""
@@ -346,90 +373,80 @@ def _waiting(work: Path) -> None:
     )
 
 
-def _build_locked(
-    corpora: list[Path],
-    out: Path,
-    work: Path,
-    lang: str,
-    names: list[str],
-    sizes: dict[str, int] | AutoSizes | None,
-    seed: int,
-    annotator: str | None,
-    layout: Literal["senteval", "xprobe"],
-    profile: str | None,
-    text_layout: Literal["lines", "running"],
-    skip_failed: bool,
-    progress: bool,
-    bands: Literal["profile", "auto"],
-    params: Mapping[str, Mapping] | None,
-    finish: Callable[[Path, BuildResult], object] | None,
-) -> BuildResult:
-    """``build`` once its checks passed, holding the lock on ``work``."""
+def _build_locked(b: _Build) -> BuildResult:
+    """``build`` once its checks passed, holding the lock on ``b.work``."""
     records: list[AnnotatedSentence] = []
     ann_manifest: dict = {}
     corpus_stats: dict[str, int] = {}
-    dirs = annotation_dirs(corpora, work)
-    for path, where in zip(corpora, dirs):
+    dirs = annotation_dirs(b.corpora, b.work)
+    for path, where in zip(b.corpora, dirs):
         recs, ann_manifest, stats = annotate(
-            path, where, lang=lang, annotator=annotator, layout=text_layout, progress=progress
+            path,
+            where,
+            lang=b.lang,
+            annotator=b.annotator,
+            layout=b.text_layout,
+            progress=b.progress,
         )
         records += recs
         for k, v in stats.items():
             corpus_stats[k] = corpus_stats.get(k, 0) + v
     key = _store_key(dirs)
-    if lang == "en" and (profile or "paper") == "paper":  # English constituency tasks need one
-        _add_constituency(records, dirs, key, progress)
+    if b.lang == "en" and (b.profile or "paper") == "paper":  # English constituency tasks need one
+        _add_constituency(records, dirs, key, b.progress)
 
-    result = BuildResult(tasks=[], annotations=work, corpus_stats=corpus_stats)
+    result = BuildResult(tasks=[], annotations=b.work, corpus_stats=corpus_stats)
     result.tasks = build_suite(
         records,
-        tasks=names,
-        sizes=sizes or DEFAULT_SIZES,
-        seed=seed,
-        lang=lang,
-        layout=layout,
-        profile=profile,
-        params=params,
-        bands=bands,
+        tasks=b.names,
+        sizes=b.sizes or DEFAULT_SIZES,
+        seed=b.seed,
+        lang=b.lang,
+        layout=b.layout,
+        profile=b.profile,
+        params=b.params,
+        bands=b.bands,
         failures=result.failures,
-        progress=progress,
+        progress=b.progress,
     )
-    if result.failures and not skip_failed:
+    if result.failures and not b.skip_failed:
         return result
     if not result.tasks:
         return result
 
     annotator_info = {k: v for k, v in ann_manifest.items() if k in ("annotator", "versions")}
-    source = str(corpora[0]) if len(corpora) == 1 else [str(p) for p in corpora]
+    source = str(b.corpora[0]) if len(b.corpora) == 1 else [str(p) for p in b.corpora]
     settings: dict[str, Any] = {
-        "sizes": sizes.describe() if isinstance(sizes, AutoSizes) else dict(sizes or DEFAULT_SIZES),
-        "bands": _bands_record(records, names, bands),
+        "sizes": b.sizes.describe()
+        if isinstance(b.sizes, AutoSizes)
+        else dict(b.sizes or DEFAULT_SIZES),
+        "bands": _bands_record(records, b.names, b.bands),
     }
     manifest = suite_manifest(
         result.tasks,
         corpus_sha256=_cached_corpus_sha256(records, dirs, key),
         annotator=annotator_info,
-        seed=seed,
-        lang=lang,
-        layout=layout,
+        seed=b.seed,
+        lang=b.lang,
+        layout=b.layout,
         source=source,
         corpus_filter=corpus_stats,
-        suite=out.name,
+        suite=b.out.name,
         **settings,
     )
     result.report_context = {
-        "title": f"Quality report: {out.name}",
-        "corpus": ", ".join(map(str, corpora)),
-        "seed": seed,
+        "title": f"Quality report: {b.out.name}",
+        "corpus": ", ".join(map(str, b.corpora)),
+        "seed": b.seed,
         **settings,
         **_relaxations(result.tasks),
     }
     kept = "the annotation is kept, so a rerun only generates and writes"
-    with suite_folder(out, kept) as folder:  # all files or none, never mixed with another's
-        write_generated_suite(folder, result.tasks, manifest, layout=layout, lang=lang)
-        if finish is not None:
-            finish(folder, result)
-    result.written = out / "manifest.json"
+    with suite_folder(b.out, kept) as folder:  # all files or none, never mixed with another's
+        write_generated_suite(folder, result.tasks, manifest, layout=b.layout, lang=b.lang)
+        if b.finish is not None:
+            b.finish(folder, result)
+    result.written = b.out / "manifest.json"
     return result
 
 

@@ -1,4 +1,5 @@
-"""Shared plumbing for the probes: label encoding, feature scaling, thread set-up, CV folds."""
+"""Shared plumbing for the probes: label encoding, feature scaling, thread set-up, CV folds
+(input and parameter checks: ``_validation.py``)."""
 
 from __future__ import annotations
 
@@ -34,19 +35,6 @@ def encode_labels(y: Sequence, classes: np.ndarray) -> torch.Tensor:
     pos = np.clip(pos, 0, len(classes) - 1)
     found = classes[pos] == labels
     return torch.from_numpy(np.where(found, pos, -1).astype(np.int64))
-
-
-def check_xy(X: Any, y: Any | None = None) -> tuple[torch.Tensor, np.ndarray | None]:
-    X = np.asarray(X, dtype=np.float32)
-    if X.ndim != 2:
-        raise SentprobeError(f"probe features must be a 2-d matrix, got shape {X.shape}")
-    if not np.isfinite(X).all():
-        raise SentprobeError("probe features contain NaN or infinite values")
-    if y is not None:
-        y = np.asarray(y)
-        if len(y) != len(X):
-            raise SentprobeError(f"{len(X)} feature rows but {len(y)} labels")
-    return torch.from_numpy(np.ascontiguousarray(X)), y
 
 
 def available_memory() -> int | None:

@@ -21,11 +21,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sentprobe.probes._common import (
     Standardizer,
     check_fit_size,
-    check_xy,
     encode_labels,
     stratified_folds,
     use_all_cores,
 )
+from sentprobe.probes._validation import Param, ProbeContract, check_params, validate_fit
 
 
 @dataclass
@@ -43,7 +43,7 @@ class GridFit:
         return self.dev_score
 
 
-class GridProbe(ClassifierMixin, BaseEstimator):
+class GridProbe(ProbeContract, ClassifierMixin, BaseEstimator):
     """Base class: subclasses say how to train a grid at once and how to score inputs."""
 
     #: changes whenever a code change can change results (part of the results store's key)
@@ -52,6 +52,8 @@ class GridProbe(ClassifierMixin, BaseEstimator):
     _seeded_training: ClassVar[bool] = True
     #: early-stopped probes: the CV refit on all of train runs the folds' mean iteration count
     _refit_iterations: ClassVar[bool] = True
+    #: what each constructor parameter may be (checked at the top of ``fit``)
+    _params: ClassVar[dict[str, Param]]
     #: folds for selection when no dev split is given
     cv: int = 5
     random_state: int | None = 0
@@ -86,18 +88,17 @@ class GridProbe(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, X_dev=None, y_dev=None) -> GridProbe:
         """Train every configuration and keep the best on ``(X_dev, y_dev)`` or by CV."""
+        check_params(self, self._params)
+        Xt, y, Xd, y_dev = validate_fit(self, X, y, X_dev, y_dev)
         use_all_cores()
-        Xt, y = check_xy(X, y)
         self.classes_ = np.unique(y)
-        self.n_features_in_ = Xt.shape[1]
         check_fit_size(type(self).__name__, len(Xt), len(self.classes_), Xt.shape[1])
         self.scaler_ = Standardizer(Xt)
         Xs, yt = self.scaler_(Xt), encode_labels(y, self.classes_)
         configs = self._configs()
         seed = 0 if self.random_state is None else int(self.random_state)
 
-        if X_dev is not None:
-            Xd, y_dev = check_xy(X_dev, y_dev)
+        if Xd is not None:
             fits = self._fit_grid(
                 Xs, yt, self.scaler_(Xd), encode_labels(y_dev, self.classes_), configs, seed
             )
@@ -135,13 +136,7 @@ class GridProbe(ClassifierMixin, BaseEstimator):
         self.n_iter_ = chosen.n_iter
         return self
 
-    def decision_function(self, X) -> np.ndarray:
-        Xt, _ = check_xy(X)
+    def _logits_of(self, X) -> np.ndarray:
+        Xt = self._features(X)
         with torch.inference_mode():
             return self._logits(self.params_, self.scaler_(Xt)).numpy()
-
-    def predict_proba(self, X) -> np.ndarray:
-        return torch.softmax(torch.from_numpy(self.decision_function(X)), -1).numpy()
-
-    def predict(self, X) -> np.ndarray:
-        return self.classes_[self.decision_function(X).argmax(1)]

@@ -13,6 +13,14 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sentprobe.probes._common import as_grid
 from sentprobe.probes._lbfgs import Preconditioner, batched_lbfgs
+from sentprobe.probes._validation import (
+    FOLDS,
+    INT_POS,
+    L2_GRID,
+    REAL_NONNEG,
+    SEED,
+    Param,
+)
 from sentprobe.probes.base import GridFit, GridProbe
 
 #: L2 strengths (on z-scored features, mean loss): wide enough for 2 to 1000 classes.
@@ -149,6 +157,14 @@ class LogisticProbe(GridProbe):
     version: ClassVar[str] = "4"
     _seeded_training: ClassVar[bool] = False  # L-BFGS from zero: only CV folds use the seed
     _refit_iterations: ClassVar[bool] = False  # trained to convergence: a CV refit needs no cap
+    _params: ClassVar[dict[str, Param]] = {
+        "l2": L2_GRID,
+        "max_iter": INT_POS,
+        "tol": REAL_NONNEG,
+        "stack_limit": INT_POS,
+        "cv": FOLDS,
+        "random_state": SEED,
+    }
 
     def __init__(
         self,

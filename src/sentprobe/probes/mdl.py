@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
@@ -41,8 +42,18 @@ import torch
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from sentprobe.probes._common import check_xy, encode_labels
+from sentprobe.probes._common import encode_labels
 from sentprobe.probes._lbfgs import batched_lbfgs
+from sentprobe.probes._validation import (
+    INT_POS,
+    L2_GRID,
+    REAL_NONNEG,
+    SEED,
+    Param,
+    ProbeContract,
+    check_params,
+    validate_fit,
+)
 from sentprobe.probes.linear import (
     DEFAULT_L2,
     LogisticProbe,
@@ -110,7 +121,7 @@ class _PriorObjective(_Stacked):
         return loss + 0.5 * self.bias_l2 * (b * b).sum(1), grad.view(g, p * self.K)
 
 
-class MDLProbe(ClassifierMixin, BaseEstimator):
+class MDLProbe(ProbeContract, ClassifierMixin, BaseEstimator):
     """Online-code MDL probe over ``portions``; accuracy from the logistic probe on all train.
 
     ``priors``: prior precisions of the block models' weights, one expert each; ``bias_prior``:
@@ -120,6 +131,16 @@ class MDLProbe(ClassifierMixin, BaseEstimator):
 
     version: ClassVar[str] = "3"  # 2: calibrated block models, mixture of experts; 3: logreg 4
     uses_seed: ClassVar[bool] = True  # the order of train, so the blocks, depend on the seed
+    _params: ClassVar[dict[str, Param]] = {
+        "portions": Param(Real, low=0, high=100, closed="right", grid=True),
+        "priors": Param(Real, low=0, closed="neither", grid=True),
+        "bias_prior": REAL_NONNEG,
+        "uniform": Param(bool),
+        "l2": L2_GRID,
+        "max_iter": INT_POS,
+        "tol": REAL_NONNEG,
+        "random_state": SEED,
+    }
 
     def __init__(
         self,
@@ -142,6 +163,10 @@ class MDLProbe(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y, X_dev=None, y_dev=None) -> MDLProbe:
+        check_params(self, self._params)
+        Xt, y, _, _ = validate_fit(self, X, y, X_dev, y_dev)
+        if len(np.unique(y)) < 2:  # no code to compare: every label costs 0 bits
+            raise ValueError("MDLProbe needs at least two classes in y; got one class")
         seed = 0 if self.random_state is None else int(self.random_state)
         final = LogisticProbe(l2=self.l2, max_iter=self.max_iter, tol=self.tol, random_state=seed)
         final.fit(X, y, X_dev, y_dev)
@@ -151,7 +176,6 @@ class MDLProbe(ClassifierMixin, BaseEstimator):
         self.best_score_, self.grid_scores_ = final.best_score_, final.grid_scores_
         self.n_iter_ = final.n_iter_
 
-        Xt, _ = check_xy(X, y)
         order = torch.from_numpy(np.random.default_rng(seed).permutation(len(Xt)))
         Xs = final.scaler_(Xt)[order]  # vectors are known to the receiver: train's scaling
         ys = encode_labels(list(y), self.classes_)[order]
@@ -210,11 +234,6 @@ class MDLProbe(ClassifierMixin, BaseEstimator):
             "expert_codelengths": dict(zip(names, map(float, totals), strict=True)),
         }
 
-    def decision_function(self, X) -> np.ndarray:
-        return self.final_.decision_function(X)
-
-    def predict_proba(self, X) -> np.ndarray:
-        return self.final_.predict_proba(X)
-
-    def predict(self, X) -> np.ndarray:
-        return self.final_.predict(X)
+    def _logits_of(self, X) -> np.ndarray:
+        Xt = self._features(X)  # checks first: unfitted, there is no final_
+        return self.final_._logits_of(Xt.numpy())

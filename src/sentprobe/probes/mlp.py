@@ -18,6 +18,7 @@ ones train faster; its best-on-dev weights are kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,6 +26,15 @@ import torch
 from torch.optim.adam import adam
 
 from sentprobe.probes._common import as_grid
+from sentprobe.probes._validation import (
+    DROPOUT_GRID,
+    FOLDS,
+    INT_POS,
+    L2_GRID,
+    REAL_POS,
+    SEED,
+    Param,
+)
 from sentprobe.probes.base import GridFit, GridProbe
 
 DEFAULT_NHID: tuple[int, ...] = (50, 100, 200)
@@ -191,6 +201,18 @@ class MLPProbe(GridProbe):
     """
 
     version: ClassVar[str] = "3"  # 3: dev every epoch, patience 4; int16 dropout masks; fused Adam
+    _params: ClassVar[dict[str, Param]] = {
+        "nhid": Param(Integral, low=1, grid=True),
+        "dropout": DROPOUT_GRID,
+        "l2": L2_GRID,
+        "lr": REAL_POS,
+        "batch_size": INT_POS,
+        "eval_steps": INT_POS,
+        "max_checks": INT_POS,
+        "patience": INT_POS,
+        "cv": FOLDS,
+        "random_state": SEED,
+    }
 
     def __init__(
         self,

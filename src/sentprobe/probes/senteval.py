@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
@@ -48,10 +49,21 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from sentprobe.probes._common import (
     as_grid,
-    check_xy,
     encode_labels,
     stratified_folds,
     use_all_cores,
+)
+from sentprobe.probes._validation import (
+    DROPOUT_GRID,
+    FOLDS,
+    INT_POS,
+    L2_GRID,
+    REAL_POS,
+    SEED,
+    Param,
+    ProbeContract,
+    check_params,
+    validate_fit,
 )
 
 #: the paper's grid (Conneau et al. 2018, appendix) with SentEval's L2 values (validation.py)
@@ -263,7 +275,7 @@ def forward(params: list[torch.Tensor], X: torch.Tensor) -> torch.Tensor:
     return F.linear(torch.sigmoid(F.linear(X, params[0], params[1])), params[2], params[3])
 
 
-class SentEvalProbe(ClassifierMixin, BaseEstimator):
+class SentEvalProbe(ProbeContract, ClassifierMixin, BaseEstimator):
     """SentEval's MLP / logistic classifier and its model selection (see the module).
 
     ``nhid``, ``dropout`` and ``l2`` may each be a value or a grid; ``nhid=0`` is SentEval's
@@ -274,6 +286,20 @@ class SentEvalProbe(ClassifierMixin, BaseEstimator):
 
     version: ClassVar[str] = "1"
     uses_seed: ClassVar[bool] = True  # initialisation, minibatch order, dropout, CV folds
+    _params: ClassVar[dict[str, Param]] = {
+        "nhid": Param(Integral, low=0, grid=True),
+        "dropout": DROPOUT_GRID,
+        "l2": L2_GRID,
+        "lr": REAL_POS,
+        "batch_size": INT_POS,
+        "epoch_size": INT_POS,
+        "tenacity": Param(Integral, low=0),
+        "max_epoch": Param(Integral, low=0),
+        "kfold": FOLDS,
+        "validation_split": Param(Real, low=0, high=1, closed="neither"),
+        "retrain": Param(bool),
+        "random_state": SEED,
+    }
 
     def __init__(
         self,
@@ -357,16 +383,15 @@ class SentEvalProbe(ClassifierMixin, BaseEstimator):
         return [best[i] for i in range(len(configs))]
 
     def fit(self, X, y, X_dev=None, y_dev=None) -> SentEvalProbe:
+        check_params(self, self._params)
+        Xt, y, Xd, y_dev = validate_fit(self, X, y, X_dev, y_dev)
         use_all_cores()
-        Xt, y = check_xy(X, y)
         self.classes_ = np.unique(y)  # SentEval numbers labels from the sorted train labels
-        self.n_features_in_ = Xt.shape[1]
         yt = encode_labels(y, self.classes_)
         configs = self._configs()
         seed = 0 if self.random_state is None else int(self.random_state)
 
-        if X_dev is not None:
-            Xd, y_dev = check_xy(X_dev, y_dev)
+        if Xd is not None:
             yd = encode_labels(y_dev, self.classes_)
             fits = self._train(Xt, yt, Xd, yd, configs, seed)
             raw = [f.dev_score for f in fits]
@@ -408,13 +433,7 @@ class SentEvalProbe(ClassifierMixin, BaseEstimator):
         self.n_iter_ = chosen.epochs
         return self
 
-    def decision_function(self, X) -> np.ndarray:
-        Xt, _ = check_xy(X)
+    def _logits_of(self, X) -> np.ndarray:
+        Xt = self._features(X)
         with torch.inference_mode():
             return forward(self.params_, Xt).numpy()
-
-    def predict_proba(self, X) -> np.ndarray:
-        return torch.softmax(torch.from_numpy(self.decision_function(X)), -1).numpy()
-
-    def predict(self, X) -> np.ndarray:
-        return self.classes_[self.decision_function(X).argmax(1)]

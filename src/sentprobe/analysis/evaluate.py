@@ -1,0 +1,78 @@
+"""``sentprobe.evaluate``: probe encoders on tasks in memory and return scores with CIs.
+
+The units are those ``sentprobe.run`` computes (``evaluation.runner.plan_run`` and
+``execute``: the same loading, checks, probes, seeds and records), kept in a
+:class:`~sentprobe.evaluation.memory.MemoryStore` instead of an SQLite results store, so
+nothing is written unless ``cache_dir`` names an embedding cache. Each record gets the
+percentile bootstrap interval of its test accuracy over test items (analysis/stats.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sentprobe.analysis.stats import CONFIDENCE, accuracy_interval
+from sentprobe.datasets import ProbingTask
+from sentprobe.encoders.cache import EmbeddingCache
+from sentprobe.evaluation.memory import MemoryStore
+from sentprobe.evaluation.runner import EncoderSpecs, execute, plan_run
+
+
+def evaluate(
+    encoders: EncoderSpecs,
+    tasks: str | Sequence[str] | Sequence[ProbingTask] = "sample-en",
+    *,
+    probe: str | None = None,
+    seeds: int = 1,
+    baselines: str | Sequence[str] | None = "none",
+    encoder_options: dict[str, Any] | None = None,
+    controls: bool = False,
+    nli_train: str | Path | None = None,
+    allow_heuristic_labels: bool = False,
+    cache_dir: str | Path | None = None,
+    confidence: float = CONFIDENCE,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Probe ``encoders`` on ``tasks`` and return one row per (row, task, seed) result.
+
+    ``encoders``: a name (``"minilm"``, ``"hf:bert-base-uncased"``), an ``Encoder``, a
+    function from a list of sentences to an (n, d) array, or a list of them. ``tasks``: a
+    suite or task name, files, or loaded ``ProbingTask`` objects. ``probe``: a registered
+    probe name (``logreg``, ``mlp``, ``paper``, ``mdl``, ``senteval``; None: each task's
+    own, else logreg). ``baselines``: as ``sentprobe run --baselines`` (none by default).
+    The other options are ``sentprobe.run``'s.
+
+    Columns: the results store's record fields (``encoder``, ``task``, ``probe``, ``seed``,
+    ``test_score``, ``dev_score``, ``config``...; scores are fractions) plus ``ci_low`` and
+    ``ci_high``, the ``confidence`` bootstrap interval of ``test_score`` over test items.
+    Nothing is written to disk: no results store, and no embedding cache unless
+    ``cache_dir`` names one (then vectors are reused across calls and with ``run``).
+    """
+    units = plan_run(
+        encoders,
+        tasks,
+        baselines=baselines,
+        probe=probe,
+        seeds=seeds,
+        encoder_options=encoder_options,
+        controls=controls,
+        nli_train=nli_train,
+        allow_heuristic_labels=allow_heuristic_labels,
+    )
+    cache = EmbeddingCache(None if cache_dir is None else Path(cache_dir).expanduser())
+    cache.check_writable()
+    store = MemoryStore()
+    frame = execute(units, store, cache, progress=progress)
+    found = store.predictions_for(frame["key"])
+    bounds = [
+        accuracy_interval([found[key].correct], confidence=confidence) if key in found else None
+        for key in frame["key"]
+    ]
+    at = list(frame.columns).index("test_score") + 1
+    frame.insert(at, "ci_low", [b[0] if b else None for b in bounds])
+    frame.insert(at + 1, "ci_high", [b[1] if b else None for b in bounds])
+    return frame
