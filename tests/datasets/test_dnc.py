@@ -211,3 +211,14 @@ def test_real_release():
     assert len(patterns) == 16
     prep = tasks[4]
     assert "in front of" in {g for f in prep.folds or [] for g in f["test"].groups or []}
+
+
+def test_the_kim2019_suite_is_the_releases_nine_sets():
+    """The generated-only collocation sets are no part of the release: the suite names the
+    paper's nine, each read from its release file."""
+    from sentprobe import registry
+
+    names = registry.suites.get("kim2019")
+    assert [n.removeprefix("kim2019/") for n in names] == [
+        "wh-words", "Def", "Coord", "EOS", "Prep", "Comp", "Quant", "Spatial", "Negation",
+    ]  # fmt: skip

@@ -24,7 +24,7 @@ from sentprobe.datasets.download import LOCK, Published, download, git_blob_id, 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dnc_fixture import write_release  # noqa: E402
 
-KIM = Path("/work/shared/data/dnc_function_words")
+KIM = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "dnc_function_words"
 
 
 def _senteval_file(path: Path, labels: tuple[str, ...], sizes=(20, 4, 4)) -> None:
@@ -288,7 +288,7 @@ def test_catalog_pins_the_maintainers_files():
     assert len(suites["dnc"].files) == 19
 
 
-@pytest.mark.skipif(not KIM.is_dir(), reason="needs Kim et al.'s release in /work/shared/data")
+@pytest.mark.skipif(not KIM.is_dir(), reason="needs Kim et al.'s release in ../shared/data")
 def test_kims_release_matches_the_pinned_catalog(tmp_path, monkeypatch, capsys):
     out = tmp_path / "kim"
     monkeypatch.setattr(

@@ -27,6 +27,7 @@ from sentprobe.datasets.loaders.dnc import (
     DATA_SUFFIX,
     DNC_SETS,
     NLI_LABELS,
+    RELEASE_SETS,
     load_dnc_set,
 )
 from sentprobe.datasets.loaders.dnc import CITATION as DNC_CITATION
@@ -70,7 +71,8 @@ def dnc_dir() -> Path:
 def register_dnc() -> None:
     """Register the nine sets as ``kim2019/<paper name>`` and the suite ``kim2019``; the
     data is read (and its absence reported) only when a task is loaded."""
-    for stem, info in DNC_SETS.items():
+    for stem in RELEASE_SETS:
+        info = DNC_SETS[stem]
         meta = TaskMetadata(
             name=f"kim2019/{info.paper_name}",
             paper_name=info.paper_name,
@@ -90,7 +92,8 @@ def register_dnc() -> None:
             return load_dnc_set(file, suite="kim2019")
 
         registry.tasks.register(meta.name, TaskEntry(meta, load))
-    registry.suites.register("kim2019", [f"kim2019/{s.paper_name}" for s in DNC_SETS.values()])
+    names = [f"kim2019/{DNC_SETS[stem].paper_name}" for stem in RELEASE_SETS]
+    registry.suites.register("kim2019", names)
 
 
 def register_dnc_suite(directory: str | Path, *, overwrite: bool = False) -> list[str]:

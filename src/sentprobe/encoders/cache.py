@@ -2,6 +2,9 @@
 
 The files (layout, shard format, checksums, quarantine of damaged shards) are
 :mod:`sentprobe.encoders.shards`; this module encodes what they do not hold.
+
+Long because encoding what the shards lack (batching, flushing on a timer, views, the lock
+against a second writer) shares the cache object's state; split, each part would reach into it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """One identity for every stored number, and the one query every report reads results through.
 
 A stored result is the number of one *identity*: its row (the encoder fingerprint, weights
-and view included), its task (source, language and name; a control task is the task's name
+and view included; a seeded encoder's draws, one fingerprint per seed, are the seeds of the
+row their ``extra["row_fingerprint"]`` names), its task (source, language and name; a control task is the task's name
 with ``~control``), its probe and its seed. Of several results of one identity only the
 newest counts: an older one was computed on older task data, by an older probe version or an
 older version of a text baseline, and is *stale*, never a second sample. Nothing else may
@@ -55,7 +56,12 @@ def _filled(frame: pd.DataFrame) -> pd.DataFrame:
         df["encoder_fingerprint"] = df["encoder_label"]
     prints = df["encoder_fingerprint"].fillna(df["encoder_label"]).astype(str)
     df["encoder_fingerprint"] = prints
-    df["row_id"] = [row_identity(fp) for fp in prints]
+    extras = df["extra"] if "extra" in df.columns else [None] * len(df)
+    rows = [  # a seeded encoder's draws (one fingerprint per seed) are seeds of one row
+        e["row_fingerprint"] if isinstance(e, dict) and e.get("row_fingerprint") else fp
+        for e, fp in zip(extras, prints, strict=True)
+    ]
+    df["row_id"] = [row_identity(fp) for fp in rows]
     return df
 
 

@@ -411,21 +411,31 @@ class Runner:
         probe = probe or self.probe
         seed_list = list(range(seeds or self.seeds))
         draws = [(enc, [s]) for s in seed_list for enc in [encoder.with_seed(s)]]
+        # each seed's draw has a fingerprint of its own; its results are seeds of one row
+        row = encoder.fingerprint if encoder.uses_seed else None
         for enc, enc_seeds in draws if encoder.uses_seed else [(encoder, seed_list)]:
             if enc.prepare_per_task:
                 for task in self.tasks:
                     enc.prepare_task(task.sentences())  # train + dev + test, as SentEval
-                    self._run_units(enc, probe, [task], enc_seeds)
+                    self._run_units(enc, probe, [task], enc_seeds, row)
             else:
-                self._run_units(enc, probe, self.tasks, enc_seeds)
+                self._run_units(enc, probe, self.tasks, enc_seeds, row)
 
     def _run_units(
-        self, encoder: Encoder, row_probe: str | None, tasks: list[ProbingTask], seeds: list[int]
+        self,
+        encoder: Encoder,
+        row_probe: str | None,
+        tasks: list[ProbingTask],
+        seeds: list[int],
+        row_fp: str | None = None,
     ) -> None:
+        """``row_fp``: the fingerprint of the row a seeded draw belongs to (stored with each
+        result as ``extra["row_fingerprint"]``, its view appended; evaluation/identity.py)."""
         controls = [t for t in tasks if is_control(t.name)]
         if controls and len(controls) < len(tasks):  # tasks first: controls use their choice
-            self._run_units(encoder, row_probe, [t for t in tasks if not is_control(t.name)], seeds)
-            self._run_units(encoder, row_probe, controls, seeds)
+            rest = [t for t in tasks if not is_control(t.name)]
+            self._run_units(encoder, row_probe, rest, seeds, row_fp)
+            self._run_units(encoder, row_probe, controls, seeds, row_fp)
             return
         views: Sequence[str | None] = encoder.views or [None]
         pending: list[tuple[ProbingTask, int, str, int, str, Any]] = []
@@ -451,6 +461,12 @@ class Runner:
 
         todo = {id(p[0]): p[0] for p in pending}.values()
         checks = {id(t): _probe_checks(encoder, t) for t in todo}
+
+        def row_of(v: int) -> dict[str, str]:
+            if row_fp is None:
+                return {}
+            return {"row_fingerprint": row_fp if views[v] is None else f"{row_fp}#{views[v]}"}
+
         needed = list(dict.fromkeys(s for t in todo for s in t.sentences()))
         pairs = self.nli_train
         if pairs is not None and any(protocol(t, pairs) == ZERO_SHOT for t in todo):
@@ -493,6 +509,7 @@ class Runner:
                             "seeds": self.seeds,
                             "probe_version": probe_version(est),
                             **checks[id(task)],
+                            **row_of(v),
                         },
                     )
                     self.keys.append(key)
@@ -531,6 +548,7 @@ class Runner:
                         "probe_version": probe_version(est),
                         **getattr(est, "report_", {}),  # e.g. MDL's codelength
                         **checks[id(task)],
+                        **row_of(v),
                     },
                 )
                 self.keys.append(key)

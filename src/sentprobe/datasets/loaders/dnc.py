@@ -148,6 +148,8 @@ DNC_SETS: dict[str, DncSet] = {
         "Negation", "nli-pair", negation_group, "explicit (not) and lexical (antonym) negation"
     ),
 }
+#: The nine sets of Kim et al.'s release (the collocation sets are generated only).
+RELEASE_SETS = [stem for stem, info in DNC_SETS.items() if info.function_word_property]
 #: Paper task order (its figures): acceptability first, then NLI.
 TASK_ORDER = [s.paper_name for s in DNC_SETS.values()]
 DATA_SUFFIX, METADATA_SUFFIX = "_data.json", "_metadata.json"
