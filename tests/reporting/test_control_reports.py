@@ -309,6 +309,7 @@ def test_a_control_that_permutes_the_labels_has_no_selectivity(results) -> None:
     text = report_text(frame, "markdown")
     section = text.split("**Selectivity")[1].split("**MDL")[0]
     assert "n/a" in section and PERMUTED in section
+    assert "n/a" not in text.split("**Selectivity")[0]  # the control's accuracy is a number
     assert "n/a" in report_text(frame, "latex").split("Selectivity")[1]
     tidy = pd.read_csv(io.StringIO(report_text(frame, "csv"))).set_index(["task", "probe"])
     assert pd.isna(tidy.loc[("A", "logreg"), "selectivity"])

@@ -86,7 +86,7 @@ def selectivity_frame(frame: pd.DataFrame) -> pd.DataFrame:
     ``test_score``; selectivity NaN where the control permutes the task's labels, with
     ``selectivity_note`` saying so). A control record pairs with the same seed's task record,
     or with the task's seed-0 record where that says no seed changes it; ``extra`` is the
-    control's, as the pair depends on its map."""
+    control record's (the pair depends on its map), and ``control_dev_score`` its dev score."""
     tasks, controls = split_controls(frame)
     columns = ["control_score", "control_dev_score", "control_seed", "control_ceiling"]
     if tasks.empty or controls.empty:
@@ -113,10 +113,7 @@ def selectivity_frame(frame: pd.DataFrame) -> pd.DataFrame:
     permutes = merged.pop("control_permutes").astype(bool)
     merged["selectivity"] = (merged["test_score"] - merged["control_score"]).where(~permutes)
     merged["selectivity_note"] = [PERMUTED if p else "" for p in permutes]
-    merged["extra"] = [
-        {**e, "undefined": PERMUTED} if p else e
-        for e, p in zip(merged.pop("control_extra"), permutes, strict=True)
-    ]
+    merged["extra"] = merged.pop("control_extra")
     return merged.sort_values(["encoder", "probe", "task", "seed"], kind="stable")
 
 
@@ -230,7 +227,10 @@ def methods_report(
             (f"Control task accuracy (%{over})", results_table(sel, "control_score", fmt, decimals))
         )
         ceiling = sel.dropna(subset=["control_ceiling"])
-        ceiling = ceiling.assign(control_ceiling=ceiling["control_ceiling"].astype(float))
+        ceiling = ceiling.assign(  # a property of the map, not of a probe: no collapse marks
+            control_ceiling=ceiling["control_ceiling"].astype(float),
+            extra=[{"seeded": True}] * len(ceiling),
+        )
         if not ceiling.empty:
             what = "%: test accuracy of a perfect memoriser of the control function"
             sections.append(
@@ -248,10 +248,14 @@ def methods_report(
                         results_table(lowest, "control_ceiling", fmt, decimals),
                     )
                 )
+        undefined = [  # n/a, with the reason, where the control permutes the task's labels
+            {**e, "undefined": note} if note else e
+            for e, note in zip(sel["extra"], sel["selectivity_note"], strict=True)
+        ]
         sections.append(
             (
                 f"Selectivity (accuracy - control accuracy, points{over})",
-                results_table(sel, "selectivity", fmt, decimals),
+                results_table(sel.assign(extra=undefined), "selectivity", fmt, decimals),
             )
         )
     if not mdl.empty:

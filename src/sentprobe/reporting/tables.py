@@ -8,6 +8,10 @@ then the rest in the order first seen. Scores are percentages; several seeds giv
 Confidence intervals come from an ``interval`` function given by the caller (the CLI passes
 ``sentprobe.analysis.stats.interval_function``): it maps a cell's record keys to (low, high)
 or None, so these tables only format numbers and never need the stored predictions.
+
+Long because every format (markdown, LaTeX, CSV/JSON, the terminal) renders one summary with
+one set of markers, and the rules that set a marker (unpinned weights, old task data, no seed
+dependence, folds, heuristic labels, a probe that says nothing, n/a cells) live beside it.
 """
 
 from __future__ import annotations
