@@ -48,6 +48,8 @@ def test_a_missing_extra_is_one_line_naming_it(hidden, args, extra, tmp_path, mo
         if name == hidden or name.startswith(hidden + "."):
             monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, hidden, None)  # `import hidden` now raises ImportError
+    # annotators loaded by earlier tests in this process are kept; a lean install has none
+    monkeypatch.setattr("sentprobe.annotation.backends.base._LOADED", {})
     result = CliRunner().invoke(app, [a.format(tmp=tmp_path) for a in args])
     assert result.exit_code == 1, result.output
     lines = result.output.strip().splitlines()
