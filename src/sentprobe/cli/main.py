@@ -241,22 +241,13 @@ def _terminate(signum: int, frame: object) -> None:
     raise Terminated()
 
 
-def verbosity_first(args: list[str]) -> list[str]:
-    """``sentprobe run ... -v`` as ``sentprobe -v run ...``: ``-v``/``--verbose`` belong to
-    the app, and a user adds them at the end of a command as often as at its start."""
-    end = args.index("--") if "--" in args else len(args)
-    flags = [a for a in args[:end] if a == "--verbose" or (a[:2] == "-v" and set(a[1:]) == {"v"})]
-    rest = [a for a in args[:end] if a not in flags]
-    return flags + rest + args[end:]
-
-
 def main() -> None:
     """Entry point. Click reports usage errors itself; see :class:`Commands` for the rest."""
     # sentprobe shows its own encoding bars; the hub's download/loading bars are noise here
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        app(args=verbosity_first(sys.argv[1:]), prog_name="sentprobe")
+        app(args=sys.argv[1:], prog_name="sentprobe")
     except SystemExit as exc:
         if exc.code not in (0, None):  # success returns, as it did (callers may go on)
             raise
