@@ -3,9 +3,10 @@
 A stored result is the number of one *identity*: its row (the encoder fingerprint, weights
 and view included; a seeded encoder's draws, one fingerprint per seed, are the seeds of the
 row their ``extra["row_fingerprint"]`` names), its task (source, language and name; a
-control task is the task's name with ``~control``), its probe and its seed. Of several results of one identity only the
-newest counts: an older one was computed on older task data, by an older probe version or an
-older version of a text baseline, and is *stale*, never a second sample. Nothing else may
+control task is the task's name with ``~control``), its probe and its seed. Of several
+results of one identity only the newest counts: an older one was computed on older task data,
+by an older probe version or an older version of a text baseline, and is *stale*, never a
+second sample. Nothing else may
 group, average, name files or overwrite: display names are made from identities at render
 time (:func:`row_names`, :func:`task_names`) and disambiguated whenever two identities would
 print alike, so grouping by a display name is grouping by identity.
