@@ -27,8 +27,15 @@ START = "<!-- readme-table:start (scripts/readme_table.py writes this block) -->
 END = "<!-- readme-table:end -->"
 LEGEND = (
     "Test accuracy (%); ±x: half the width of its 95% bootstrap confidence interval over the"
-    " test items. Every marker: [docs/legend.md](docs/legend.md)."
+    " test items{marks}. Every marker: [docs/legend.md](docs/legend.md)."
 )
+#: The legend's short words for a marker the run's table uses (its long note is replaced).
+SHORT = {
+    "∅": "∅: the probe says nothing there (a single class predicted, or dev at majority)",
+    "°": "°: computed once, nothing depends on the seed",
+    "‡": "‡: an older version of the task's data",
+    "†": "†: the model's commit is unknown",
+}
 
 
 def fresh_run() -> tuple[str, float]:
@@ -53,15 +60,20 @@ def readme_block(output: str) -> str:
     """The run's table followed by the README's one-line legend."""
     from sentprobe.reporting.tables import CI_NOTE
 
+    from sentprobe.reporting.tables import NOTES
+
     lines = output.splitlines()
     table = [line for line in lines if line.startswith("|")]
     other = [line for line in lines if line.strip() and not line.startswith("|")]
-    if not table or [line for line in other if line != CI_NOTE]:
+    notes = {f"{mark} {text}": mark for mark, text in NOTES.items() if mark in SHORT}
+    uncovered = [line for line in other if line != CI_NOTE and line not in notes]
+    if not table or uncovered:
         sys.exit(
             "error: sentprobe run printed lines the README's legend does not cover: "
-            + " / ".join(line for line in other if line != CI_NOTE)
+            + " / ".join(uncovered)
         )
-    return "\n".join(table) + "\n\n" + LEGEND
+    marks = "".join(f"; {SHORT[notes[line]]}" for line in other if line in notes)
+    return "\n".join(table) + "\n\n" + LEGEND.format(marks=marks)
 
 
 def replace_block(readme: str, block: str) -> str:

@@ -26,7 +26,9 @@ def test_the_readme_table_is_rendered_markdown_with_a_one_line_legend():
     text = readme_table.README.read_text(encoding="utf-8")
     block = text.split(readme_table.START, 1)[1].split(readme_table.END, 1)[0]
     assert "```" not in block
-    assert block.strip().splitlines()[-1] == readme_table.LEGEND
+    legend = block.strip().splitlines()[-1]
+    start, end = readme_table.LEGEND.split("{marks}")
+    assert legend.startswith(start) and legend.endswith(end)
 
 
 def test_replace_block_swaps_only_the_block():
@@ -37,12 +39,15 @@ def test_replace_block_swaps_only_the_block():
 
 
 def test_the_block_keeps_the_table_and_replaces_the_ci_note_by_the_legend():
-    from sentprobe.reporting.tables import CI_NOTE
+    from sentprobe.reporting.tables import CI_NOTE, NOTES
 
     block = readme_table.readme_block(f"| a |\n|---|\n| 1 |\n\n{CI_NOTE}")
-    assert block == f"| a |\n|---|\n| 1 |\n\n{readme_table.LEGEND}"
+    assert block == f"| a |\n|---|\n| 1 |\n\n{readme_table.LEGEND.format(marks='')}"
     with pytest.raises(SystemExit, match="does not cover: ° nothing here"):
         readme_table.readme_block("| a |\n\n° nothing here depends on the seed")
+    # a marker the table uses gets its short words in the legend, its long note is dropped
+    block = readme_table.readme_block(f"| a ∅ |\n\n{CI_NOTE}\n∅ {NOTES['∅']}")
+    assert block.endswith(readme_table.LEGEND.format(marks=f"; {readme_table.SHORT['∅']}"))
 
 
 def test_replace_block_refuses_a_readme_without_markers():
