@@ -45,9 +45,7 @@ def test_every_page_names_the_models_minilm_stands_in_for():
 
 
 #: a table marker (legend.md) in a table row: a marker sign, or a star right after a number
-TABLE_MARKER = re.compile(r"[†‡°§¶♯]|\d\*(?!\*)")
-#: pages rewritten on other branches at the same time; their link to legend.md comes with them
-LINK_PENDING = {"docs/controls.md", "docs/function-words.md"}
+TABLE_MARKER = re.compile(r"[†‡°§¶♯∅]|\d\*(?!\*)")
 
 
 def test_every_table_with_a_marker_links_the_legend():
@@ -58,7 +56,7 @@ def test_every_table_with_a_marker_links_the_legend():
         name = str(page.relative_to(ROOT))
         if any(TABLE_MARKER.search(r) for r in rows) and "legend.md" not in text:
             unlinked.append(name)
-    assert sorted(set(unlinked) - LINK_PENDING - {"docs/legend.md"}) == []
+    assert sorted(set(unlinked) - {"docs/legend.md"}) == []
 
 
 def test_the_legend_defines_every_marker_tables_print():
