@@ -16,6 +16,13 @@ DOC = Path(__file__).resolve().parents[1] / "CONTRIBUTING.md"
 @pytest.fixture
 def examples(monkeypatch):
     """The namespace after running every python block; registries restored afterwards."""
+    # built-ins register on import: import them first, or they would land in the copies below
+    # and vanish with them (a later test in this process would not find sample-en)
+    import sentprobe.annotation
+    import sentprobe.datasets
+    import sentprobe.encoders
+    import sentprobe.probes  # noqa: F401
+
     for reg in (registry.encoders, registry.tasks, registry.suites, registry.probes,
                 registry.annotators):  # fmt: skip
         monkeypatch.setattr(reg, "_entries", dict(reg._entries))
