@@ -58,9 +58,7 @@ def fresh_run() -> tuple[str, float]:
 
 def readme_block(output: str) -> str:
     """The run's table followed by the README's one-line legend."""
-    from sentprobe.reporting.tables import CI_NOTE
-
-    from sentprobe.reporting.tables import NOTES
+    from sentprobe.reporting.tables import CI_NOTE, NOTES
 
     lines = output.splitlines()
     table = [line for line in lines if line.startswith("|")]
