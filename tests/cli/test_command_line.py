@@ -60,6 +60,24 @@ def test_report_modes_that_conflict_are_one_usage_error(tmp_path, flags, named):
     assert f"error: report: {named} are different outputs" in result.output
 
 
+@pytest.mark.parametrize(
+    "flags, named",
+    [
+        (["--by-task"], "--by-task belongs to --agreement"),
+        (["--downstream", "d.csv"], "--downstream belongs to --html"),
+        (["--html", "r.html", "--rename", "a=b"], "--rename belongs to --downstream"),
+        (["--reference-row", "Majority"], "--reference-row belongs to --html"),
+        (["--reference-language", "fr"], "--reference-language belongs to --html"),
+        (["--runs", "other/*"], "--runs belongs to --curves"),
+    ],
+)
+def test_an_option_of_one_mode_without_that_mode_is_a_usage_error(tmp_path, flags, named):
+    result = CliRunner().invoke(app, ["report", "--results", str(tmp_path / "none"), *flags])
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1, result.output
+    assert f"error: report: {named}" in result.output
+
+
 def test_html_and_layer_curves_are_one_mode(tmp_path):
     result = CliRunner().invoke(
         app, ["report", "--results", str(tmp_path / "none"), "--html", "r.html"]

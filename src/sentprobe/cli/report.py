@@ -119,6 +119,15 @@ def _one_mode(given: dict[str, bool]) -> None:
         raise typer.Exit(2)
 
 
+def _within_mode(options: dict[str, tuple[bool, str, bool]]) -> None:
+    """An option that only one mode reads, given without that mode, would be ignored without
+    a word: a usage error instead. ``options``: option -> (given, its mode, mode chosen)."""
+    for option, (given, mode, chosen) in options.items():
+        if given and not chosen:
+            error(f"report: {option} belongs to {mode}; give it with {mode}")
+            raise typer.Exit(2)
+
+
 def report(
     results: Results = DEFAULT_RESULTS,
     fmt: Annotated[
@@ -255,6 +264,16 @@ def report(
             "--agreement": agreement,
             "--html" if html else "--layer-curves": html is not None or layer_curves is not None,
             "--layers": layers,
+        }
+    )
+    _within_mode(
+        {
+            "--by-task": (by_task, "--agreement", agreement),
+            "--downstream": (downstream is not None, "--html", html is not None),
+            "--rename": (bool(rename), "--downstream", downstream is not None),
+            "--reference-row": (reference_row is not None, "--html", html is not None),
+            "--reference-language": (reference_language is not None, "--html", html is not None),
+            "--runs": (runs != "runs/*", "--curves", curves is not None),
         }
     )
     rows = reference_rows(reference) if reference is not None else None
