@@ -444,7 +444,7 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
             step += 1
             tally["tokens"] += data_k.tokens(idx)
             tally["loss"] += loss
-            stop = bool(config.max_steps) and step >= config.max_steps
+            stop = config.max_steps is not None and step >= config.max_steps
             if stop or (config.checkpoint_every and step % config.checkpoint_every == 0):
                 tally["seconds"] = time.perf_counter() - t0
                 save_step(
