@@ -55,7 +55,7 @@ def train(
         str | None,  # noqa: UP007
         typer.Option(help="adam or sgd (momentum 0.9) [default: sgd for gatedconv, else adam]."),
     ] = None,
-    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    device: Annotated[str, typer.Option(help="cpu, cuda (cuda:N) or auto.")] = "cpu",
     seed: Annotated[int, typer.Option(help="Random seed.")] = 1234,
     checkpoint_every: Annotated[
         int | None,  # noqa: UP007

@@ -70,6 +70,7 @@ from .checkpoint import (
     write_manifest,
 )
 from .data import OBJECTIVES, PAIR_OBJECTIVES, Example, TrainingData
+from .devices import resolve_device
 from .objectives import BLEU_OBJECTIVES, METRIC, add_stats, bleu, build_head, decoded_text, metrics
 from .presets import preset
 from .randomness import restore_rng_states, rng_states
@@ -143,8 +144,6 @@ def _check(config: TrainConfig) -> None:
     ):
         if value is not None and value < 1:
             raise SentprobeError(f"{flag} must be at least 1")
-    if config.device.startswith("cuda") and not torch.cuda.is_available():
-        raise SentprobeError("--device cuda: no CUDA device is available to torch")
 
 
 def _split(n: int, fraction: float, batch_size: int, seed: int) -> tuple[frozenset[int], bool]:
@@ -337,6 +336,7 @@ def _decode_bleu(
 def train(config: TrainConfig, *, progress: bool = True, position: int | None = None) -> Path:
     """Train (or resume) ``config``; returns the run directory. See the module docstring."""
     _check(config)
+    config = dataclasses.replace(config, device=resolve_device(config.device))
     set_torch_threads(config.threads)
     run_dir = Path(config.out)
     sizes = config.sizes()
