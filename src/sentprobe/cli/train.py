@@ -57,6 +57,17 @@ def train(
     ] = None,
     device: Annotated[str, typer.Option(help="cpu, cuda (cuda:N) or auto.")] = "cpu",
     seed: Annotated[int, typer.Option(help="Random seed.")] = 1234,
+    targets: Annotated[
+        str,
+        typer.Option(
+            help="Decoder targets: words, or bpe (subwords learned on the training split; "
+            "BLEU on detokenised text)."
+        ),
+    ] = "words",
+    target_vocab: Annotated[
+        int | None,  # noqa: UP007
+        typer.Option(help="Target vocabulary (or BPE) size (overrides the preset)."),
+    ] = None,
     checkpoint_every: Annotated[
         int | None,  # noqa: UP007
         typer.Option(
@@ -125,6 +136,8 @@ def train(
         name=name,
         checkpoint_every=checkpoint_every,
         max_steps=max_steps,
+        targets=targets,
+        overrides={} if target_vocab is None else {"target_vocab_size": target_vocab},
     )
     run_dir = run_training(config, progress=not quiet)
     manifest = read_manifest(run_dir)

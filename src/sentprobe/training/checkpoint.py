@@ -9,6 +9,7 @@ Layout (stable; other code reads it)::
                                         metrics, seconds, tokens/s)
     runs/NAME/vocab.json                input vocabulary (``Vocabulary.to_json``)
     runs/NAME/target-vocab.json         decoder vocabulary, when the objective has one
+    runs/NAME/target-bpe.json           or the decoder's subword tokenizer (``--targets bpe``)
     runs/NAME/epoch-K/encoder.safetensors   the sentence encoder's weights after epoch K
     runs/NAME/epoch-K/state.pt              everything else needed to resume (heads,
                                             optimiser, random states): tensors and plain
@@ -52,6 +53,7 @@ from ..encoders.static import load_word_vectors
 from ..errors import SentprobeError
 from ..io import atomic_write_text, inside
 from .architectures import SentenceEncoder, build_from_spec
+from .subwords import FILE as BPE_FILE
 from .vocab import SPECIALS, UNK, Vocabulary, pad
 
 MANIFEST = "run.json"
@@ -289,7 +291,8 @@ class TrainedRunEncoder(Encoder):
 
     @property
     def fingerprint(self) -> str:
-        parts = file_digests([self.run_dir / "vocab.json", *self._files])
+        bpe = [self.run_dir / BPE_FILE] if (self.run_dir / BPE_FILE).is_file() else []
+        parts = file_digests([self.run_dir / "vocab.json", *bpe, *self._files])
         vectors = self.manifest.get("vectors", {}).get("id") if self._extend else None
         return f"trained-run-v1|{'|'.join(parts)}|vectors={vectors}"
 

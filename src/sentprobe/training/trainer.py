@@ -74,11 +74,17 @@ from .devices import resolve_device
 from .objectives import BLEU_OBJECTIVES, METRIC, add_stats, bleu, build_head, decoded_text, metrics
 from .presets import preset
 from .randomness import restore_rng_states, rng_states
+from .subwords import FILE as BPE_FILE
+from .subwords import TARGETS, SubwordTargets
 from .vocab import BOS, EOS, UNK, Vocabulary, embedding_matrix, pad
 
 MAX_SOURCE = 64  # words per input sentence (longer ones are cut)
 MAX_TARGET = 160  # tokens per decoder target (Seq2Tree targets are ~3x the words)
 BUCKET = 50  # batches per length-sorted chunk
+#: Objectives whose decoder may read subword targets (``--targets bpe``): natural text.
+SUBWORD_OBJECTIVES = ("autoencoder", "translation", "skipthought")
+#: Decoder targets: words (``Vocabulary``) or subwords (``SubwordTargets``).
+Targets = Vocabulary | SubwordTargets
 #: Training examples held at once for shuffling: the data path's memory bound.
 SHUFFLE_BUFFER = 100_000
 
@@ -113,6 +119,8 @@ class TrainConfig:
     overrides: dict[str, Any] = field(default_factory=dict)
     #: The run's row name in results tables (None: the run folder's name).
     name: str | None = None
+    #: Decoder targets: "words" or "bpe" (``subwords``; ``target_vocab_size`` symbols).
+    targets: str = "words"
 
     def sizes(self) -> dict[str, Any]:
         sizes = preset(self.preset, self.arch)
@@ -133,6 +141,15 @@ def _check(config: TrainConfig) -> None:
     if config.objective not in OBJECTIVES:
         raise SentprobeError(
             f"unknown objective {config.objective!r}; known: {', '.join(OBJECTIVES)}"
+        )
+    if config.targets not in TARGETS:
+        raise SentprobeError(
+            f"--targets must be one of {', '.join(TARGETS)}, not {config.targets!r}"
+        )
+    if config.targets == "bpe" and config.objective not in SUBWORD_OBJECTIVES:
+        raise SentprobeError(
+            f"--targets bpe: {config.objective} has no text decoder; subword targets are for "
+            f"{', '.join(SUBWORD_OBJECTIVES)}"
         )
     if config.optimizer not in (None, "adam", "sgd"):
         raise SentprobeError(f"--optimizer must be adam or sgd, not {config.optimizer!r}")
@@ -181,7 +198,7 @@ class _Encoded:
         objective: str,
         examples: list[Example],
         vocab: Vocabulary,
-        target: Vocabulary | None,
+        target: Targets | None,
         labels: list[str],
         device: str,
     ) -> None:
@@ -243,7 +260,7 @@ class _Epochs:
         data: TrainingData,
         valid: frozenset[int],
         valid_trains: bool,
-        codes: tuple[Vocabulary, Vocabulary | None],
+        codes: tuple[Vocabulary, Targets | None],
         batch_size: int,
         device: str,
     ) -> None:
@@ -315,10 +332,12 @@ def _decode_bleu(
     data: _Encoded,
     batches: list[np.ndarray],
     examples: list[Example],
-    target: Vocabulary,
+    target: Targets,
 ) -> float:
     """BLEU of the greedy decoding of every validation example against its target (cut to
-    the length trained on); words outside the target vocabulary count as missed."""
+    the length trained on); words outside a word vocabulary count as missed. Subword
+    decodes are scored on detokenised text (``subwords``)."""
+    subwords = isinstance(target, SubwordTargets)
     model.eval()
     hypotheses, references = [], []
     for idx in batches:
@@ -327,10 +346,14 @@ def _decode_bleu(
         decoded = model.greedy(  # type: ignore[operator]
             batch["src"], batch["src_len"], min(MAX_TARGET, 2 * longest + 10)
         )
-        hypotheses += [decoded_text(ids, target) for ids in decoded]
-        references += [" ".join(examples[i].target.split()[: MAX_TARGET - 1]) for i in idx]
+        if isinstance(target, SubwordTargets):
+            hypotheses += [target.text(ids) for ids in decoded]
+            references += [target.text(data.tgt[i]) for i in idx]
+        else:
+            hypotheses += [decoded_text(ids, target) for ids in decoded]
+            references += [" ".join(examples[i].target.split()[: MAX_TARGET - 1]) for i in idx]
     model.train()
-    return bleu(hypotheses, references)
+    return bleu(hypotheses, references, detokenize=subwords)
 
 
 def train(config: TrainConfig, *, progress: bool = True, position: int | None = None) -> Path:
@@ -360,10 +383,13 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
     torch.manual_seed(config.seed)
     if previous is not None:
         vocab = load_vocab(run_dir)
-        target = load_vocab(run_dir, "target-vocab.json") if previous["target_vocab"] else None
+        target = _load_targets(run_dir, previous["target_vocab"])
     else:
         training = (e for i, e in enumerate(data) if valid_trains or i not in valid)
         vocab, target = _vocabularies(config.objective, training, sizes)
+        if config.targets == "bpe":  # learned on the training split only, as the words are
+            texts = (e.target for i, e in enumerate(data) if valid_trains or i not in valid)
+            target = SubwordTargets.train(texts, sizes["target_vocab_size"])
     vectors_info, matrix = None, None
     emb_dim = sizes["emb_dim"]
     if config.vectors:
@@ -419,7 +445,9 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
     if previous is None:
         run_dir.mkdir(parents=True, exist_ok=True)
         _write_vocab(run_dir / "vocab.json", vocab)
-        if target is not None:
+        if isinstance(target, SubwordTargets):
+            target.save(inside(run_dir, BPE_FILE))
+        elif target is not None:
             _write_vocab(run_dir / "target-vocab.json", target)
         write_manifest(run_dir, manifest)
     if start > config.epochs or (config.max_steps and step >= config.max_steps):
@@ -552,6 +580,22 @@ def _vocabularies(
     return vocab, Vocabulary.from_counts(texts, max_size=sizes["target_vocab_size"])
 
 
+def _target_entry(target: Targets | None) -> dict[str, Any] | None:
+    if target is None:
+        return None
+    if isinstance(target, SubwordTargets):
+        return {"file": BPE_FILE, "size": len(target), "kind": "bpe", "bleu": "detokenised, 13a"}
+    return {"file": "target-vocab.json", "size": len(target), "kind": "words"}
+
+
+def _load_targets(run_dir: Path, entry: dict[str, Any] | None) -> Targets | None:
+    if not entry:
+        return None
+    if entry.get("kind") == "bpe":
+        return SubwordTargets.load(inside(run_dir, BPE_FILE))
+    return load_vocab(run_dir, "target-vocab.json")
+
+
 def _write_vocab(path: Path, vocab: Vocabulary) -> None:
     atomic_write_text(path, json.dumps(vocab.to_json(), ensure_ascii=False) + "\n")
 
@@ -563,7 +607,7 @@ def _new_manifest(
     settings: dict[str, Any],
     data: TrainingData,
     vocab: Vocabulary,
-    target: Vocabulary | None,
+    target: Targets | None,
     vectors: dict[str, Any] | None,
 ) -> dict[str, Any]:
     metric, higher = METRIC[config.objective]
@@ -580,7 +624,7 @@ def _new_manifest(
         "labels": data.labels,
         "label_counts": data.label_counts,
         "vocab": {"file": "vocab.json", "size": len(vocab)},
-        "target_vocab": {"file": "target-vocab.json", "size": len(target)} if target else None,
+        "target_vocab": _target_entry(target),
         "vectors": vectors,
         "versions": _versions(),
         "epochs": [],
