@@ -3,16 +3,17 @@
     python benchmarks/bench_train_paper.py [--steps 20] [--arch bilstm-max gatedconv cnn-max]
         [--workdir /tmp/bench-train-paper]
 
-A short timed slice, not whole epochs: for each architecture, ``sentprobe train --preset
-paper --vectors none`` (300-d input table, as the papers' 300-d fastText/GloVe inputs) on the
-demo corpus (autoencoder: the LSTM decoder and 40k-word softmax of translation and
-SkipThought) and on sentence pairs built from it (``nli``: labels arbitrary, for timing only),
-stopped by ``--max-steps``, with torch's default threads (every core). Tokens/s and seconds
-are the trainer's own tally of the slice (read from its mid-epoch checkpoint, ``resume.pt``; the slice includes reading the data and filling
-the shuffle buffer, under a second for the demo corpus). Examples/s = steps x batch size /
-seconds; the projection is examples / (examples/s) for Conneau et al.'s data sizes (2M
-Europarl pairs per language, 30M Toronto Book Corpus sentences, 1M NLI pairs), so it holds
-for sentences as long as the demo corpus's (printed) and scales with length otherwise.
+A short timed slice, not whole epochs: for each architecture, ``sentprobe train --preset paper
+--vectors none`` (300-d input table, as the papers' 300-d fastText/GloVe inputs) on the demo
+corpus (autoencoder: the LSTM decoder and 40k-word softmax of translation and SkipThought) and
+on sentence pairs built from it (``nli``: labels arbitrary, for timing only), stopped by
+``--max-steps``, with torch's default threads (every core). Tokens/s and seconds are the
+trainer's own tally of the slice (read from its mid-epoch checkpoint, ``resume.pt``; the slice
+includes reading the data and filling the shuffle buffer, under a second for the demo corpus).
+Examples/s = steps x batch size / seconds; the projection is examples / (examples/s) for
+Conneau et al.'s data sizes (2M Europarl pairs per language, 30M Toronto Book Corpus sentences,
+1M NLI pairs), so it holds for sentences as long as the demo corpus's (printed) and scales with
+length otherwise.
 """
 
 from __future__ import annotations
