@@ -252,6 +252,15 @@ class _Encoded:
         return out
 
 
+def _examples(
+    data: TrainingData, valid: frozenset[int], valid_trains: bool, train: bool
+) -> Iterator[Example]:
+    """The training examples (``train``) or the validation ones, in file order."""
+    for i, example in enumerate(data):
+        if (i in valid) != train or (train and valid_trains):
+            yield example
+
+
 class _Epochs:
     """Each epoch's training batches, streamed from the data files (module docstring)."""
 
@@ -271,10 +280,7 @@ class _Epochs:
         self.steps = n // chunk * BUCKET + -(-(n % chunk) // batch_size)
 
     def examples(self, train: bool) -> Iterator[Example]:
-        """The training examples (``train``) or the validation ones, in file order."""
-        for i, example in enumerate(self.data):
-            if (i in self.valid) != train or (train and self.valid_trains):
-                yield example
+        return _examples(self.data, self.valid, self.valid_trains, train)
 
     def encoded(self, examples: list[Example]) -> _Encoded:
         vocab, target = self.codes
@@ -337,7 +343,6 @@ def _decode_bleu(
     """BLEU of the greedy decoding of every validation example against its target (cut to
     the length trained on); words outside a word vocabulary count as missed. Subword
     decodes are scored on detokenised text (``subwords``)."""
-    subwords = isinstance(target, SubwordTargets)
     model.eval()
     hypotheses, references = [], []
     for idx in batches:
@@ -353,7 +358,7 @@ def _decode_bleu(
             hypotheses += [decoded_text(ids, target) for ids in decoded]
             references += [" ".join(examples[i].target.split()[: MAX_TARGET - 1]) for i in idx]
     model.train()
-    return bleu(hypotheses, references, detokenize=subwords)
+    return bleu(hypotheses, references, detokenize=isinstance(target, SubwordTargets))
 
 
 def train(config: TrainConfig, *, progress: bool = True, position: int | None = None) -> Path:
@@ -385,10 +390,10 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
         vocab = load_vocab(run_dir)
         target = _load_targets(run_dir, previous["target_vocab"])
     else:
-        training = (e for i, e in enumerate(data) if valid_trains or i not in valid)
+        training = _examples(data, valid, valid_trains, True)
         vocab, target = _vocabularies(config.objective, training, sizes)
         if config.targets == "bpe":  # learned on the training split only, as the words are
-            texts = (e.target for i, e in enumerate(data) if valid_trains or i not in valid)
+            texts = (e.target for e in _examples(data, valid, valid_trains, True))
             target = SubwordTargets.train(texts, sizes["target_vocab_size"])
     vectors_info, matrix = None, None
     emb_dim = sizes["emb_dim"]
