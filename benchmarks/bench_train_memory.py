@@ -2,6 +2,7 @@
 
     python benchmarks/bench_train_memory.py [--sizes 300000 3000000] [--max-steps 200]
         [--workdir /tmp/bench-train-memory] [--out benchmarks/results/train_memory.json]
+    python benchmarks/bench_train_memory.py --data-path CORPUS [--batches 200]
 
 For each size N, a corpus of N sentences is written under ``--workdir`` (not shipped: the
 19,327 sentences of the demo corpus, repeated, each repeat shuffled with its own seed), and
@@ -10,6 +11,10 @@ set size" is the peak RSS): autoencoder, ``bilstm-max``, ``--preset demo``, ``--
 none``, stopped by ``--max-steps`` (the first passes over the corpus, counting and the
 vocabulary, read all N sentences; training reads the shuffle buffer's worth and more).
 Seconds are wall time of the whole process, on whatever load the machine has.
+
+``--data-path CORPUS``: the data path alone, in this process (no model, no torch step): the
+checking pass, the validation set, the vocabulary and the first ``--batches`` batches of an
+epoch at the demo preset's sizes; prints its peak RSS (``ru_maxrss``).
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ import gzip
 import json
 import random
 import re
+import resource
 import shutil
 import subprocess
 import sys
+from itertools import islice
 from pathlib import Path
 
 from sentprobe.training.demo import demo_corpus
@@ -60,13 +67,39 @@ def measure(corpus: Path, run: Path, max_steps: int) -> dict[str, float]:
     }
 
 
+def data_path(corpus: Path, batches: int) -> dict[str, float]:
+    from sentprobe.training.data import TrainingData
+    from sentprobe.training.presets import preset
+    from sentprobe.training.trainer import _Epochs, _examples, _split, _vocabularies
+
+    sizes = preset("demo", "bilstm-max")
+    data = TrainingData("autoencoder", [corpus], batch_size=sizes["batch_size"], progress=False)
+    valid, both = _split(len(data), 0.05, sizes["batch_size"], 1234)
+    codes = _vocabularies("autoencoder", _examples(data, valid, both, True), sizes)
+    epochs = _Epochs(data, valid, both, codes, sizes["batch_size"], "cpu")
+    held = list(epochs.examples(False))
+    drawn = sum(1 for _ in islice(epochs.batches(1234, 1), batches))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {
+        "sentences": len(data),
+        "validation": len(held),
+        "batches": drawn,
+        "peak_rss_mb": round(peak, 1),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[300_000, 3_000_000])
     parser.add_argument("--max-steps", type=int, default=200)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bench-train-memory"))
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--data-path", type=Path, help="measure the data path alone on CORPUS")
+    parser.add_argument("--batches", type=int, default=200)
     args = parser.parse_args()
+    if args.data_path:
+        print(json.dumps(data_path(args.data_path, args.batches)))
+        return
     args.workdir.mkdir(parents=True, exist_ok=True)
     rows = []
     for n in args.sizes:

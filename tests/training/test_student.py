@@ -460,3 +460,11 @@ def test_probing_a_student_stores_unknown_words_and_language_checks(
         shown.count(f"warning: {student} on English (en): a fr student probed on a task in en") == 1
     )
     assert sum("100.0% of the test tokens are unknown" in line for line in shown) == 1
+    from sentprobe.reporting.tables import WARNED, results_table
+
+    md = results_table(frame, fmt="markdown")  # `report` marks the cells and says why
+    row = next(line for line in md.splitlines() if line.startswith(f"| {student}"))
+    assert row.count(WARNED) == 3  # every task warns: 100% or 33% of its tokens unknown
+    assert f"{WARNED} the encoder's own checks warn" in md
+    assert "English: a fr student probed on a task in en" in results_table(frame, fmt="csv")
+    assert r"\textsuperscript{$!$}" in results_table(frame, fmt="latex")
