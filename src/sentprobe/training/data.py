@@ -125,13 +125,15 @@ class TrainingData:
             raise SentprobeError(f"unknown objective {objective!r}; known: {', '.join(OBJECTIVES)}")
         if not paths:
             raise SentprobeError("no training data: give --data FILE (one or more)")
-        self.objective, self.paths, self.max_examples = objective, list(map(Path, paths)), None
+        self.objective, self.paths = objective, list(map(Path, paths))
+        self.max_examples = max_examples or None
         self._parsed: dict[Path, list[Example]] = {}
         if objective in ("seq2tree", "dissent"):
             for p in self.paths:
                 self._parsed[p] = _parsed(objective, p, annotations, annotator, progress)
         self.files: list[dict[str, object]] = []
         labels: Counter[str] = Counter()
+        total = 0
         for p in self.paths:
             count = 0
             for example in self._file(p):
@@ -143,9 +145,8 @@ class TrainingData:
                     p, None, empty if objective == "skipthought" else "empty file (no sentences)"
                 )
             self.files.append({"path": str(p), "sha256": file_sha256(p), "examples": count})
-        self.max_examples = max_examples
-        total = sum(int(f["examples"]) for f in self.files)  # type: ignore[call-overload]
-        self.n = min(total, max_examples) if max_examples else total
+            total += count
+        self.n = min(total, self.max_examples or total)
         if self.n < batch_size:
             raise DataError(
                 paths[-1] if len(paths) == 1 else ", ".join(map(str, paths)),
