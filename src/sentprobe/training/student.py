@@ -448,9 +448,11 @@ def _train_epoch(
     bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=not progress, leave=False)
     for idx in bar:
         tokens, lens = run.vocab.batch([data.train_tgt[i] for i in idx], device=device)
-        x, y = run.student(tokens, lens), train_y[torch.from_numpy(idx).to(device)]
-        negatives = derangement(len(idx), gen).to(device), derangement(len(idx), gen).to(device)
-        x_c, y_c = x[negatives[0]], y[negatives[1]]
+        x, y = run.student(tokens, lens), train_y[idx]
+        x_c, y_c = (
+            x[derangement(len(idx), gen).to(device)],
+            y[derangement(len(idx), gen).to(device)],
+        )
         loss = alignment_loss(x, y, x_c, y_c, config.lam)
         optimizer.zero_grad()
         loss.backward()
