@@ -1,7 +1,7 @@
 """Speed of ``sentprobe train --preset paper`` on this machine, and the papers' data projected.
 
     python benchmarks/bench_train_paper.py [--steps 20] [--arch bilstm-max gatedconv cnn-max]
-        [--workdir /tmp/bench-train-paper]
+        [--workdir /tmp/bench-train-paper] [--device cpu|cuda]
 
 A short timed slice, not whole epochs: for each architecture, ``sentprobe train --preset paper
 --vectors none`` (300-d input table, as the papers' 300-d fastText/GloVe inputs) on the demo
@@ -58,6 +58,7 @@ def main() -> None:
     parser.add_argument("--arch", nargs="+", default=["bilstm-max", "gatedconv", "cnn-max"])
     parser.add_argument("--objective", nargs="+", default=list(PAPER_DATA))
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bench-train-paper"))
+    parser.add_argument("--device", default="cpu", help="cpu, or cuda on a GPU machine")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     data = inputs(args.workdir)
@@ -73,6 +74,7 @@ def main() -> None:
                 sys.executable, "-m", "sentprobe", "train", "--quiet", "--arch", arch,
                 "--objective", objective, "--preset", "paper", "--vectors", "none",
                 "--data", str(data[objective]), "-o", str(run), "--max-steps", str(args.steps),
+                "--device", args.device,
             ]  # fmt: skip
             subprocess.run(command, check=True)
             state = torch.load(run / "resume.pt", weights_only=True)
