@@ -128,3 +128,29 @@ def test_training_never_holds_the_corpus(tmp_path, monkeypatch):
     run = train(cfg, progress=False)
     assert read_manifest(run)["examples"] == 2000
     assert 100 < _Counted.peak <= 64 + 2 * 64 + 100 + 8, _Counted.peak
+
+
+def test_train_command_passes_the_scale_options(tmp_path):
+    """``sentprobe train --checkpoint-every --targets bpe --target-vocab --device auto``
+    reach the run: a mid-epoch checkpoint while it runs, subword targets of that size."""
+    from typer.testing import CliRunner
+
+    from sentprobe.cli.main import app
+
+    text = tmp_path / "text.txt"
+    text.write_text("\n".join(sentences(40)) + "\n", encoding="utf-8")
+    run = tmp_path / "run"
+    args = ["train", "--arch", "cnn-max", "--objective", "autoencoder", "--data", str(text),
+            "-o", str(run), "--vectors", "none", "--preset", "demo", "--dim", "8",
+            "--batch-size", "8", "-q", "--epochs", "1", "--targets", "bpe",
+            "--target-vocab", "60", "--device", "auto", "--checkpoint-every", "2"]  # fmt: skip
+    res = CliRunner().invoke(app, [*args, "--max-steps", "3"])
+    assert res.exit_code == 0, res.output
+    assert torch.load(run / "resume.pt", weights_only=True)["step"] == 3
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    manifest = read_manifest(run)
+    assert manifest["target_vocab"] == {
+        "file": "target-bpe.json", "size": 60, "kind": "bpe", "bleu": "detokenised, 13a"
+    }  # fmt: skip
+    assert manifest["epochs"][0]["steps"] == 5 and not (run / "resume.pt").exists()
