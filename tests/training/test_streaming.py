@@ -47,12 +47,20 @@ def _flat(optimiser: dict) -> dict[str, torch.Tensor]:
     }
 
 
-@pytest.mark.parametrize("stop", ["killed", "max_steps"])
-def test_stopped_mid_epoch_resumes_to_the_uninterrupted_weights(data, tmp_path, monkeypatch, stop):  # noqa: F811
+@pytest.mark.parametrize(("stop", "buffer"), [("killed", 8), ("max_steps", 100_000)])
+def test_stopped_mid_epoch_resumes_to_the_uninterrupted_weights(
+    data,  # noqa: F811
+    tmp_path,
+    monkeypatch,
+    stop,
+    buffer,
+):
     """5 batches an epoch, 2 epochs, dropout 0.3: killed at step 7 after a checkpoint at
     step 6 (epoch 2, one batch in), or stopped by max_steps at step 3 (mid-epoch 1), then
-    rerun: every weight and optimiser slot equals the uninterrupted run's. Without the
+    rerun: every weight and optimiser slot equals the uninterrupted run's, with a shuffle
+    buffer smaller than the corpus (8 of 38 examples) or holding all of it. Without the
     restored random state (dropout) or the replayed data position this fails."""
+    monkeypatch.setattr(trainer, "SHUFFLE_BUFFER", buffer)
     kw = {"epochs": 2, "overrides": {"dropout": 0.3}}
     straight = train(
         config(data, "bilstm-last", "skipthought", tmp_path / "a", **kw), progress=False
@@ -60,13 +68,12 @@ def test_stopped_mid_epoch_resumes_to_the_uninterrupted_weights(data, tmp_path, 
     assert read_manifest(straight)["epochs"][-1]["steps"] == 10
     run = tmp_path / "b"
     if stop == "killed":
-        _kill_at_step(monkeypatch, 7)
-        with pytest.raises(_Killed):
+        with pytest.MonkeyPatch.context() as killing, pytest.raises(_Killed):
+            _kill_at_step(killing, 7)
             train(
                 config(data, "bilstm-last", "skipthought", run, checkpoint_every=3, **kw),
                 progress=False,
             )
-        monkeypatch.undo()
         assert completed_epochs(read_manifest(run)) == [1]
     else:
         train(config(data, "bilstm-last", "skipthought", run, max_steps=3, **kw), progress=False)
