@@ -29,7 +29,7 @@ from torch.nn import functional as F
 
 from sentprobe.encoders.static import load_word_vectors
 from sentprobe.training.architectures import ARCHITECTURES, build_from_spec
-from sentprobe.training.data import Example, load_training_data
+from sentprobe.training.data import Example, TrainingData
 from sentprobe.training.demo import demo_corpus
 from sentprobe.training.objectives import Seq2Seq, build_head
 from sentprobe.training.presets import preset
@@ -126,7 +126,7 @@ def main() -> None:
     parser.add_argument("--arch", nargs="*", default=list(ARCHITECTURES))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    examples = load_training_data("autoencoder", [demo_corpus()], batch_size=64).examples
+    examples = list(TrainingData("autoencoder", [demo_corpus()], batch_size=64))
     examples = examples[: args.n]
     variants = ("sentprobe", "padded", "stepwise")
     print(f"{args.n} sentences, autoencoder, demo sizes, {args.threads} thread(s), "

@@ -45,7 +45,7 @@ def test_every_page_names_the_models_minilm_stands_in_for():
 
 
 #: a table marker (legend.md) in a table row: a marker sign, or a star right after a number
-TABLE_MARKER = re.compile(r"[†‡°§¶♯∅]|\d\*(?!\*)")
+TABLE_MARKER = re.compile(r"[†‡°§¶♯∅⚠]|\d\*(?!\*)")
 
 
 def test_every_table_with_a_marker_links_the_legend():

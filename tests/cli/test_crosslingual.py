@@ -125,3 +125,25 @@ def test_valid_task_must_be_in_the_students_language(capsys) -> None:
     assert "sample-fr/SentLen is a probing task (surface)" in " ".join(
         capsys.readouterr().err.split()
     )
+
+
+def test_map_encoder_device(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--device auto`` trains where torch sees a GPU, else on the CPU; ``cuda`` without one
+    and an unknown name are one-line errors before anything is written."""
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    teacher = tmp_path / "teacher.py"
+    teacher.write_text(TEACHER, encoding="utf-8")
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("".join(f"le chat {w}\tle chat {w}\n" for w in "abcdefghijklmnop"), "utf-8")
+    args = ["map-encoder", "--teacher", f"{teacher}:encode", "--parallel", str(pairs),
+            "--lang", "fr", "--epochs", "1", "--valid-size", "4", "--batch-size", "4",
+            "--emb-dim", "8", "--cache-dir", str(tmp_path / "c"), "-q"]  # fmt: skip
+    for device, message in (("cuda", "--device cuda: no CUDA device"), ("tpu", "use cpu, cuda")):
+        res = _invoke(*args, "-o", str(tmp_path / device), "--device", device)
+        assert res.exit_code == 1 and message in res.output, res.output
+        assert not (tmp_path / device).exists()
+    res = _invoke(*args, "-o", str(tmp_path / "auto"), "--device", "auto")
+    assert res.exit_code == 0, res.output
+    assert len(read_manifest(tmp_path / "auto")["epochs"]) == 1

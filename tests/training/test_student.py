@@ -426,7 +426,9 @@ def _task(name: str, language: str, words: list[str]):
     return ProbingTask(TaskMetadata(name=name, language=language, labels=("0", "1")), splits)
 
 
-def test_probing_a_student_stores_unknown_words_and_language_checks(tmp_path: Path) -> None:
+def test_probing_a_student_stores_unknown_words_and_language_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Each result of a student records the share of test tokens it reads as <unk> and its
     language; a high share or another language is a warning stored with the result."""
     from sentprobe.evaluation.runner import run as run_probes
@@ -449,3 +451,20 @@ def test_probing_a_student_stores_unknown_words_and_language_checks(tmp_path: Pa
         "a fr student probed on a task in en",
     ]
     assert not any("student probed" in w for w in checks["Und"].get("warnings", []))
+    from sentprobe.cli.run import _show_warnings
+
+    _show_warnings(frame)  # what `sentprobe run` prints under the table: each warning once
+    shown = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    student = frame.encoder.iloc[0]
+    assert (
+        shown.count(f"warning: {student} on English (en): a fr student probed on a task in en") == 1
+    )
+    assert sum("100.0% of the test tokens are unknown" in line for line in shown) == 1
+    from sentprobe.reporting.tables import WARNED, results_table
+
+    md = results_table(frame, fmt="markdown")  # `report` marks the cells and says why
+    row = next(line for line in md.splitlines() if line.startswith(f"| {student}"))
+    assert row.count(WARNED) == 3  # every task warns: 100% or 33% of its tokens unknown
+    assert f"{WARNED} the encoder's own checks warn" in md
+    assert "English: a fr student probed on a task in en" in results_table(frame, fmt="csv")
+    assert r"\textsuperscript{$!$}" in results_table(frame, fmt="latex")

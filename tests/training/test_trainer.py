@@ -155,14 +155,14 @@ def _losses(data, arch: str, objective: str, steps: int = 15) -> list[float]:
 
 def _fit_batch(data, arch: str, objective: str, steps: int = 15, lr: float = 1e-2):
     """(losses, model, batch): ``steps`` Adam steps on one fixed batch of 8 examples."""
-    from sentprobe.training.data import load_training_data
+    from sentprobe.training.data import TrainingData
     from sentprobe.training.presets import preset
 
     torch.manual_seed(0)
     torch.set_num_threads(1)
     sizes = {**preset("demo", arch), **TINY}
-    td = load_training_data(objective, [data[DATA_FOR[objective]]], batch_size=8)
-    vocab, target = _vocabularies(objective, td.examples, sizes)
+    td = TrainingData(objective, [data[DATA_FOR[objective]]], batch_size=8)
+    vocab, target = _vocabularies(objective, td, sizes)
     spec = {
         "arch": arch,
         "vocab_size": len(vocab),
@@ -174,7 +174,7 @@ def _fit_batch(data, arch: str, objective: str, steps: int = 15, lr: float = 1e-
     }
     head = {**sizes, "n_labels": len(td.labels), "target_size": len(target) if target else 0}
     model = build_head(objective, build_from_spec(spec), head)
-    encoded = _Encoded(objective, td.examples, vocab, target, td.labels, "cpu")
+    encoded = _Encoded(objective, list(td), vocab, target, td.labels, "cpu")
     batch = encoded.batch(np.arange(8))
     opt = torch.optim.Adam(model.parameters(), lr)
     out = []
@@ -299,10 +299,10 @@ def test_bad_data_fails_before_training(data, tmp_path, objective, text, message
 
 
 def test_data_errors_name_the_file_and_line():
-    from sentprobe.training.data import read_file
+    from sentprobe.training.data import TrainingData
 
     with pytest.raises(SentprobeError, match="no such file"):
-        read_file("autoencoder", Path("/nonexistent/file.txt"))
+        TrainingData("autoencoder", [Path("/nonexistent/file.txt")], batch_size=1)
 
 
 class _OtherSentence(torch.nn.Module):

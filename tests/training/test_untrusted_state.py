@@ -76,6 +76,23 @@ def test_train_resume_refuses_a_state_file_with_code(tmp_path: Path) -> None:
     assert completed_epochs(read_manifest(run)) == [1]
 
 
+def test_train_refuses_a_mid_epoch_checkpoint_with_code(tmp_path: Path) -> None:
+    """``resume.pt`` (``--checkpoint-every``/``--max-steps``) is read as safely as
+    ``state.pt``: a payload in it is refused with one line and never runs."""
+    text = tmp_path / "text.txt"
+    text.write_text("".join(f"w{i % 7} w{i % 5} w{i % 3} .\n" for i in range(40)), "utf-8")
+    run = tmp_path / "run"
+    args = ["train", "--arch", "cnn-max", "--objective", "autoencoder", "--data", str(text),
+            "-o", str(run), "--vectors", "none", "--preset", "demo", "--dim", "8",
+            "--batch-size", "8", "-q", "--epochs", "1"]  # fmt: skip
+    res = CliRunner().invoke(app, [*args, "--max-steps", "2"])
+    assert res.exit_code == 0 and "stopped after 2 steps" in res.output, res.output
+    state, marker = run / "resume.pt", tmp_path / "payload-ran"
+    torch.save({**torch.load(state, weights_only=True), "extra": _Payload(marker)}, state)
+    res = CliRunner().invoke(app, args)
+    _refused(res, state, marker, run, epochs=0)
+
+
 TEACHER = """
 import numpy as np
 

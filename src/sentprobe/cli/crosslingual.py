@@ -176,6 +176,9 @@ def map_encoder(
         typer.Option(help="Stop after this many epochs without improvement [2]."),  # noqa: UP007
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of split, init and batches [0].")] = None,  # noqa: UP007
+    device: Annotated[
+        str, typer.Option(help="Where the student trains: cpu, cuda (cuda:N) or auto.")
+    ] = "cpu",
     cache_dir: CacheDir = None,
     name: RunName = None,
     quiet: Quiet = False,
@@ -229,6 +232,7 @@ def map_encoder(
         progress=not quiet,
         log=note,
         name=name,
+        device=device,
     )
     best = manifest["mapping"].get("best_epoch")
     epochs_done = [e["epoch"] for e in manifest["epochs"]]

@@ -55,8 +55,29 @@ def train(
         str | None,  # noqa: UP007
         typer.Option(help="adam or sgd (momentum 0.9) [default: sgd for gatedconv, else adam]."),
     ] = None,
-    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
+    device: Annotated[str, typer.Option(help="cpu, cuda (cuda:N) or auto.")] = "cpu",
     seed: Annotated[int, typer.Option(help="Random seed.")] = 1234,
+    targets: Annotated[
+        str,
+        typer.Option(
+            help="Decoder targets: words, or bpe (subwords learned on the training split; "
+            "BLEU on detokenised text)."
+        ),
+    ] = "words",
+    target_vocab: Annotated[
+        int | None,  # noqa: UP007
+        typer.Option(help="Target vocabulary (or BPE) size (overrides the preset)."),
+    ] = None,
+    checkpoint_every: Annotated[
+        int | None,  # noqa: UP007
+        typer.Option(
+            help="Also checkpoint every N training steps (a rerun resumes mid-epoch, exactly)."
+        ),
+    ] = None,
+    max_steps: Annotated[
+        int | None,  # noqa: UP007
+        typer.Option(help="Stop after N training steps in all (checkpointed; rerun to go on)."),
+    ] = None,
     annotator: Annotated[
         str, typer.Option(help="Parser for seq2tree/dissent data (a .conllu file is read as is).")
     ] = "spacy",
@@ -113,9 +134,16 @@ def train(
         device=device,
         annotator=annotator,
         name=name,
+        checkpoint_every=checkpoint_every,
+        max_steps=max_steps,
+        targets=targets,
+        overrides={} if target_vocab is None else {"target_vocab_size": target_vocab},
     )
     run_dir = run_training(config, progress=not quiet)
     manifest = read_manifest(run_dir)
+    if not manifest["epochs"]:
+        note(f"{run_dir}: stopped after {max_steps} steps, before epoch 1 ended; rerun to go on")
+        return
     last = manifest["epochs"][-1]
     metric = manifest["metric"]["name"]
     note(

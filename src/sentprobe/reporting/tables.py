@@ -11,7 +11,8 @@ or None, so these tables only format numbers and never need the stored predictio
 
 Long because every format (markdown, LaTeX, CSV/JSON, the terminal) renders one summary with
 one set of markers, and the rules that set a marker (unpinned weights, old task data, no seed
-dependence, folds, heuristic labels, a probe that says nothing, n/a cells) live beside it.
+dependence, folds, heuristic labels, a probe that says nothing, an encoder's own warnings,
+n/a cells) live beside it.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ UNRESOLVED, OLD_TASK, NO_SEED = "†", "‡", "°"
 FOLD_SD, FALLBACK = "§", "¶"  # cross-validated tasks (evaluation/folds.py)
 HEURISTIC = "♯"  # scored on a generator's labels, not annotators' (run --allow-heuristic-labels)
 COLLAPSED = "∅"  # the probe says nothing: one class predicted on test, or dev at majority
+WARNED = (
+    "⚠"  # the encoder's probe checks warn (a trained run's unknown words, a student's language)
+)
 NOT_APPLICABLE = "n/a"  # a cell whose records say why their number is not defined
 #: What each marker says; shown under the table whenever the marker appears in it.
 NOTES = {
@@ -64,6 +68,9 @@ NOTES = {
     COLLAPSED: "the probe says nothing here: it predicted a single class on the test set, or "
     "its dev (selection) score is at or below the dev split's majority rate (csv/json notes "
     "say which); its score is that of a constant guess, not a reading of the vectors.",
+    WARNED: "the encoder's own checks warn on this task: a trained run reads more than 25% of "
+    "its test tokens as unknown, or a cross-lingual student is probed in another language "
+    "(csv/json notes say which); the score says little about the sentences.",
 }
 
 
@@ -232,6 +239,12 @@ def _mark(summary: _Summary, df: pd.DataFrame) -> None:
                 )
                 for reason in dict.fromkeys(r for r in reasons if r):
                     notes.setdefault(row, []).append(f"{column}: {reason}")
+            checks = [e.get("probe_checks") or {} for e in extras]
+            warned = list(dict.fromkeys(w for c in checks for w in c.get("warnings", [])))
+            if warned:
+                mark = summary.cell_marks.get((row, column), "")
+                summary.cell_marks[(row, column)] = mark + WARNED
+                notes.setdefault(row, []).extend(f"{column}: {w}" for w in warned)
             if extras and all(e.get("undefined") for e in extras):
                 summary.undefined[(row, column)] = extras[0]["undefined"]
                 notes.setdefault(row, []).append(f"{column}: {extras[0]['undefined']}")
@@ -357,6 +370,7 @@ _TEX_MARKS = {
     FALLBACK: r"\P",
     HEURISTIC: r"\sharp",
     COLLAPSED: r"\emptyset",
+    WARNED: "!",
 }
 
 

@@ -9,10 +9,14 @@ Layout (stable; other code reads it)::
                                         metrics, seconds, tokens/s)
     runs/NAME/vocab.json                input vocabulary (``Vocabulary.to_json``)
     runs/NAME/target-vocab.json         decoder vocabulary, when the objective has one
+    runs/NAME/target-bpe.json           or the decoder's subword tokenizer (``--targets bpe``)
     runs/NAME/epoch-K/encoder.safetensors   the sentence encoder's weights after epoch K
     runs/NAME/epoch-K/state.pt              everything else needed to resume (heads,
                                             optimiser, random states): tensors and plain
                                             values only, read with ``weights_only=True``
+    runs/NAME/resume.pt                 a mid-epoch checkpoint (``train --checkpoint-every``):
+                                        the same, plus the epoch, the steps done in it and
+                                        its running totals; removed when the epoch ends
 
 An epoch directory is written under a temporary name and renamed when complete, then the
 manifest (written atomically) lists it: a killed run leaves only whole epochs, and a rerun
@@ -49,12 +53,14 @@ from ..encoders.static import load_word_vectors
 from ..errors import SentprobeError
 from ..io import atomic_write_text, inside
 from .architectures import SentenceEncoder, build_from_spec
+from .subwords import FILE as BPE_FILE
 from .vocab import SPECIALS, UNK, Vocabulary, pad
 
 MANIFEST = "run.json"
 FORMAT = "sentprobe-training-run/1"
 ENCODER_FILE = "encoder.safetensors"
 STATE_FILE = "state.pt"
+STEP_FILE = "resume.pt"
 
 
 def epoch_dir(run_dir: Path, epoch: int) -> Path:
@@ -106,8 +112,30 @@ def save_epoch(
     write_manifest(run_dir, manifest)
 
 
+def save_step(run_dir: Path, state: dict[str, Any]) -> None:
+    """Write the mid-epoch checkpoint atomically (a kill while writing keeps the last one)."""
+    tmp = inside(run_dir, f".{STEP_FILE}.partial")
+    torch.save(state, tmp)
+    os.replace(tmp, inside(run_dir, STEP_FILE))
+
+
+def load_step(run_dir: Path) -> dict[str, Any] | None:
+    """The mid-epoch checkpoint, if any, read as safely as ``load_state``."""
+    path = inside(run_dir, STEP_FILE)
+    return _read_state(path) if path.is_file() else None
+
+
+def drop_step(run_dir: Path) -> None:
+    inside(run_dir, STEP_FILE).unlink(missing_ok=True)
+
+
 def load_state(run_dir: Path, epoch: int) -> dict[str, Any]:
-    """The resume state of ``epoch``, read without running code.
+    """The resume state of ``epoch``, read without running code (``_read_state``)."""
+    return _read_state(inside(run_dir, f"{epoch_dir(run_dir, epoch).name}/{STATE_FILE}"))
+
+
+def _read_state(path: Path) -> dict[str, Any]:
+    """A resume state, read without running code.
 
     A run folder may come from someone else, and unpickling can call any function, so the
     file is read with ``torch.load(weights_only=True)``: tensors, dicts, lists, tuples,
@@ -115,7 +143,6 @@ def load_state(run_dir: Path, epoch: int) -> dict[str, Any]:
     dicts, the torch RNG state as a byte tensor, early-stopping numbers). A file that needs
     anything else is refused, its payload never called.
     """
-    path = inside(run_dir, f"{epoch_dir(run_dir, epoch).name}/{STATE_FILE}")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
@@ -264,7 +291,8 @@ class TrainedRunEncoder(Encoder):
 
     @property
     def fingerprint(self) -> str:
-        parts = file_digests([self.run_dir / "vocab.json", *self._files])
+        bpe = [self.run_dir / BPE_FILE] if (self.run_dir / BPE_FILE).is_file() else []
+        parts = file_digests([self.run_dir / "vocab.json", *bpe, *self._files])
         vectors = self.manifest.get("vectors", {}).get("id") if self._extend else None
         return f"trained-run-v1|{'|'.join(parts)}|vectors={vectors}"
 

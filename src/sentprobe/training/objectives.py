@@ -128,11 +128,23 @@ class Seq2Seq(nn.Module):
         return out
 
 
-def bleu(hypotheses: list[str], references: list[str]) -> float:
+def bleu(hypotheses: list[str], references: list[str], *, detokenize: bool = False) -> float:
     """Corpus BLEU (sacrebleu, one reference each) of token strings that are already
-    tokenised (``tokenize="none"``, as Moses' multi-bleu.perl, which Conneau et al. use)."""
+    tokenised (``tokenize="none"``, as Moses' multi-bleu.perl, which Conneau et al. use);
+    with ``detokenize`` (subword targets), of Moses-detokenised text under sacrebleu's own
+    ``13a`` tokenisation, the standard score of published subword systems."""
     sacrebleu = require("sacrebleu", "train", "BLEU in sentprobe train")
-    return float(sacrebleu.corpus_bleu(hypotheses, [references], tokenize="none", force=True).score)
+    if not detokenize:
+        return float(
+            sacrebleu.corpus_bleu(hypotheses, [references], tokenize="none", force=True).score
+        )
+    from sacremoses import MosesDetokenizer
+
+    detok = MosesDetokenizer()
+    hyps, refs = (
+        [detok.detokenize(t.split()) for t in texts] for texts in (hypotheses, references)
+    )
+    return float(sacrebleu.corpus_bleu(hyps, [refs], tokenize="13a").score)
 
 
 def decoded_text(ids: list[int], target: Vocabulary) -> str:

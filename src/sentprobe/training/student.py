@@ -75,6 +75,7 @@ from .checkpoint import (
     save_epoch,
     write_manifest,
 )
+from .devices import resolve_device
 from .randomness import restore_rng_states, rng_states
 from .vocab import Vocabulary, embedding_matrix
 
@@ -334,15 +335,17 @@ def _vectors_spec(vectors: str) -> str:
     return str(Path(vectors).expanduser().resolve())
 
 
-def _encode_with(student: SentenceEncoder, vocab: Vocabulary, batch_size: int = 256) -> EncodeFn:
+def _encode_with(
+    student: SentenceEncoder, vocab: Vocabulary, device: str, batch_size: int = 256
+) -> EncodeFn:
     def encode(sentences: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(sentences), student.out_dim), dtype=np.float32)
         was_training = student.training
         student.eval()
         with torch.inference_mode():
             for idx in sorted_batches([len(s.split()) for s in sentences], batch_size):
-                tokens, lengths = vocab.batch([sentences[i] for i in idx])
-                out[idx] = student(tokens, lengths).float().numpy()
+                tokens, lengths = vocab.batch([sentences[i] for i in idx], device=device)
+                out[idx] = student(tokens, lengths).float().cpu().numpy()
         student.train(was_training)
         return out
 
@@ -431,22 +434,25 @@ def _open_run(
 
 def _train_epoch(
     run: _Run, data: _Data, config: StudentConfig, optimizer: torch.optim.Optimizer, epoch: int,
-    progress: bool,
+    progress: bool, device: str,
 ) -> float:  # fmt: skip
     """One pass over the training pairs in random batches; returns the mean loss."""
     rng = np.random.default_rng([config.seed, epoch])  # resumable without saved RNG states
     gen = torch.Generator().manual_seed(config.seed * 100003 + epoch)
     params = [p for p in run.student.parameters() if p.requires_grad]
     lengths = np.array([len(t.split()) for t in data.train_tgt])
-    train_y = torch.from_numpy(data.train_y)
+    train_y = torch.from_numpy(data.train_y).to(device)
     run.student.train()
     total, seen = 0.0, 0
     batches = _batches(lengths, config.batch_size, rng)
     bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=not progress, leave=False)
     for idx in bar:
-        tokens, lens = run.vocab.batch([data.train_tgt[i] for i in idx])
+        tokens, lens = run.vocab.batch([data.train_tgt[i] for i in idx], device=device)
         x, y = run.student(tokens, lens), train_y[idx]
-        x_c, y_c = x[derangement(len(idx), gen)], y[derangement(len(idx), gen)]
+        x_c, y_c = (
+            x[derangement(len(idx), gen).to(device)],
+            y[derangement(len(idx), gen).to(device)],
+        )
         loss = alignment_loss(x, y, x_c, y_c, config.lam)
         optimizer.zero_grad()
         loss.backward()
@@ -472,15 +478,19 @@ def train_student(
     log: Callable[[str], None] = print,
     threads: int | None = None,
     name: str | None = None,
+    device: str = "cpu",
 ) -> dict[str, Any]:
     """Train (or continue) the student in ``run_dir``; returns the run manifest.
 
     ``validate`` scores a downstream task with the student's encode function (higher is
     better); it is what ``monitor="task"`` stops on. ``threads``: torch threads (default:
     every core this process may use). ``name``: the run's row name in results tables
-    (default ``<teacher>-><lang>/<arch>/<folder>``).
+    (default ``<teacher>-><lang>/<arch>/<folder>``). ``device``: where the student trains
+    (``training.devices``; the teacher's vectors come from the cache, encoded where the
+    teacher encodes).
     """
     config.check()
+    device = resolve_device(device)
     if config.vectors:
         config = replace(config, vectors=_vectors_spec(config.vectors))
     if config.monitor == "task" and validate is None:
@@ -501,6 +511,7 @@ def train_student(
         },
     }
     run = _open_run(run_dir, config, data, meta, name)
+    run.student.to(device)
     mapping = run.manifest["mapping"]
     if mapping.get("stopped"):
         log(f"{run_dir}: already finished ({mapping['stopped']['reason']})")
@@ -514,11 +525,11 @@ def train_student(
         optimizer.load_state_dict(run.state["optimizer"])
         stopper.restore(run.state["early_stopping"])
         restore_rng_states(run.state)  # dropout masks as an uninterrupted run draws them
-    encode = _encode_with(run.student, run.vocab)
+    encode = _encode_with(run.student, run.vocab, device)
     for epoch in range(run.start + 1, config.epochs + 1):
         began = time.perf_counter()
         metrics: dict[str, Any] = {
-            "train_loss": _train_epoch(run, data, config, optimizer, epoch, progress)
+            "train_loss": _train_epoch(run, data, config, optimizer, epoch, progress, device)
         }
         valid_x = encode(data.valid_tgt)
         metrics["valid_mse"] = float(np.mean((valid_x - data.valid_y) ** 2))

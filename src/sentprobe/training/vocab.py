@@ -48,7 +48,17 @@ class Vocabulary:
         cls, sentences: Iterable[str], *, max_size: int = 20000, min_count: int = 1
     ) -> Vocabulary:
         """The ``max_size`` most frequent tokens (specials included) seen ``min_count`` times."""
-        counts = Counter(tok for s in sentences for tok in s.split())
+        return cls.from_counts(
+            Counter(tok for s in sentences for tok in s.split()),
+            max_size=max_size,
+            min_count=min_count,
+        )
+
+    @classmethod
+    def from_counts(
+        cls, counts: Counter[str], *, max_size: int = 20000, min_count: int = 1
+    ) -> Vocabulary:
+        """``build`` from token counts (gathered in one streaming pass over a corpus)."""
         ranked = sorted(
             (w for w, c in counts.items() if c >= min_count and w not in SPECIALS),
             key=lambda w: (-counts[w], w),
