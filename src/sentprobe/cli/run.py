@@ -16,7 +16,10 @@ from sentprobe.cli.options import (
     Executor,
     Format,
     Layer,
+    DeviceMapOption,
+    DeviceOption,
     PoolingOption,
+    PromptOption,
     Quiet,
     RunResults,
     TableFormat,
@@ -85,8 +88,11 @@ def run(
     ] = "sample-en",
     layer: Layer = None,
     pooling: PoolingOption = None,
+    prompt: PromptOption = None,
     batch_size: BatchSize = None,
     dtype: DTypeOption = None,
+    device: DeviceOption = None,
+    device_map: DeviceMapOption = None,
     probe: Annotated[
         str | None,
         typer.Option(  # noqa: UP007
@@ -181,9 +187,12 @@ def run(
 
     options = {
         "layer": layer,
-        "pooling": pooling.value if pooling else None,
+        "pooling": pooling,
+        "prompt": prompt,
         "batch_size": batch_size,
         "dtype": dtype.value if dtype else None,
+        "device": device,
+        "device_map": device_map,
     }
     frame = run_probes(
         encoder,
