@@ -156,7 +156,7 @@ PromptOption = Annotated[
     str | None,
     typer.Option(  # noqa: UP007
         help="Hugging Face models: a template with one {} where each sentence goes, e.g. "
-        "'This sentence: \"{}\" means in one word:\"'. Part of the cache key.",
+        '\'This sentence: "{}" means in one word:"\'. Part of the cache key.',
     ),
 ]
 DeviceOption = Annotated[
