@@ -37,18 +37,19 @@ def _tokenizer(bos: bool, padding_side: str):
     )
 
 
-def save_gpt2(path: Path) -> Path:
-    """GPT-2 (learned absolute positions), right padding and no pad token, as GPT-2's own."""
+def save_gpt2(path: Path, n_layer: int = 3, n_embd: int = 32, n_head: int = 2) -> Path:
+    """GPT-2 (learned absolute positions), right padding and no pad token, as GPT-2's own;
+    tiny by default (``benchmarks/bench_decoder.py`` builds GPT-2 small's shape)."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
     torch.manual_seed(0)
     config = GPT2Config(
         vocab_size=300,
-        n_positions=64,
-        n_embd=32,
-        n_layer=3,
-        n_head=2,
+        n_positions=128,
+        n_embd=n_embd,
+        n_layer=n_layer,
+        n_head=n_head,
         bos_token_id=0,
         eos_token_id=1,
     )
