@@ -13,9 +13,9 @@ length-sorted batches of ``--batch-size``, interleaved ``--repeats`` times (best
   one (layer, pooling) per run would cost this times the number of views.
 
 ``--model``: a local causal model directory (e.g. a downloaded GPT-2 or Llama); without it, a
-GPT-2 small-shaped model (12 layers, 768 wide, random weights: the same arithmetic) with a
-small BPE tokenizer is built in a temporary directory (tests/decoder_models.py). On a GPU,
-``--device cuda [--dtype bfloat16]``. Usage (repository root)::
+GPT-2 small-shaped model (12 layers, 768 wide, random weights: the same arithmetic) with an
+8k-token BPE tokenizer trained on sample-en is built in a temporary directory
+(tests/decoder_models.py). On a GPU, ``--device cuda [--dtype bfloat16]``. Usage (repository root)::
 
     HF_HUB_OFFLINE=1 python benchmarks/bench_decoder.py [--n 512] [--batch-size 32]
         [--repeats 3] [--model DIR] [--device cpu|cuda] [--dtype float32|bfloat16]
@@ -90,7 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         if model is None:
             from decoder_models import save_gpt2
 
-            model = save_gpt2(Path(tmp) / "gpt2-small-shape", n_layer=12, n_embd=768, n_head=12)
+            corpus = [PROMPT, *sample_sentences(20_000)]  # a vocabulary of real words
+            shape = {"n_layer": 12, "n_embd": 768, "n_head": 12, "vocab": 8000}
+            model = save_gpt2(Path(tmp) / "gpt2-small-shape", corpus=corpus, **shape)
         options = {"batch_size": args.batch_size, "device": args.device, "dtype": args.dtype}
         options["prompt"] = PROMPT
         sweep = HFEncoder(model, layer="all", pooling=POOLINGS, **options)
@@ -109,9 +111,12 @@ def main(argv: list[str] | None = None) -> int:
                     EmbeddingCache(cache).vectors(enc, sentences, progress=False)
                     best[who] = min(best[who], time.perf_counter() - t)
         views = len(sweep.views or [])
+        filled = [PROMPT.replace("{}", s) for s in sentences]
+        tokens = sum(len(ids) for ids in sweep._tokenizer(filled).input_ids) / len(filled)
         result = {
             "model": str(args.model or "GPT-2 small shape, random weights"),
             "sentences": len(sentences),
+            "mean_tokens": round(tokens, 1),
             "batch_size": args.batch_size,
             "device": str(sweep.device),
             "dtype": args.dtype,

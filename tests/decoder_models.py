@@ -13,7 +13,7 @@ CORPUS = [
 ]
 
 
-def _tokenizer(bos: bool, padding_side: str):
+def _tokenizer(bos: bool, padding_side: str, corpus: list[str] = CORPUS, vocab: int = 300):
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -21,11 +21,11 @@ def _tokenizer(bos: bool, padding_side: str):
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=300,
+        vocab_size=vocab,
         special_tokens=["<s>", "</s>"],
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
-    tok.train_from_iterator(CORPUS, trainer)
+    tok.train_from_iterator(corpus, trainer)
     if bos:  # Llama-style: every input starts with <s>
         tok.post_processor = processors.TemplateProcessing(
             single="<s> $A", special_tokens=[("<s>", tok.token_to_id("<s>"))]
@@ -37,15 +37,23 @@ def _tokenizer(bos: bool, padding_side: str):
     )
 
 
-def save_gpt2(path: Path, n_layer: int = 3, n_embd: int = 32, n_head: int = 2) -> Path:
+def save_gpt2(
+    path: Path,
+    n_layer: int = 3,
+    n_embd: int = 32,
+    n_head: int = 2,
+    corpus: list[str] = CORPUS,
+    vocab: int = 300,
+) -> Path:
     """GPT-2 (learned absolute positions), right padding and no pad token, as GPT-2's own;
-    tiny by default (``benchmarks/bench_decoder.py`` builds GPT-2 small's shape)."""
+    tiny by default (``benchmarks/bench_decoder.py`` builds GPT-2 small's shape, its
+    tokenizer trained on the benchmark's sentences)."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
     torch.manual_seed(0)
     config = GPT2Config(
-        vocab_size=300,
+        vocab_size=vocab,
         n_positions=128,
         n_embd=n_embd,
         n_layer=n_layer,
@@ -54,7 +62,7 @@ def save_gpt2(path: Path, n_layer: int = 3, n_embd: int = 32, n_head: int = 2) -
         eos_token_id=1,
     )
     GPT2LMHeadModel(config).save_pretrained(path)  # the base of a causal LM: AutoModel
-    _tokenizer(bos=False, padding_side="right").save_pretrained(path)
+    _tokenizer(False, "right", corpus, vocab).save_pretrained(path)
     return path
 
 

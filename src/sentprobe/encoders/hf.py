@@ -493,11 +493,11 @@ class HFEncoder(Encoder):
             states = [h.to(states[-1].device) for h in states]
         mask = mask.bool().to(states[0].device)
         pooled = [pool(states, mask, p, positions.get(p)) for p in self.poolings]
-        out = pooled[0] if len(pooled) == 1 else torch_stack(pooled)
+        out = pooled[0] if len(pooled) == 1 else stack_poolings(pooled)
         return out.cpu().numpy()
 
 
-def torch_stack(pooled: Sequence[Any]) -> Any:
+def stack_poolings(pooled: Sequence[Any]) -> Any:
     """Per-pooling (b, layers, dim) tensors as one (b, layers * poolings, dim), layer-major."""
     import torch
 
