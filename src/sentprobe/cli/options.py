@@ -171,7 +171,7 @@ DeviceMapOption = Annotated[
         "--device-map",
         help="Hugging Face models too large for one device: auto, balanced or sequential "
         "spreads the layers over the GPUs and the CPU, each layer's weights brought to the "
-        "GPU for its part of the forward pass (needs accelerate: pip install accelerate).",
+        "GPU for its part of the forward pass (pip install 'sentprobe[offload]').",
     ),
 ]
 BatchSize = Annotated[
