@@ -332,15 +332,14 @@ class HFEncoder(Encoder):
         set_torch_threads(self.num_threads)
         kwargs = {"revision": self.revision, "trust_remote_code": self.trust_remote_code}
         started = time.perf_counter()
-        if self.device_map is None:
-            self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-            placement: dict[str, Any] = {}
-        else:
-            self.device = "cpu"  # inputs; accelerate's hooks move them to each layer's device
-            placement = {"device_map": self.device_map, "dtype": getattr(torch, self.dtype)}
-            placement |= {"max_memory": self.max_memory, "offload_folder": self.offload_folder}
         gpu = "cuda" if torch.cuda.is_available() else "cpu"
-        dtype = torch_dtype(self.dtype, gpu if self.device_map else self.device)
+        # with a device map the inputs stay on the CPU: accelerate's hooks move them
+        self.device = "cpu" if self.device_map is not None else self.device or gpu
+        dtype = torch_dtype(self.dtype, gpu if self.device_map is not None else self.device)
+        placement = {} if self.device_map is None else {"device_map": self.device_map}
+        if placement:
+            placement |= {"dtype": dtype, "max_memory": self.max_memory}
+            placement["offload_folder"] = self.offload_folder
         try:
             tokenizer = AutoTokenizer.from_pretrained(self.model_name, **kwargs)
             model = AutoModel.from_pretrained(self.model_name, **kwargs, **placement)
