@@ -132,6 +132,16 @@ def test_position_and_marker_poolings_pick_their_token(models, kind):
     np.testing.assert_allclose(both[:, :, 1], out.reshape(len(SENTS), -1, n, 32)[:, :, 2])
 
 
+def test_one_layer_with_several_poolings_names_its_views_by_layer(models):
+    enc = HFEncoder(models["gpt2"], layer=-1, pooling="mean, pos:+1,last")
+    assert enc.poolings == ("mean", "pos:1", "last")  # one spelling per pooling
+    assert enc.views == ["layer3/mean", "layer3/pos:1", "layer3/last"]
+    assert enc.name == "gpt2" and "pool=mean,pos:1,last" in enc.fingerprint
+    out = enc.encode(SENTS)
+    alone = HFEncoder(models["gpt2"], layer=3, pooling="pos:1").encode(SENTS)
+    np.testing.assert_allclose(out[:, 1], alone, atol=1e-5)
+
+
 def test_bad_poolings_and_templates_are_refused_when_the_encoder_is_built(models):
     model = models["gpt2"]
     for pooling, message in [

@@ -12,6 +12,7 @@ whichever side the batch is padded on. torch is imported inside functions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +35,7 @@ def parse_poolings(spec: str | Sequence[str]) -> tuple[str, ...]:
         kind, _, arg = item.partition(":")
         if item in POOLINGS or (kind == "marker" and arg):
             pass
-        elif kind == "pos" and arg.lstrip("-").isdigit():
+        elif kind == "pos" and re.fullmatch(r"[+-]?\d+", arg):
             item = f"pos:{int(arg)}"  # one spelling per position: pos:+1, pos:01 -> pos:1
         else:
             raise SentprobeError(
