@@ -190,17 +190,22 @@ def test_layers_streamed_from_the_disk_give_the_same_vectors(models, tmp_path):
         HFEncoder(model, device="cpu", device_map="auto")
 
 
-def test_the_command_line_refuses_bad_poolings_in_one_line_and_writes_nothing(
-    models, tmp_path, monkeypatch
-):
-    from sentprobe.cli.main import app
-
+def _cli_run(models, tmp_path, monkeypatch) -> list[str]:
+    """``sentprobe run`` of the tiny GPT-2 on a small task file, writing under out/."""
     monkeypatch.chdir(tmp_path)
     lines = [f"tr\t{'a' if i % 2 else 'b'}\tthe cat number {i}" for i in range(12)]
     lines += ["va\ta\tthe dog", "va\tb\ta dog", "te\ta\tthe mat", "te\tb\ta mat"]
     Path("t.txt").write_text("\n".join(lines) + "\n")
     base = ["run", "-e", str(models["gpt2"]), "-t", "t.txt", "--baselines", "none", "-q"]
-    base += ["--results", "out/r.sqlite", "--cache-dir", "out/cache", "-o", "out/t.md"]
+    return base + ["--results", "out/r.sqlite", "--cache-dir", "out/cache", "-o", "out/t.md"]
+
+
+def test_the_command_line_refuses_bad_poolings_in_one_line_and_writes_nothing(
+    models, tmp_path, monkeypatch
+):
+    from sentprobe.cli.main import app
+
+    base = _cli_run(models, tmp_path, monkeypatch)
     for args, code, expect in [
         (["--pooling", "median"], 2, "pooling must be one of"),
         (["--pooling", "marker:nowhere", "--prompt", PROMPT], 1, "is not in the prompt template"),
@@ -217,7 +222,13 @@ def test_the_command_line_refuses_bad_poolings_in_one_line_and_writes_nothing(
             con = sqlite3.connect("out/r.sqlite")
             assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 0
             con.close()
-    # good input: one row per (layer, pooling), each with its own identity
+
+
+@pytest.mark.slow  # a whole run: 8 probes (the encoder's views are tested above)
+def test_the_command_line_stores_a_row_per_layer_and_pooling(models, tmp_path, monkeypatch):
+    from sentprobe.cli.main import app
+
+    base = _cli_run(models, tmp_path, monkeypatch)
     res = CliRunner().invoke(app, base + ["--pooling", "mean,last", "--layer", "all"])
     assert res.exit_code == 0, res.output
     con = sqlite3.connect("out/r.sqlite")
