@@ -84,6 +84,21 @@ def test_left_and_right_padding_give_the_vectors_of_each_sentence_alone(models, 
         assert not np.allclose(enc.encode(SENTS), alone, atol=1e-3)
 
 
+@pytest.mark.parametrize("pooling", ["mean", "max", "cls", "last"])
+def test_what_a_model_leaves_at_padding_never_enters_a_vector(pooling):
+    """A left-padded row's padding may hold NaN (attention over no token): multiplying by the
+    mask (NaN * 0) would carry it into the mean."""
+    from sentprobe.encoders.pooling import pool
+
+    gen = torch.Generator().manual_seed(0)
+    states = [torch.randn(2, 5, 3, generator=gen) for _ in range(2)]
+    mask = torch.tensor([[False, False, True, True, True], [True, True, True, True, True]])
+    clean = pool(states, mask, pooling)
+    for h in states:
+        h[0, :2] = float("nan")
+    assert torch.equal(pool(states, mask, pooling), clean)
+
+
 def test_the_prompt_template_is_part_of_the_fingerprint_and_keys_the_cache(models, tmp_path):
     plain = HFEncoder(models["gpt2"], pooling="last")
     a = HFEncoder(models["gpt2"], pooling="last", prompt=PROMPT)
