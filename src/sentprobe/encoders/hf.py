@@ -1,9 +1,11 @@
-"""Hugging Face transformers models: one layer or all layers, with a choice of pooling.
+"""Hugging Face transformers models, encoders and decoder-only language models alike: one
+layer or all layers, one pooling or several (:mod:`.pooling`), from one forward pass.
 
 Also holds helpers the other torch-based encoders share (threads, length-sorted batching,
 model fingerprints) and the background-thread prefetch that overlaps tokenizing with the
-model's forward passes. Long because the encoder's loading, CUDA batch sizing, pipelined
-encoding and pooling belong together and the other torch encoders import these helpers.
+model's forward passes. Long because the encoder's loading and placement, CUDA batch sizing,
+pipelined encoding and position ids belong together and the other torch encoders import
+these helpers.
 torch/transformers are imported inside functions so that importing this module stays cheap.
 """
 
