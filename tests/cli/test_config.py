@@ -25,9 +25,12 @@ RUN_SETTINGS = {
     "encoder": ["bov-glove", "minilm"],
     "tasks": "mock/Mock4",
     "layer": "all",
-    "pooling": "max",
+    "pooling": "max,pos:-2",
+    "prompt": 'say "{}" :',
     "batch-size": 7,
     "dtype": "bfloat16",
+    "device": "cpu",
+    "device-map": "auto",
     "probe": "mlp",
     "seeds": 3,
     "nli-train": "nli.jsonl",
@@ -87,9 +90,12 @@ def test_every_run_option_can_be_set_in_a_config_file(tmp_path, captured):
     assert captured["seeds"] == 3 and captured["controls"] and captured["keep_going"]
     assert captured["encoder_options"] == {
         "layer": "all",
-        "pooling": "max",
+        "pooling": "max,pos:-2",
+        "prompt": 'say "{}" :',
         "batch_size": 7,
         "dtype": "bfloat16",
+        "device": "cpu",
+        "device_map": "auto",
     }
 
 

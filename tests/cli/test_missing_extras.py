@@ -20,6 +20,7 @@ CASES = [
     ("datasets", ["run", "-e", "bov-glove", "-t", "hf:someone/data", "-q"], "hf-datasets"),
     ("mteb", ["run", "-e", "mteb:sentence-transformers/all-MiniLM-L6-v2", "-t", "mock"], "mteb"),
     ("ray", ["run", "-e", "bov-glove", "-t", "mock", "--executor", "ray"], "ray"),
+    ("accelerate", ["run", "-e", "hf:org/model", "-t", "mock", "--device-map", "auto"], "offload"),
     ("spacy", ["build", "-c", "{tmp}/corpus.txt", "-o", "{tmp}/suite"], "spacy"),
     (
         "sacrebleu",

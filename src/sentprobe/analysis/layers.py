@@ -1,5 +1,7 @@
 """Where in an encoder a property is found: per-layer scores, the peak layer, the center of
-gravity (Tenney et al., 2019), from the rows of a ``--layer all`` run (``<encoder>@layer<K>``).
+gravity (Tenney et al., 2019), from the rows of a ``--layer all`` run (``<encoder>@layer<K>``,
+or ``<encoder>@layer<K>/<pooling>`` when one pass read several poolings: each pooling is then
+a curve of its own).
 
 Tenney et al. probe a scalar mix of layers 0..l, so their score can only grow with l, and
 define the expected layer as ``sum_l l * delta_l / sum_l delta_l`` with ``delta_l = score(l) -
@@ -28,14 +30,15 @@ from sentprobe.reporting.render import (
     markdown_table,
 )
 
-_LAYER = re.compile(r"^(?P<encoder>.+)@layer(?P<layer>\d+)$")
-#: Columns of :func:`layer_scores`.
-SCORE_COLUMNS = ("encoder", "probe", "task", "layer", "score", "std", "n")
+_LAYER = re.compile(r"^(?P<encoder>.+)@layer(?P<layer>\d+)(?:/(?P<pooling>.+))?$")
+#: Columns of :func:`layer_scores` (``pooling`` is "" for a run with one pooling).
+SCORE_COLUMNS = ("encoder", "probe", "task", "pooling", "layer", "score", "std", "n")
 #: Columns of :func:`layer_summary`.
 SUMMARY_COLUMNS = (
     "encoder",
     "probe",
     "task",
+    "pooling",
     "layers",
     "peak_layer",
     "peak_score",
@@ -45,12 +48,12 @@ SUMMARY_COLUMNS = (
 
 
 def layer_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
-    """Tidy per-layer scores (percent): one row per (encoder, probe, task, layer), the mean,
-    standard deviation and count over seeds (and, where the frame has unit keys, ``keys``).
-    Rows that are not ``<encoder>@layer<K>`` are left out; none at all is an error (the store
-    holds no ``--layer all`` run). The newest result per identity counts; encoders of one
-    name but other weights and tasks of one name in several languages are named apart, as in
-    the results table (sentprobe.evaluation.identity)."""
+    """Tidy per-layer scores (percent): one row per (encoder, probe, task, pooling, layer),
+    the mean, standard deviation and count over seeds (and, where the frame has unit keys,
+    ``keys``). Rows that are not ``<encoder>@layer<K>[/<pooling>]`` are left out; none at all
+    is an error (the store holds no ``--layer all`` run). The newest result per identity
+    counts; encoders of one name but other weights and tasks of one name in several languages
+    are named apart, as in the results table (sentprobe.evaluation.identity)."""
     if frame.empty or "encoder" not in frame.columns:
         raise SentprobeError("no results to analyse")
     df = resolve(frame)
@@ -63,11 +66,13 @@ def layer_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFram
     df = df.assign(task=task_names(df))[keep]  # named as in the whole table
     df["layer"] = parts.loc[keep, "layer"].astype(int)
     df["encoder"] = parts.loc[keep, "encoder"]
+    df["pooling"] = parts.loc[keep, "pooling"].fillna("")
     model = df["encoder_fingerprint"].str.replace(r"#[^#]*$", "", regex=True)
-    if (model.groupby([df["encoder"], df["layer"]]).nunique() > 1).any():  # models named alike
+    views = [df["encoder"], df["pooling"], df["layer"]]
+    if (model.groupby(views).nunique() > 1).any():  # models named alike
         df["encoder"] = row_names(df["encoder"], model)
     df["score"] = pd.to_numeric(df[metric], errors="coerce") * 100.0
-    cells = df.groupby(["encoder", "probe", "task", "layer"], sort=False)
+    cells = df.groupby(["encoder", "probe", "task", "pooling", "layer"], sort=False)
     out = cells["score"].agg(score="mean", std="std", n="count")
     if "key" in df.columns:
         out["keys"] = cells["key"].agg(list)
@@ -89,12 +94,14 @@ def center_of_gravity(scores: np.ndarray) -> float:
 
 
 def layer_summary(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFrame:
-    """Per (encoder, probe, task): number of layers, peak layer (the lowest of tied bests) and
-    its score, the score of the lowest layer stored (normally 0), and the center of gravity.
-    Layers are the ones stored; a missing layer in between is skipped, not interpolated."""
+    """Per (encoder, probe, task, pooling): number of layers, peak layer (the lowest of tied
+    bests) and its score, the score of the lowest layer stored (normally 0), and the center
+    of gravity. Layers are the ones stored; a missing layer in between is skipped, not
+    interpolated."""
     scores = layer_scores(frame, metric)
     rows = []
-    for (encoder, probe, task), group in scores.groupby(["encoder", "probe", "task"], sort=False):
+    keys = ["encoder", "probe", "task", "pooling"]
+    for (encoder, probe, task, pooling), group in scores.groupby(keys, sort=False):
         group = group.dropna(subset=["score"])
         if group.empty:
             continue
@@ -103,9 +110,8 @@ def layer_summary(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFra
         cog = center_of_gravity(values)
         # center_of_gravity counts positions; map back to layer numbers if some are missing
         center = float(np.interp(cog, np.arange(len(layers)), layers))
-        rows.append(
-            (encoder, probe, task, len(layers), int(layers[peak]), values[peak], values[0], center)
-        )
+        peak_layer, cell = int(layers[peak]), (encoder, probe, task, pooling)
+        rows.append((*cell, len(layers), peak_layer, values[peak], values[0], center))
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
 
 
@@ -113,17 +119,21 @@ def layers_report(frame: pd.DataFrame, fmt: str = "markdown", decimals: int = 1)
     """:func:`layer_summary` as a markdown, latex, csv or json table."""
     summary = layer_summary(frame).round({"peak_score": decimals, "first_layer_score": decimals})
     summary["center"] = summary["center"].round(2)
+    poolings = bool(summary["pooling"].astype(bool).any())  # a column only when there are some
+    if not poolings:
+        summary = summary.drop(columns="pooling")
     if fmt == "csv":
         return csv_table(summary)
     if fmt == "json":
         return json_records(summary.to_dict(orient="records"))
-    header = ["Encoder", "Probe", "Task", "Layers", "Peak layer", "Peak (%)", "First layer (%)"]
-    header.append("Center of gravity")
+    header = ["Encoder", "Probe", "Task", *(["Pooling"] if poolings else []), "Layers"]
+    header += ["Peak layer", "Peak (%)", "First layer (%)", "Center of gravity"]
     rows = [
         [
             r.encoder,
             r.probe,
             r.task,
+            *([r.pooling] if poolings else []),
             r.layers,
             r.peak_layer,
             f"{r.peak_score:.{decimals}f}",
@@ -133,7 +143,7 @@ def layers_report(frame: pd.DataFrame, fmt: str = "markdown", decimals: int = 1)
         for r in summary.itertuples(index=False)
     ]
     if fmt == "markdown":
-        return markdown_table(header, rows, left=3)
+        return markdown_table(header, rows, left=3 + poolings)
     if fmt == "latex":
         return latex_table(header, [[latex_escape(str(c)) for c in row] for row in rows])
     raise SentprobeError(f"unknown table format {fmt!r}")

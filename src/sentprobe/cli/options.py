@@ -49,13 +49,6 @@ class DType(str, Enum):
     float16 = "float16"
 
 
-class Pooling(str, Enum):
-    mean = "mean"
-    max = "max"
-    cls = "cls"
-    last = "last"
-
-
 class By(str, Enum):
     """``report --by``: a breakdown instead of the table."""
 
@@ -110,6 +103,19 @@ def parse_layer(value: str | None) -> int | str | None:
         raise typer.BadParameter(f"expected an integer, 'last' or 'all', got {value!r}") from None
 
 
+def parse_pooling(value: str | None) -> str | None:
+    """``--pooling``: one pooling or several, comma-separated; a bad one is a usage error."""
+    if value is None:
+        return None
+    from sentprobe.encoders.pooling import parse_poolings
+    from sentprobe.errors import SentprobeError
+
+    try:
+        return ",".join(parse_poolings(value))
+    except SentprobeError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
 # -- results store and output ----------------------------------------------------------------
 Results = Annotated[Path, typer.Option(help="SQLite results store.")]
 RunResults = Annotated[Path, typer.Option(help="SQLite results store; runs accumulate.")]
@@ -138,8 +144,35 @@ Layer = Annotated[
     ),
 ]
 PoolingOption = Annotated[
-    Pooling | None,
-    typer.Option(help="Hugging Face models: mean, max, cls or last."),  # noqa: UP007
+    str | None,
+    typer.Option(  # noqa: UP007
+        help="Hugging Face models: mean, max, cls (first token), last, pos:K (the K-th token; "
+        "-1 is the last) or marker:TEXT (the token ending TEXT in --prompt); several, "
+        "comma-separated, are read from one forward pass (one row per layer and pooling).",
+        callback=parse_pooling,
+    ),
+]
+PromptOption = Annotated[
+    str | None,
+    typer.Option(  # noqa: UP007
+        help="Hugging Face models: a template with one {} where each sentence goes, e.g. "
+        '\'This sentence: "{}" means in one word:"\'. Part of the cache key.',
+    ),
+]
+DeviceOption = Annotated[
+    str | None,
+    typer.Option(  # noqa: UP007
+        help="Hugging Face models: cuda, cuda:N or cpu [default: cuda when there is one]."
+    ),
+]
+DeviceMapOption = Annotated[
+    str | None,
+    typer.Option(  # noqa: UP007
+        "--device-map",
+        help="Hugging Face models too large for one device: auto, balanced or sequential "
+        "spreads the layers over the GPUs and the CPU, each layer's weights brought to the "
+        "GPU for its part of the forward pass (pip install 'sentprobe[offload]').",
+    ),
 ]
 BatchSize = Annotated[
     int | None,

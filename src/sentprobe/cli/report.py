@@ -207,6 +207,13 @@ def report(
         Path | None,  # noqa: UP007
         typer.Option(help="Draw the layer curves of --layer all rows here (.png/.pdf/.svg)."),
     ] = None,
+    layer_heatmap: Annotated[
+        Path | None,  # noqa: UP007
+        typer.Option(
+            help="Draw layer x pooling heatmaps (with CIs) of runs with several --pooling "
+            "here (.png/.pdf/.svg)."
+        ),
+    ] = None,
     downstream: Annotated[
         Path | None,  # noqa: UP007
         typer.Option(
@@ -248,7 +255,8 @@ def report(
 ) -> None:
     """Print the paper-style table of everything stored in a results store, then control
     accuracy and selectivity, MDL codelengths and reference rows where there are any; or
-    write the HTML report (--html) and the layer curves (--layer-curves)."""
+    write the HTML report (--html), the layer curves (--layer-curves) and the layer x pooling
+    heatmaps (--layer-heatmap)."""
     from sentprobe.reporting.compose import report_text
     from sentprobe.reporting.reference import reference_rows
 
@@ -262,7 +270,9 @@ def report(
             "--provenance": provenance,
             "--curves": curves is not None,
             "--agreement": agreement,
-            "--html" if html else "--layer-curves": html is not None or layer_curves is not None,
+            "--html" if html else "--layer-curves/--layer-heatmap": html is not None
+            or layer_curves is not None
+            or layer_heatmap is not None,
             "--layers": layers,
         }
     )
@@ -294,7 +304,7 @@ def report(
     if agreement:
         write_output(_agreement(results, frame, fmt.value, by_task), output)
         return
-    if html is not None or layer_curves is not None:
+    if html is not None or layer_curves is not None or layer_heatmap is not None:
         from sentprobe.cli.report_html import write_report_files
 
         write_report_files(
@@ -302,6 +312,7 @@ def report(
             frame,
             html_path=html,
             layer_curves=layer_curves,
+            layer_heatmap=layer_heatmap,
             metric=metric.value,
             reference=rows,
             reference_row=reference_row,

@@ -25,7 +25,8 @@ def layer_data(
     frame: pd.DataFrame, interval: Intervals | None, metric: str = "test_score"
 ) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """(curves, summary) of the ``--layer all`` rows, or None when there are none: curves
-    with model, task, layer, score (points), low, high; summary from analysis.layers."""
+    with model (base, the encoder and probe, and its pooling), task, pooling, layer, score
+    (points), low, high; summary from analysis.layers."""
     from sentprobe.analysis.layers import layer_scores, layer_summary
     from sentprobe.datasets.task import PAPER_TASKS
     from sentprobe.reporting.controls import split_controls
@@ -37,12 +38,11 @@ def layer_data(
     except SentprobeError:
         return None
     several = scores.groupby("encoder")["probe"].nunique()
-    scores["model"] = [
-        f"{e} [{p}]" if several[e] > 1 else e for e, p in zip(scores["encoder"], scores["probe"])
-    ]
-    summary["model"] = [
-        f"{e} [{p}]" if several[e] > 1 else e for e, p in zip(summary["encoder"], summary["probe"])
-    ]
+    for part in (scores, summary):  # a curve per model, probe (where several) and pooling
+        part["base"] = [
+            f"{e} [{p}]" if several[e] > 1 else e for e, p in zip(part["encoder"], part["probe"])
+        ]
+        part["model"] = [f"{b} · {p}" if p else b for b, p in zip(part["base"], part["pooling"])]
     order = {t: i for i, t in enumerate(PAPER_TASKS)}
     summary["_order"] = summary["task"].map(lambda t: order.get(t, len(order)))
     scores["low"] = scores["high"] = math.nan
@@ -77,6 +77,32 @@ def layer_figure(curves: pd.DataFrame, summary: pd.DataFrame, frame: pd.DataFram
         str(t): 100.0 * float(s) for t, s in majority.groupby(names)["test_score"].mean().items()
     }
     return layer_curves_figure(curves, peaks, centres, chance or None)
+
+
+def layer_pooling_figure(curves: pd.DataFrame):
+    """Layer x pooling heatmaps of the models whose rows read several poolings in one pass
+    (``--pooling mean,last,...``), or None when no model did."""
+    from sentprobe.reporting.plots import layer_pooling_figure as draw
+
+    pooled = curves[curves["pooling"] != ""]
+    several = pooled.groupby("base")["pooling"].nunique()
+    pooled = pooled[pooled["base"].map(several) > 1]
+    return None if pooled.empty else draw(pooled)
+
+
+def layer_pooling_plot(curves: pd.DataFrame) -> html.Plot | None:
+    """:func:`layer_pooling_figure` for the HTML report."""
+    fig = layer_pooling_figure(curves)
+    if fig is None:
+        return None
+    return html.Plot(
+        "layer-pooling",
+        "Layer × pooling",
+        figure_svg(fig, "layerpool"),
+        "Test accuracy (%) of each layer (0 = embeddings) and pooling read from one forward "
+        "pass, one panel per model and task; under each score ± half the width of its 95% "
+        "CI. Colours run from each panel's lowest score (light) to its highest (dark).",
+    )
 
 
 def relative_plot(

@@ -27,6 +27,8 @@ from sentprobe.cli.report_figures import (
     correlation_plot,
     layer_data,
     layer_figure,
+    layer_pooling_figure,
+    layer_pooling_plot,
     relative_plot,
 )
 from sentprobe.cli.report_meta import provenance, task_section
@@ -276,6 +278,9 @@ def build_report(
                 "(expected layer of the gains over layer 0, analysis/layers.py).",
             )
         )
+        pooled = layer_pooling_plot(curves)
+        if pooled is not None:
+            plots.append(pooled)
         tables.append(
             html.SimpleTable(
                 "Where each task peaks",
@@ -347,6 +352,7 @@ def write_report_files(
     *,
     html_path: Path | None,
     layer_curves: Path | None,
+    layer_heatmap: Path | None = None,
     metric: str = "test_score",
     reference: pd.DataFrame | None = None,
     reference_row: str | None = None,
@@ -354,13 +360,13 @@ def write_report_files(
     downstream: Path | None = None,
     rename: Sequence[str] | None = None,
 ) -> None:
-    """``report --html`` and ``--layer-curves``: each file written atomically, so a failure
-    leaves no half-written page or image."""
+    """``report --html``, ``--layer-curves`` and ``--layer-heatmap``: each file written
+    atomically, so a failure leaves no half-written page or image."""
     from sentprobe.analysis.correlation import parse_renames
     from sentprobe.cli.console import note, write_output
     from sentprobe.reporting.plots import save_figure
 
-    if layer_curves is not None:
+    if layer_curves is not None or layer_heatmap is not None:
         interval, _ = _intervals(results, frame) if metric == "test_score" else (None, {})
         layers = layer_data(frame, interval, metric)
         if layers is None:
@@ -368,8 +374,18 @@ def write_report_files(
                 "no per-layer rows (<encoder>@layer<K>): run a Hugging Face model with "
                 "--layer all for layer curves"
             )
-        save_figure(layer_figure(*layers, frame), layer_curves)
-        note(f"wrote {layer_curves}")
+        heatmap = layer_pooling_figure(layers[0]) if layer_heatmap is not None else None
+        if layer_heatmap is not None and heatmap is None:
+            raise SentprobeError(
+                "no model read several poolings: run a Hugging Face model with --layer all "
+                "--pooling mean,last,... for a layer x pooling heatmap"
+            )
+        if layer_curves is not None:
+            save_figure(layer_figure(*layers, frame), layer_curves)
+            note(f"wrote {layer_curves}")
+        if layer_heatmap is not None and heatmap is not None:
+            save_figure(heatmap, layer_heatmap)
+            note(f"wrote {layer_heatmap}")
     if html_path is not None:
         report = build_report(
             results,

@@ -12,11 +12,14 @@ from sentprobe.cli.options import (
     DEFAULT_RESULTS,
     BatchSize,
     CacheDir,
+    DeviceMapOption,
+    DeviceOption,
     DTypeOption,
     Executor,
     Format,
     Layer,
     PoolingOption,
+    PromptOption,
     Quiet,
     RunResults,
     TableFormat,
@@ -93,8 +96,11 @@ def run(
     ] = "sample-en",
     layer: Layer = None,
     pooling: PoolingOption = None,
+    prompt: PromptOption = None,
     batch_size: BatchSize = None,
     dtype: DTypeOption = None,
+    device: DeviceOption = None,
+    device_map: DeviceMapOption = None,
     probe: Annotated[
         str | None,
         typer.Option(  # noqa: UP007
@@ -189,9 +195,12 @@ def run(
 
     options = {
         "layer": layer,
-        "pooling": pooling.value if pooling else None,
+        "pooling": pooling,
+        "prompt": prompt,
         "batch_size": batch_size,
         "dtype": dtype.value if dtype else None,
+        "device": device,
+        "device_map": device_map,
     }
     frame = run_probes(
         encoder,

@@ -1,9 +1,11 @@
-"""Hugging Face transformers models: one layer or all layers, with a choice of pooling.
+"""Hugging Face transformers models, encoders and decoder-only language models alike: one
+layer or all layers, one pooling or several (:mod:`.pooling`), from one forward pass.
 
 Also holds helpers the other torch-based encoders share (threads, length-sorted batching,
 model fingerprints) and the background-thread prefetch that overlaps tokenizing with the
-model's forward passes. Long because the encoder's loading, CUDA batch sizing, pipelined
-encoding and pooling belong together and the other torch encoders import these helpers.
+model's forward passes. Long because the encoder's loading and placement, CUDA batch sizing,
+pipelined encoding and position ids belong together and the other torch encoders import
+these helpers.
 torch/transformers are imported inside functions so that importing this module stays cheap.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import logging
 import os
 import queue
@@ -23,16 +26,16 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..errors import SentprobeError
+from ..errors import SentprobeError, require
 from ..parallel import thread_budget
 from .base import Encoder
 from .filehash import file_digests
+from .pooling import Prompt, check_poolings, parse_poolings, pool, token_positions
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-POOLINGS = ("mean", "max", "cls", "last")
 #: Weights and activations dtypes (``--dtype``); pooled vectors are always float32.
 DTYPES = ("float32", "bfloat16", "float16")
 #: Share of the free CUDA memory an automatically sized batch may use.
@@ -179,21 +182,30 @@ def _load_error(model: str | Path, e: Exception) -> SentprobeError:
 
 
 class HFEncoder(Encoder):
-    """Hidden states of a transformers ``AutoModel``, pooled over tokens.
+    """Hidden states of a transformers ``AutoModel`` (an encoder, or the base of a causal
+    language model such as GPT-2 or Llama), pooled over tokens.
 
     ``layer``: an int (0 = embedding output, negative counts from the top), ``"last"``, or
-    ``"all"`` for every hidden state from one forward pass, returned as views
-    ``layer0..layerN``. ``pooling``: ``mean``/``max`` over non-padding tokens (special
-    tokens included, as sentence-transformers does), ``cls`` (first token) or ``last``
-    (last non-padding token, for left-to-right models). Sentences are passed as given
-    (Moses-tokenized in SentEval data).
+    ``"all"`` for every hidden state from one forward pass. ``pooling``: one pooling or
+    several, comma-separated (:mod:`.pooling`: ``mean``, ``max``, ``cls``, ``last``,
+    ``pos:K``, ``marker:TEXT``). Every (layer, pooling) comes from the same forward pass: with
+    ``layer="all"`` or several poolings the encoder has views, ``layer<K>`` (one pooling) or
+    ``layer<K>/<pooling>``, each probed and reported as its own row. ``prompt``: a template
+    with one ``{}`` that each sentence is put into before tokenizing (part of the
+    fingerprint). Sentences are passed as given (Moses-tokenized in SentEval data).
+
+    Placement: ``device`` (cuda or cpu; cuda when there is one), or ``device_map`` (e.g.
+    ``"auto"``, needs the ``accelerate`` package): the weights are spread over the GPUs, the
+    CPU and, with ``offload_folder``, the disk as ``max_memory`` allows, and a layer whose
+    weights are not on the GPU is brought there for its part of each forward pass. The
+    vectors do not depend on the placement, so it is not in the fingerprint.
     """
 
     def __init__(
         self,
         model: str | Path,
         layer: int | str = "last",
-        pooling: str = "mean",
+        pooling: str | Sequence[str] = "mean",
         batch_size: int | None = None,
         max_length: int | None = None,
         revision: str | None = None,
@@ -202,9 +214,14 @@ class HFEncoder(Encoder):
         trust_remote_code: bool = False,
         name: str | None = None,
         dtype: str | None = None,
+        prompt: str | None = None,
+        device_map: str | dict[str, Any] | None = None,
+        max_memory: dict[Any, Any] | None = None,
+        offload_folder: str | Path | None = None,
     ) -> None:
-        if pooling not in POOLINGS:
-            raise SentprobeError(f"pooling must be one of {', '.join(POOLINGS)}, not {pooling!r}")
+        poolings = parse_poolings(pooling)
+        self.prompt = Prompt(prompt) if prompt is not None else None
+        check_poolings(poolings, self.prompt)
         if isinstance(layer, str) and layer.lstrip("-").isdigit():
             layer = int(layer)
         if not (isinstance(layer, int) or layer in ("last", "all")):
@@ -216,22 +233,29 @@ class HFEncoder(Encoder):
                 f"{local}: no config.json in {local} (a Hugging Face model directory holds "
                 "config.json beside its weights)"
             )
+        if device_map is not None:
+            if device is not None:
+                raise SentprobeError("give device or device_map, not both")
+            require("accelerate", "offload", "device_map (layers spread over devices)")
         self.model_name = str(model)
         self.layer = layer
-        self.pooling = pooling
+        self.poolings = poolings
+        self.pooling = ",".join(poolings)
         #: None: 32 on a CPU, sized from free memory on CUDA (``prepare``)
         self.auto_batch = batch_size is None
         self.batch_size = 32 if batch_size is None else batch_size
         self.max_length = max_length
         self.revision = revision
         self.device = device
+        self.device_map, self.max_memory = device_map, max_memory
+        self.offload_folder = None if offload_folder is None else str(offload_folder)
         self.num_threads = num_threads
         self.trust_remote_code = trust_remote_code
         self.dtype = check_dtype(dtype, device)
         label = model_label(model) if name is None else name
-        if name is None and pooling != "mean":
-            label += f"-{pooling}"
-        if name is None and isinstance(layer, int):
+        if name is None and len(poolings) == 1 and self.pooling != "mean":
+            label += f"-{self.pooling}"
+        if name is None and isinstance(layer, int) and len(poolings) == 1:
             label += f"@layer{layer}"
         self.name = label
         self._fingerprint: str | None = None
@@ -239,15 +263,18 @@ class HFEncoder(Encoder):
         self._config: Any = None
         self._model: Any = None
         self._tokenizer: Any = None
+        self._causal = False
 
     # -- identity -----------------------------------------------------------------------
     @property
     def fingerprint(self) -> str:
         if self._fingerprint is None:
             weights = model_fingerprint(self.model_name, self.revision, self.trust_remote_code)
+            prompt = "" if self.prompt is None else f"|prompt={json.dumps(self.prompt.template)}"
             self._fingerprint = (
                 f"hf|{weights}|layer={self.layer}|pool={self.pooling}|max_len={self.max_length}"
                 + dtype_suffix(self.dtype)
+                + prompt
             )
         return self._fingerprint
 
@@ -276,10 +303,26 @@ class HFEncoder(Encoder):
         raise SentprobeError(f"{self.model_name}: config does not say how many layers it has")
 
     @property
+    def layers(self) -> list[int]:
+        """The hidden states read, as indices 0..n_layers."""
+        if self.layer == "all":
+            return list(range(self.n_layers + 1))
+        if self.layer == "last":
+            return [self.n_layers]
+        layer = int(self.layer)
+        if not -self.n_layers - 1 <= layer <= self.n_layers:
+            raise SentprobeError(
+                f"{self.model_name} has hidden states 0..{self.n_layers}; layer={self.layer}"
+            )
+        return [layer % (self.n_layers + 1)]
+
+    @property
     def views(self) -> list[str] | None:
+        if len(self.poolings) > 1:
+            return [f"layer{i}/{p}" for i in self.layers for p in self.poolings]
         if self.layer != "all":
             return None
-        return [f"layer{i}" for i in range(self.n_layers + 1)]
+        return [f"layer{i}" for i in self.layers]
 
     # -- loading ------------------------------------------------------------------------
     def _load(self):
@@ -291,25 +334,40 @@ class HFEncoder(Encoder):
         set_torch_threads(self.num_threads)
         kwargs = {"revision": self.revision, "trust_remote_code": self.trust_remote_code}
         started = time.perf_counter()
+        gpu = "cuda" if torch.cuda.is_available() else "cpu"
+        # with a device map the inputs stay on the CPU: accelerate's hooks move them
+        self.device = "cpu" if self.device_map is not None else self.device or gpu
+        dtype = torch_dtype(self.dtype, gpu if self.device_map is not None else self.device)
+        placement = {} if self.device_map is None else {"device_map": self.device_map}
+        if placement:
+            placement |= {"dtype": dtype, "max_memory": self.max_memory}
+            placement["offload_folder"] = self.offload_folder
         try:
             tokenizer = AutoTokenizer.from_pretrained(self.model_name, **kwargs)
-            model = AutoModel.from_pretrained(self.model_name, **kwargs)
+            model = AutoModel.from_pretrained(self.model_name, **kwargs, **placement)
         except Exception as e:
             raise _load_error(self.model_name, e) from e
         if getattr(model.config, "is_encoder_decoder", False):
             model = model.get_encoder()  # T5, BART...: probe the encoder stack
         if tokenizer.pad_token is None:  # GPT-2 style tokenizers have none
             tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
-        self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-        self._model = model.to(self.device, dtype=torch_dtype(self.dtype, self.device)).eval()
+        if any(p.startswith("marker:") for p in self.poolings) and not tokenizer.is_fast:
+            raise SentprobeError(
+                f"{self.model_name}: marker pooling needs a fast (Rust) tokenizer, which "
+                "tells the characters of each token; this model has a slow one"
+            )
+        self._causal = is_causal(model)
+        if self.device_map is None:
+            model = model.to(self.device, dtype=dtype)
+        self._model = model.eval()
         self._tokenizer = tokenizer
         log.info(
             "%s: loaded %s (revision %s) on %s, dtype %s, in %.1f s",
             self.name,
             self.model_name,
             self.revision or "default",
-            self.device,
-            next(self._model.parameters()).dtype,
+            self.device if self.device_map is None else getattr(model, "hf_device_map", "?"),
+            self.dtype,
             time.perf_counter() - started,
         )
         if self.max_length is None:
@@ -318,16 +376,21 @@ class HFEncoder(Encoder):
             self._max_len = min(x for x in limits if isinstance(x, int) and x > 0)
         else:
             self._max_len = self.max_length
-        if isinstance(self.layer, int) and not -self.n_layers - 1 <= self.layer <= self.n_layers:
-            raise SentprobeError(
-                f"{self.model_name} has hidden states 0..{self.n_layers}; layer={self.layer}"
-            )
+        self.layers  # noqa: B018 - a layer out of range fails here, before encoding
 
     # -- encoding -----------------------------------------------------------------------
     def prepare(self, sentences: Sequence[str]) -> None:
-        """On CUDA without a given batch size: the largest batch the free memory holds for
-        the longest of ``sentences`` (the ones about to be encoded)."""
-        if not self.auto_batch or not sentences:
+        """Check that every sentence has the token each ``pos:``/``marker:`` pooling picks
+        (before anything is encoded: a run fails whole, not part-way); on CUDA without a
+        given batch size: the largest batch the free memory holds for the longest of
+        ``sentences`` (the ones about to be encoded)."""
+        if not sentences:
+            return
+        if any(p not in ("mean", "max", "cls", "last") for p in self.poolings):
+            self._load()
+            for start in range(0, len(sentences), 1024):
+                self._tokenize(sentences[start : start + 1024])  # raises on a bad sentence
+        if not self.auto_batch:
             return
         self._load()
         if str(self.device).startswith("cuda"):
@@ -337,7 +400,8 @@ class HFEncoder(Encoder):
         import torch
 
         longest = max(sentences, key=len)
-        tokens = len(self._tokenizer(longest, truncation=True, max_length=self._max_len).input_ids)
+        text = self.prompt.fill(longest) if self.prompt else longest
+        tokens = len(self._tokenizer(text, truncation=True, max_length=self._max_len).input_ids)
         cfg = getattr(self.config, "text_config", None) or self.config
         free, _ = torch.cuda.mem_get_info(self.device)
         return cuda_batch_size(
@@ -384,33 +448,82 @@ class HFEncoder(Encoder):
             tokenized.close()  # stops the tokenizer thread (an error or interrupt here)
 
     def _tokenize(self, batch: Sequence[str]) -> Any:
+        """The batch tokenized (in its prompt), with the token of each position pooling
+        under ``positions:<pooling>`` (taken out again before the forward pass)."""
+        texts = [self.prompt.fill(s) for s in batch] if self.prompt else list(batch)
+        markers = any(p.startswith("marker:") for p in self.poolings)
         with _TOKENIZER_LOCK:  # a fast tokenizer's padding settings are shared state
-            warn_cut(self, self._tokenizer, batch, self._max_len)
-            return self._tokenizer(
-                list(batch),
+            warn_cut(self, self._tokenizer, texts, self._max_len)
+            inputs = self._tokenizer(
+                texts,
                 padding=True,
                 truncation=True,
                 max_length=self._max_len,
                 return_tensors="pt",
+                return_offsets_mapping=markers,
             )
+        offsets = inputs.pop("offset_mapping", None)
+        mask = inputs["attention_mask"].bool()
+        positions = token_positions(self.poolings, mask, batch, self.prompt, offsets)
+        for p, index in positions.items():
+            inputs[f"positions:{p}"] = index
+        return inputs
 
     def _encode_tokens(self, inputs: Any) -> np.ndarray:
-        """Pooled hidden states (b, views, dim) of one tokenized batch."""
+        """Pooled hidden states (b, views, dim) of one tokenized batch, layer by layer and
+        each layer's poolings in ``self.poolings``' order."""
+        positions = {
+            p: inputs.pop(f"positions:{p}") for p in self.poolings if f"positions:{p}" in inputs
+        }
+        mask = inputs["attention_mask"]
+        if self._causal:  # left padding: count positions from each row's first real token
+            inputs["position_ids"] = (mask.long().cumsum(1) - 1).clamp(min=0)
         hidden_states = self.layer != "last"
         result = self._model(**inputs, output_hidden_states=hidden_states, return_dict=True)
         if self.layer == "last":
             states = [result.last_hidden_state]
-        elif self.layer == "all":
-            states = list(result.hidden_states)
-            if len(states) != self.n_layers + 1:
+        else:
+            if len(result.hidden_states) != self.n_layers + 1:
                 raise SentprobeError(
-                    f"{self.model_name}: got {len(states)} hidden states, "
+                    f"{self.model_name}: got {len(result.hidden_states)} hidden states, "
                     f"expected {self.n_layers + 1}"
                 )
-        else:
-            states = [result.hidden_states[self.layer]]
+            states = [result.hidden_states[i] for i in self.layers]
         del result  # the pooling scratch may reuse the memory of states not kept
-        return pool(states, inputs["attention_mask"].bool(), self.pooling).cpu().numpy()
+        if self.device_map is not None:  # layers on several devices: pool on the last one's
+            states = [h.to(states[-1].device) for h in states]
+        mask = mask.bool().to(states[0].device)
+        pooled = [pool(states, mask, p, positions.get(p)) for p in self.poolings]
+        out = pooled[0] if len(pooled) == 1 else stack_poolings(pooled)
+        return out.cpu().numpy()
+
+
+def stack_poolings(pooled: Sequence[Any]) -> Any:
+    """Per-pooling (b, layers, dim) tensors as one (b, layers * poolings, dim), layer-major."""
+    import torch
+
+    stacked = torch.stack(list(pooled), dim=2)
+    return stacked.reshape(stacked.shape[0], -1, stacked.shape[-1])
+
+
+def is_causal(model: Any) -> bool:
+    """True for a left-to-right language model's base (GPT-2, Llama...): its positions are
+    counted from the first real token, so a left-padded batch needs ``position_ids``. Models
+    that also have a masked-LM head (BERT, RoBERTa) count positions their own way."""
+    import inspect
+
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    kind = getattr(model.config, "model_type", None)
+    return (
+        kind in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+        and kind not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+        and not getattr(model.config, "is_encoder_decoder", False)
+        and "position_ids" in inspect.signature(model.forward).parameters
+    )
 
 
 def warn_cut(encoder: Encoder, tokenizer: Any, sentences: Sequence[str], limit: int) -> None:
@@ -478,38 +591,3 @@ def prefetched(items: Iterable[T], depth: int = 2) -> Generator[T, None, None]:
     finally:
         stop.set()
         thread.join()
-
-
-def pool(states: Sequence[Any], mask: Any, pooling: str) -> Any:
-    """Pool each of ``states`` (b, tokens, dim) over tokens where ``mask`` (b, tokens) is
-    True: a float32 tensor (b, len(states), dim). Padding never enters the result, whether
-    batches are padded on the right or the left.
-
-    Mean and max go layer by layer through one float32 scratch buffer instead of stacking
-    all layers and masking a float32 copy of the stack: on a CPU those fresh copies of every
-    layer cost more than the arithmetic. Each output is the same operation on the same values
-    as in the stacked form, so the vectors are bit-identical to its (tested).
-    """
-    import torch
-
-    b, tokens, dim = states[0].shape
-    device = states[0].device
-    out = torch.empty((b, len(states), dim), dtype=torch.float32, device=device)
-    if pooling in ("cls", "last"):
-        first_real = mask.int().argmax(1)
-        last_real = mask.shape[1] - 1 - mask.int().flip(1).argmax(1)
-        pos = first_real if pooling == "cls" else last_real
-        rows = torch.arange(b, device=device)
-        for v, h in enumerate(states):
-            out[:, v] = h[rows, pos]
-        return out
-    scratch = torch.empty((b, tokens, dim), dtype=torch.float32, device=device)
-    if pooling == "mean":
-        m = mask[:, :, None].to(torch.float32)
-        for v, h in enumerate(states):
-            out[:, v] = torch.mul(h, m, out=scratch).sum(1)
-        return out.div_(m.sum(1, keepdim=True).clamp(min=1))
-    padding = ~mask[:, :, None]
-    for v, h in enumerate(states):
-        out[:, v] = scratch.copy_(h).masked_fill_(padding, float("-inf")).amax(1)
-    return out

@@ -241,6 +241,53 @@ def relative_rows_figure(wide: pd.DataFrame, reference: str, title: str = "") ->
     return fig
 
 
+def layer_pooling_figure(cells: pd.DataFrame, max_width: float = 20.0) -> Figure:
+    """One heatmap per (model, task): poolings x layers, each cell its score (points) and,
+    where ``cells`` has ``low``/``high``, ± half the CI's width below it. ``cells``: columns
+    base (the model), task, pooling, layer, score[, low, high]; poolings keep their order.
+    As many panels side by side as fit in ``max_width`` inches."""
+    from matplotlib.colors import Normalize
+
+    panels = list(dict.fromkeys(zip(cells["base"], cells["task"], strict=True)))
+    poolings = list(dict.fromkeys(cells["pooling"]))
+    layers = sorted(set(cells["layer"]))
+    width = 1.0 + 0.55 * len(layers) + 0.08 * max(len(str(p)) for p in poolings)
+    ncols = max(1, min(int(max_width // width), len(panels)))
+    nrows = math.ceil(len(panels) / ncols)
+    fig = new_figure(0.6 + width * ncols, 0.4 + (0.9 + 0.42 * len(poolings)) * nrows)
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for k, ax in enumerate(axes.flat):
+        if k >= len(panels):
+            ax.set_visible(False)
+            continue
+        base, task = panels[k]
+        panel = cells[(cells["base"] == base) & (cells["task"] == task)]
+        grid = panel.pivot_table(index="pooling", columns="layer", values="score", dropna=False)
+        grid = grid.reindex(index=poolings, columns=layers).to_numpy(dtype=float)
+        half = np.full_like(grid, np.nan)
+        if {"low", "high"} <= set(panel.columns):
+            width_ci = (panel["high"] - panel["low"]) / 2
+            spread = panel.assign(half=width_ci).pivot_table(
+                index="pooling", columns="layer", values="half", dropna=False
+            )
+            half = spread.reindex(index=poolings, columns=layers).to_numpy(dtype=float)
+        text = [
+            [
+                "–" if math.isnan(v) else f"{v:.1f}" + ("" if math.isnan(h) else f"\n±{h:.1f}")
+                for v, h in zip(row, half_row, strict=True)
+            ]
+            for row, half_row in zip(grid, half, strict=True)
+        ]
+        finite = grid[np.isfinite(grid)]
+        low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        norm = Normalize(low - 0.5 * (high - low) - 1e-9, high)  # the lowest cell stays light
+        draw_heatmap(ax, grid, poolings, [str(x) for x in layers], norm, cmap="Blues", text=text)
+        ax.set_title(f"{base} · {task}", fontsize=9)
+        ax.set_xlabel("layer", fontsize=8)
+    fig.suptitle("Test accuracy by layer and pooling (%)", fontsize=10)
+    return fig
+
+
 def correlation_figure(
     rho: pd.DataFrame, significant: pd.DataFrame, title: str, alpha: float = 0.05
 ) -> Figure:
