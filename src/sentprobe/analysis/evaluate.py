@@ -36,6 +36,7 @@ def evaluate(
     cache_dir: str | Path | None = None,
     confidence: float = CONFIDENCE,
     progress: bool = False,
+    erase: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Probe ``encoders`` on ``tasks`` and return one row per (row, task, seed) result.
 
@@ -44,6 +45,8 @@ def evaluate(
     suite or task name, files, or loaded ``ProbingTask`` objects. ``probe``: a registered
     probe name (``logreg``, ``mlp``, ``paper``, ``mdl``, ``senteval``; None: each task's
     own, else logreg). ``baselines``: as ``sentprobe run --baselines`` (none by default).
+    ``erase``: tasks whose property is erased from each encoder before every task is probed
+    again (``sentprobe.run``'s; ``erasure_effects`` in analysis/erasure.py compares the rows).
     The other options are ``sentprobe.run``'s.
 
     Columns: the results store's record fields (``encoder``, ``task``, ``probe``, ``seed``,
@@ -62,6 +65,7 @@ def evaluate(
         controls=controls,
         nli_train=nli_train,
         allow_heuristic_labels=allow_heuristic_labels,
+        erase=erase,
     )
     cache = EmbeddingCache(None if cache_dir is None else Path(cache_dir).expanduser())
     cache.check_writable()
