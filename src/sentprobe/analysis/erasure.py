@@ -61,8 +61,10 @@ def erasure_effects(
         test = paired_test(a.correct, b.correct)
         ci = accuracy_interval([a.correct]) or (np.nan, np.nan)
         erasure = r.extra["erasure"]
-        erased = df[(df["task_hash"] == erasure["task_hash"]) & (df["task"] == erasure["task"])]
-        own = r.task_hash == erasure["task_hash"] and r.task == erasure["task"]
+        what = (erasure["task_hash"], erasure["task"], erasure["language"])
+        keys = zip(df["task_hash"], df["task"], df["language"], strict=True)
+        erased = df[[k == what for k in keys]]
+        own = (r.task_hash, r.task, r.language) == what
         lines.append(
             {
                 "encoder": before.encoder,

@@ -227,6 +227,15 @@ def report(
     runs: Annotated[
         str, typer.Option(help="With --curves: the training run directories (a glob).")
     ] = "runs/*",
+    erasure: Annotated[
+        bool,
+        typer.Option(
+            "--erasure",
+            help="Instead of the table: what erasing each task's property (run --erase) does "
+            "to every task, against the random-subspace control, with CIs and paired tests "
+            "(docs/erasure.md).",
+        ),
+    ] = False,
     provenance: Annotated[
         bool,
         typer.Option(
@@ -255,6 +264,7 @@ def report(
             "--agreement": agreement,
             "--html" if html else "--layer-curves": html is not None or layer_curves is not None,
             "--layers": layers,
+            "--erasure": erasure,
         }
     )
     rows = reference_rows(reference) if reference is not None else None
@@ -274,6 +284,12 @@ def report(
         return
     if agreement:
         write_output(_agreement(results, frame, fmt.value, by_task), output)
+        return
+    if erasure:
+        from sentprobe.analysis.erasure import erasure_effects, erasure_text
+
+        effects = erasure_effects(frame, stored_predictions(results, frame))
+        write_output(erasure_text(effects, fmt.value), output)
         return
     if html is not None or layer_curves is not None:
         from sentprobe.cli.report_html import write_report_files

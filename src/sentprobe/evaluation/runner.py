@@ -655,7 +655,9 @@ def plan_run(
     pairs = load_nli_pairs(nli_train) if nli_train is not None else None
     if pairs is not None and not keep_nli_overlap:
         pairs = without_evaluated_pairs(pairs, task_list)
-    return RunPlan(task_list, rows, probe, seeds, pairs, erased, cast("list[Encoder]", encoder_rows))
+    return RunPlan(
+        task_list, rows, probe, seeds, pairs, erased, cast("list[Encoder]", encoder_rows)
+    )
 
 
 def execute(
