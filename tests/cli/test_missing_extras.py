@@ -20,6 +20,7 @@ CASES = [
     ("datasets", ["run", "-e", "bov-glove", "-t", "hf:someone/data", "-q"], "hf-datasets"),
     ("mteb", ["run", "-e", "mteb:sentence-transformers/all-MiniLM-L6-v2", "-t", "mock"], "mteb"),
     ("ray", ["run", "-e", "bov-glove", "-t", "mock", "--executor", "ray"], "ray"),
+    ("concept_erasure", ["run", "-e", "bov-glove", "-t", "mock", "--erase", "mock"], "erasure"),
     ("spacy", ["build", "-c", "{tmp}/corpus.txt", "-o", "{tmp}/suite"], "spacy"),
     (
         "sacrebleu",

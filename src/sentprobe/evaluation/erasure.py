@@ -23,7 +23,7 @@ import numpy as np
 from sentprobe.datasets import ProbingTask
 from sentprobe.encoders.base import Encoder, WrappedEncoder
 from sentprobe.encoders.cache import EmbeddingCache, Vectors
-from sentprobe.errors import SentprobeError
+from sentprobe.errors import SentprobeError, require
 from sentprobe.evaluation.identity import ERASE_MARK
 
 #: The erasures run for each erased task: the property, and the equal-rank random control.
@@ -34,6 +34,8 @@ def erased_tasks(names: Sequence[str], tasks: Sequence[ProbingTask]) -> list[Pro
     """The tasks ``--erase`` names (a full name as ``-t`` gives it, or the short name: every
     task of that name, one per language or suite), each checked to have a training split
     with two labels; an unknown name is an error naming the run's tasks."""
+    if names:
+        require("concept_erasure", "erasure", "--erase")
     chosen: list[ProbingTask] = []
     for name in names:
         found = [t for t in tasks if name in (t.name, t.metadata.paper_name)]
