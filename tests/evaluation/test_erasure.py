@@ -20,7 +20,7 @@ from sentprobe.reporting.tables import pivot
 #: A toy encoder: two Gaussian clusters per property ("walked"/"walks" on dimension 0,
 #: "dogs"/"dog" on dimension 1) in noise, so each property is linear and separable from the
 #: other; the noise is seeded by the sentence, so vectors are a function of the text.
-ENCODER = '''
+ENCODER = """
 import hashlib
 import numpy as np
 
@@ -33,7 +33,7 @@ def encode(sentences):
         v[1] += 1.5 if "dogs" in s.split() else -1.5
         out.append(v)
     return np.asarray(out, dtype=np.float32)
-'''
+"""
 _space: dict = {}
 exec(ENCODER, _space)
 encode = _space["encode"]
@@ -72,7 +72,8 @@ def run_memory(tasks, erase):
 
 @pytest.fixture(scope="module")
 def erased():
-    return run_memory([make_task("Tense", "toy/Tense"), make_task("Number", "toy/Number")], ["Tense"])
+    tasks = [make_task("Tense", "toy/Tense"), make_task("Number", "toy/Number")]
+    return run_memory(tasks, ["Tense"])
 
 
 def test_leace_erases_the_property_and_the_control_does_not(erased):
@@ -82,7 +83,8 @@ def test_leace_erases_the_property_and_the_control_does_not(erased):
     assert leace["before"] > 90 and leace["erased_task"]
     assert leace["after_low"] <= leace["majority"] <= leace["after_high"]  # at chance
     assert not leace["failed"]
-    assert table.loc[("leace", "Number"), "diff_low"] <= 0 <= table.loc[("leace", "Number"), "diff_high"]
+    number = table.loc[("leace", "Number")]
+    assert number["diff_low"] <= 0 <= number["diff_high"]  # the other property is kept
     assert abs(control["diff"]) < abs(leace["diff"]) / 4  # the control keeps Tense
     assert leace["rank"] == control["rank"] == 1  # binary labels: one direction removed
     text = erasure_text(erasure_effects(frame, predictions))
