@@ -199,7 +199,7 @@ def test_report_erasure_without_erased_results_says_what_to_run(erased, tmp_path
         erasure_effects(plain, predictions)
 
 
-def test_erasure_effects_skip_results_without_a_plain_partner(erased):
+def test_erased_results_without_their_plain_results_are_not_compared(erased):
     frame, predictions = erased
     only_erased = frame[frame["extra"].map(lambda e: "erasure" in e)]
     with pytest.raises(sentprobe.errors.SentprobeError):
