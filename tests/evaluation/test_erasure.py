@@ -205,3 +205,21 @@ def test_erased_results_without_their_plain_results_are_not_compared(erased):
     with pytest.raises(sentprobe.errors.SentprobeError):
         erasure_effects(only_erased, predictions)
     assert isinstance(erasure_effects(frame, predictions), pd.DataFrame)
+
+
+def test_a_feature_of_tiny_scale_is_erased_too():
+    """The probe z-scores features, so a property carried by a feature of scale 1e-20 is read
+    at full scale; LEACE fit on raw vectors treats that direction as null and leaves it."""
+    from sentprobe.evaluation.erasure import _leace
+    from sentprobe.probes import make_probe
+
+    rng = np.random.default_rng(0)
+    y = np.array(["a", "b"] * 300)
+    X = rng.standard_normal((600, 8))
+    X[:, 0] += np.where(y == "a", 1.5, -1.5)
+    X[:, 1] = (np.where(y == "a", 1.0, -1.0) + rng.standard_normal(600)) * 1e-20
+    erase, rank = _leace(X[:400], list(y[:400]))
+    probe = make_probe("logreg", "toy", 0).fit(
+        erase(X[:300]), y[:300], erase(X[300:400]), y[300:400]
+    )
+    assert rank == 1 and np.mean(probe.predict(erase(X[400:])) == y[400:]) < 0.62

@@ -26,6 +26,9 @@ from sentprobe.encoders.cache import EmbeddingCache, Vectors
 from sentprobe.errors import SentprobeError, require
 from sentprobe.evaluation.identity import ERASE_MARK
 
+#: Bumped whenever a change alters erased vectors: part of each erased row's identity, so
+#: results of an older eraser are computed again, not reused.
+VERSION = "1"
 #: The erasures run for each erased task: the property, and the equal-rank random control.
 METHODS = ("leace", "random")
 
@@ -71,12 +74,18 @@ def _leace(X: np.ndarray, labels: Sequence[str]) -> tuple[Any, int]:
     classes = sorted(set(labels))
     z = torch.zeros(len(labels), len(classes), dtype=torch.float64)
     z[torch.arange(len(labels)), torch.tensor([classes.index(y) for y in labels])] = 1.0
-    eraser = LeaceFitter.fit(torch.from_numpy(np.asarray(X, dtype=np.float64)), z).eraser
+    # Fit and erase on z-scored features: a probe z-scores them (probes/_common.py), so a
+    # feature of tiny scale that LEACE's pseudo-inverse would treat as null is read at full
+    # scale by the probe; on the same scale every feature is erased.
+    X64 = np.asarray(X, dtype=np.float64)
+    mean, sd = X64.mean(0), X64.std(0)
+    sd[sd == 0] = 1.0
+    eraser = LeaceFitter.fit(torch.from_numpy((X64 - mean) / sd), z).eraser
     rank = int(torch.linalg.matrix_rank(eraser.proj_left))
 
     def erase(x: np.ndarray) -> np.ndarray:
-        out = eraser(torch.from_numpy(np.asarray(x, dtype=np.float64)))
-        return out.numpy().astype(np.float32)
+        scaled = torch.from_numpy((np.asarray(x, dtype=np.float64) - mean) / sd)
+        return (eraser(scaled).numpy() * sd + mean).astype(np.float32)
 
     return erase, rank
 
@@ -113,7 +122,8 @@ class ErasedEncoder(WrappedEncoder):
         self.base, self.index = base, index
         meta = task.metadata
         what = f"{task.name}({meta.language},{task.content_hash()[:8]})"
-        self.spec = f"leace:{what}" if method == "leace" else f"random:seed{seed}:{what}"
+        kind = "leace" if method == "leace" else f"random:seed{seed}"
+        self.spec = f"{kind}:{what}:v{VERSION}"
         short = meta.paper_name or task.name
         self.name = f"{encoder.name} −{short}" + (" (random)" if method == "random" else "")
         self._fits: dict[int | None, tuple[Any, int]] = {}
