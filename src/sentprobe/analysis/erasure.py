@@ -69,6 +69,7 @@ def erasure_effects(
             {
                 "encoder": before.encoder,
                 "erased": erased["task_label"].iloc[0] if len(erased) else erasure["task"],
+                "erased_id": "|".join(map(str, what)),
                 "method": erasure["method"],
                 "rank": erasure["rank"],
                 "erasure_seed": erasure["seed"],
@@ -93,7 +94,8 @@ def erasure_effects(
             "no erased results with stored predictions next to their plain results: "
             "run `sentprobe run --erase TASK ...` first"
         )
-    groups = table.groupby(["encoder", "erased", "method", "probe"], sort=False)["p_mcnemar"]
+    one = ["encoder", "erased_id", "method", "erasure_seed", "probe"]  # one erasure
+    groups = table.groupby(one, sort=False)["p_mcnemar"]
     table["p_holm"] = groups.transform(lambda p: pd.Series(holm(p.to_numpy()), index=p.index))
     table["significant"] = table["p_holm"] < alpha
     above = table["after_low"] > table["majority"]
@@ -132,9 +134,8 @@ def erasure_text(table: pd.DataFrame, fmt: str = "markdown", alpha: float = ALPH
     if fmt != "markdown":
         raise SentprobeError("--erasure prints markdown, csv or json")
     parts = []
-    for (encoder, erased, probe), group in table.groupby(
-        ["encoder", "erased", "probe"], sort=False
-    ):
+    for (encoder, _, probe), group in table.groupby(["encoder", "erased_id", "probe"], sort=False):
+        erased = group["erased"].iloc[0]
         leace = group[group["method"] == "leace"].set_index("task")
         control = group[group["method"] == "random"].set_index("task")
         rank = int(leace["rank"].max()) if len(leace) else int(control["rank"].max())
