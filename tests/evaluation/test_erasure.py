@@ -189,6 +189,13 @@ def test_cli_erase_of_a_task_not_in_the_run_fails_before_writing(tmp_path):
     assert not results.parent.exists() and not (tmp_path / "cache").exists()
 
 
+def test_evaluate_gives_the_effects_in_memory():
+    frame = sentprobe.evaluate(encode, [make_task("Tense", "toy/Tense")], erase=["toy/Tense"])
+    effects = frame.attrs["erasure"]
+    assert len(frame) == 3 and list(effects["method"]) == ["leace", "random"]
+    assert not effects["failed"].any() and effects["erased_task"].all()
+
+
 def test_report_erasure_without_erased_results_says_what_to_run(erased, tmp_path):
     frame, predictions = erased
     plain = frame[~frame["extra"].map(lambda e: "erasure" in e)]

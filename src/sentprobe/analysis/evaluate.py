@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from sentprobe.analysis.erasure import erasure_effects
 from sentprobe.analysis.stats import CONFIDENCE, accuracy_interval
 from sentprobe.datasets import ProbingTask
 from sentprobe.encoders.cache import EmbeddingCache
@@ -46,7 +47,8 @@ def evaluate(
     probe name (``logreg``, ``mlp``, ``paper``, ``mdl``, ``senteval``; None: each task's
     own, else logreg). ``baselines``: as ``sentprobe run --baselines`` (none by default).
     ``erase``: tasks whose property is erased from each encoder before every task is probed
-    again (``sentprobe.run``'s; ``erasure_effects`` in analysis/erasure.py compares the rows).
+    again (``sentprobe.run``'s); the erased rows are in the frame, and ``attrs["erasure"]``
+    holds what ``report --erasure`` prints (``analysis.erasure.erasure_effects``).
     The other options are ``sentprobe.run``'s.
 
     Columns: the results store's record fields (``encoder``, ``task``, ``probe``, ``seed``,
@@ -79,4 +81,6 @@ def evaluate(
     at = list(frame.columns).index("test_score") + 1
     frame.insert(at, "ci_low", [b[0] if b else None for b in bounds])
     frame.insert(at + 1, "ci_high", [b[1] if b else None for b in bounds])
+    if erase:
+        frame.attrs["erasure"] = erasure_effects(frame, found)
     return frame
