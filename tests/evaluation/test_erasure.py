@@ -189,6 +189,23 @@ def test_cli_erase_of_a_task_not_in_the_run_fails_before_writing(tmp_path):
     assert not results.parent.exists() and not (tmp_path / "cache").exists()
 
 
+def test_each_view_of_a_layered_encoder_gets_its_own_eraser():
+    from sentprobe.encoders.base import Encoder
+
+    class TwoLayers(Encoder):
+        name, fingerprint = "two", "two-layers-v1"
+        views = ["layer0", "layer1"]  # type: ignore[assignment]
+
+        def encode(self, sentences):
+            v = encode(sentences)
+            return np.stack([v, v[:, ::-1] * 3.0], 1)  # the second layer: another basis
+
+    table = erasure_effects(*run_memory([make_task("Tense", "toy/Tense")], ["Tense"], TwoLayers()))
+    leace = table[table["method"] == "leace"]
+    assert sorted(leace["encoder"]) == ["two@layer0", "two@layer1"]
+    assert not leace["failed"].any() and (leace["diff"] < -30).all()
+
+
 def test_evaluate_gives_the_effects_in_memory():
     frame = sentprobe.evaluate(encode, [make_task("Tense", "toy/Tense")], erase=["toy/Tense"])
     effects = frame.attrs["erasure"]
