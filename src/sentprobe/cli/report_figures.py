@@ -150,12 +150,10 @@ def erasure_plot(frame: pd.DataFrame, preds: dict[str, Any]) -> html.Plot | None
     """The heatmap "erased task -> effect on task" of ``run --erase`` results, its caption
     saying whether each erasure worked; None without erased results."""
     from sentprobe.analysis.erasure import erasure_effects, sanity_lines
+    from sentprobe.evaluation.identity import resolve
     from sentprobe.reporting.plots import erasure_figure
 
-    if (
-        not preds
-        or not (frame["extra"].map(lambda e: isinstance(e, dict) and "erasure" in e)).any()
-    ):
+    if not preds or (resolve(frame)["erasure"] == "").all():
         return None
     table = erasure_effects(frame, preds)
     return html.Plot(
