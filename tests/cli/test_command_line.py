@@ -51,6 +51,7 @@ def test_verbose_after_the_command_adds_to_verbose_before_it(quiet_after):
         (["--by", "subtype", "--layers"], "--by and --layers"),
         (["--html", "r.html", "--curves", "c.png"], "--curves and --html"),
         (["--layer-curves", "l.png", "--agreement"], "--agreement and --layer-curves"),
+        (["--erasure", "--layers"], "--layers and --erasure"),
     ],
 )
 def test_report_modes_that_conflict_are_one_usage_error(tmp_path, flags, named):

@@ -37,6 +37,7 @@ RUN_SETTINGS = {
     "allow-heuristic-labels": True,
     "keep-nli-overlap": True,
     "controls": True,
+    "erase": ["Tense"],
     "baselines": "majority",
     "results": "r.sqlite",
     "cache-dir": "cachedir",

@@ -21,6 +21,7 @@ CASES = [
     ("mteb", ["run", "-e", "mteb:sentence-transformers/all-MiniLM-L6-v2", "-t", "mock"], "mteb"),
     ("ray", ["run", "-e", "bov-glove", "-t", "mock", "--executor", "ray"], "ray"),
     ("accelerate", ["run", "-e", "hf:org/model", "-t", "mock", "--device-map", "auto"], "offload"),
+    ("concept_erasure", ["run", "-e", "bov-glove", "-t", "mock", "--erase", "mock"], "erasure"),
     ("spacy", ["build", "-c", "{tmp}/corpus.txt", "-o", "{tmp}/suite"], "spacy"),
     (
         "sacrebleu",

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from sentprobe.analysis.erasure import erasure_effects
 from sentprobe.analysis.stats import CONFIDENCE, accuracy_interval
 from sentprobe.datasets import ProbingTask
 from sentprobe.encoders.cache import EmbeddingCache
@@ -36,6 +37,7 @@ def evaluate(
     cache_dir: str | Path | None = None,
     confidence: float = CONFIDENCE,
     progress: bool = False,
+    erase: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Probe ``encoders`` on ``tasks`` and return one row per (row, task, seed) result.
 
@@ -44,6 +46,9 @@ def evaluate(
     suite or task name, files, or loaded ``ProbingTask`` objects. ``probe``: a registered
     probe name (``logreg``, ``mlp``, ``paper``, ``mdl``, ``senteval``; None: each task's
     own, else logreg). ``baselines``: as ``sentprobe run --baselines`` (none by default).
+    ``erase``: tasks whose property is erased from each encoder before every task is probed
+    again (``sentprobe.run``'s); the erased rows are in the frame, and ``attrs["erasure"]``
+    holds what ``report --erasure`` prints (``analysis.erasure.erasure_effects``).
     The other options are ``sentprobe.run``'s.
 
     Columns: the results store's record fields (``encoder``, ``task``, ``probe``, ``seed``,
@@ -62,6 +67,7 @@ def evaluate(
         controls=controls,
         nli_train=nli_train,
         allow_heuristic_labels=allow_heuristic_labels,
+        erase=erase,
     )
     cache = EmbeddingCache(None if cache_dir is None else Path(cache_dir).expanduser())
     cache.check_writable()
@@ -75,4 +81,6 @@ def evaluate(
     at = list(frame.columns).index("test_score") + 1
     frame.insert(at, "ci_low", [b[0] if b else None for b in bounds])
     frame.insert(at + 1, "ci_high", [b[1] if b else None for b in bounds])
+    if erase:
+        frame.attrs["erasure"] = erasure_effects(frame, found)
     return frame

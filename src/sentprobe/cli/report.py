@@ -243,6 +243,15 @@ def report(
     runs: Annotated[
         str, typer.Option(help="With --curves: the training run directories (a glob).")
     ] = "runs/*",
+    erasure: Annotated[
+        bool,
+        typer.Option(
+            "--erasure",
+            help="Instead of the table: what erasing each task's property (run --erase) does "
+            "to every task, against the random-subspace control, with CIs and paired tests "
+            "(docs/erasure.md).",
+        ),
+    ] = False,
     provenance: Annotated[
         bool,
         typer.Option(
@@ -270,10 +279,11 @@ def report(
             "--provenance": provenance,
             "--curves": curves is not None,
             "--agreement": agreement,
-            "--html" if html else "--layer-curves/--layer-heatmap": html is not None
-            or layer_curves is not None
-            or layer_heatmap is not None,
+            ("--html" if html else "--layer-curves" if layer_curves else "--layer-heatmap"): (
+                html is not None or layer_curves is not None or layer_heatmap is not None
+            ),
             "--layers": layers,
+            "--erasure": erasure,
         }
     )
     _within_mode(
@@ -303,6 +313,12 @@ def report(
         return
     if agreement:
         write_output(_agreement(results, frame, fmt.value, by_task), output)
+        return
+    if erasure:
+        from sentprobe.analysis.erasure import erasure_effects, erasure_text
+
+        effects = erasure_effects(frame, stored_predictions(results, frame))
+        write_output(erasure_text(effects, fmt.value), output)
         return
     if html is not None or layer_curves is not None or layer_heatmap is not None:
         from sentprobe.cli.report_html import write_report_files

@@ -172,6 +172,28 @@ def agreement_plot(frame: pd.DataFrame, preds: dict[str, Any]) -> html.Plot | No
     )
 
 
+def erasure_plot(frame: pd.DataFrame, preds: dict[str, Any]) -> html.Plot | None:
+    """The heatmap "erased task -> effect on task" of ``run --erase`` results, its caption
+    saying whether each erasure worked; None without erased results."""
+    from sentprobe.analysis.erasure import erasure_effects, sanity_lines
+    from sentprobe.evaluation.identity import resolve
+    from sentprobe.reporting.plots import erasure_figure
+
+    if not preds or (resolve(frame)["erasure"] == "").all():
+        return None
+    table = erasure_effects(frame, preds)
+    return html.Plot(
+        "erasure",
+        "Erasure: is the property used?",
+        figure_svg(erasure_figure(table), "erase"),
+        " ".join(sanity_lines(table))
+        + " Each cell: accuracy after erasing the row's task (LEACE, fit on its training "
+        "split) minus before, with the paired bootstrap 95% CI; the random rows remove a "
+        "random subspace of the same rank, the damage of any erasure that size. Linear "
+        "erasure only: a nonlinear probe may still recover the property (docs/erasure.md).",
+    )
+
+
 def correlation_plot(
     frame: pd.DataFrame,
     downstream: Path,

@@ -25,6 +25,7 @@ from sentprobe.cli.report_figures import (
     Intervals,
     agreement_plot,
     correlation_plot,
+    erasure_plot,
     layer_data,
     layer_figure,
     layer_pooling_figure,
@@ -327,6 +328,9 @@ def build_report(
     agreement = agreement_plot(frame, preds)
     if agreement is not None:
         plots.append(agreement)
+    erasure = erasure_plot(frame, preds)
+    if erasure is not None:
+        plots.append(erasure)
     infos, suites = task_section(frame)
     n_rows = len(table.rows)
     subtitle = (

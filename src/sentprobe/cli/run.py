@@ -149,6 +149,17 @@ def run(
             "ceiling and selectivity (docs/controls.md).",
         ),
     ] = False,
+    erase: Annotated[
+        list[str] | None,
+        typer.Option(  # noqa: UP007
+            "--erase",
+            metavar="TASK",
+            help="Also probe every task again with TASK's property erased from each encoder's "
+            "vectors (LEACE fit on TASK's training split) and, as the control, with a random "
+            "subspace of the same rank removed; repeatable. `report --erasure` shows the "
+            "effects (docs/erasure.md).",
+        ),
+    ] = None,
     baselines: Annotated[
         str,
         typer.Option(
@@ -219,6 +230,7 @@ def run(
         controls=controls,
         shard=parse_shard(shard) if shard is not None else None,
         keep_going=keep_going,
+        erase=erase or (),
     )
     _show_warnings(frame)
     failures = frame.attrs.get("failures", [])

@@ -6,10 +6,14 @@ row their ``extra["row_fingerprint"]`` names), its task (source, language and na
 control task is the task's name with ``~control``), its probe and its seed. Of several
 results of one identity only the newest counts: an older one was computed on older task data,
 by an older probe version or an older version of a text baseline, and is *stale*, never a
-second sample. Nothing else may
-group, average, name files or overwrite: display names are made from identities at render
-time (:func:`row_names`, :func:`task_names`) and disambiguated whenever two identities would
-print alike, so grouping by a display name is grouping by identity.
+second sample. A row whose vectors had a task's property erased (evaluation/erasure.py) is a
+row of its own: its fingerprint is the plain row's with ``|erase:SPEC`` after it, ``erasure``
+is the SPEC (``leace:sample-en/Tense(en,1a2b3c4d):v1``, ``random:seed0:...``; empty for plain
+rows) and ``base_row`` the plain row's identity, which the erasure report pairs it with.
+
+Nothing else may group, average, name files or overwrite: display names are made from
+identities at render time (:func:`row_names`, :func:`task_names`) and disambiguated whenever
+two identities would print alike, so grouping by a display name is grouping by identity.
 
 :func:`resolve` is the query: the newest result per identity, each row's ``encoder`` turned
 into a display name unique to its fingerprint (the stored label kept as ``encoder_label``).
@@ -26,7 +30,9 @@ import pandas as pd
 #: What a task is: where it comes from, its language and its name.
 TASK = ("task_source", "language", "task")
 #: What a stored number is of (``row_id`` is :func:`row_identity` of the fingerprint).
-IDENTITY = ("row_id", *TASK, "probe", "seed")
+IDENTITY = ("row_id", *TASK, "probe", "seed", "erasure")
+#: What separates an erased row's fingerprint from its plain row's (evaluation/erasure.py).
+ERASE_MARK = "|erase:"
 _DEFAULTS = {"task_source": "", "language": "", "category": "other", "probe": "", "seed": 0}
 
 
@@ -63,6 +69,14 @@ def _filled(frame: pd.DataFrame) -> pd.DataFrame:
         for e, fp in zip(extras, prints, strict=True)
     ]
     df["row_id"] = [row_identity(fp) for fp in rows]
+    df["erasure"] = [
+        str(e["erasure"]["spec"]) if isinstance(e, dict) and e.get("erasure") else ""
+        for e in extras
+    ]
+    df["base_row"] = [
+        r.replace(ERASE_MARK + spec, "", 1) if spec else r
+        for r, spec in zip(df["row_id"], df["erasure"], strict=True)
+    ]
     return df
 
 

@@ -19,7 +19,7 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -43,6 +43,13 @@ from sentprobe.encoders.cache import EmbeddingCache
 from sentprobe.encoders.custom import CallableEncoder
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import baseline_names, default_baselines
+from sentprobe.evaluation.erasure import (
+    METHODS,
+    ErasedEncoder,
+    ErasingCache,
+    check_erasable,
+    erased_tasks,
+)
 from sentprobe.evaluation.executors import check_executor, failure_line, report_failure, run_ray
 from sentprobe.evaluation.folds import (
     ZERO_SHOT,
@@ -462,7 +469,9 @@ class Runner:
         todo = {id(p[0]): p[0] for p in pending}.values()
         checks = {id(t): _probe_checks(encoder, t) for t in todo}
 
-        def row_of(v: int) -> dict[str, str]:
+        def row_of(v: int) -> dict[str, Any]:
+            if isinstance(encoder, ErasedEncoder):  # what was erased, the rank removed
+                return {"erasure": encoder.erasure(v)}
             if row_fp is None:
                 return {}
             return {"row_fingerprint": row_fp if views[v] is None else f"{row_fp}#{views[v]}"}
@@ -583,6 +592,9 @@ class RunPlan:
     probe: str | None
     seeds: int
     nli_train: NLIPairs | None
+    #: The tasks whose property is erased (``--erase``) from each encoder of ``erase_rows``.
+    erase: list[ProbingTask] = field(default_factory=list)
+    erase_rows: list[Encoder] = field(default_factory=list)
 
 
 def plan_run(
@@ -597,6 +609,7 @@ def plan_run(
     nli_train: str | Path | None = None,
     allow_heuristic_labels: bool = False,
     keep_nli_overlap: bool = False,
+    erase: Sequence[str] = (),
 ) -> RunPlan:
     """Load and check everything a run needs before it computes anything (see :func:`run`)."""
     if seeds < 1:
@@ -607,6 +620,7 @@ def plan_run(
     else:
         task_list = resolve_tasks(cast("str | Sequence[str]", tasks))
     check_heuristic_labels(task_list, allow_heuristic_labels)
+    erased = erased_tasks(erase, task_list)
     rows: list[tuple[Baseline | Encoder, str | None, int | None]] = []
     for name in expand_baselines(baselines, task_list):
         item = registry.baselines.get(name)
@@ -616,6 +630,7 @@ def plan_run(
         encoders = [encoders]
     # a mapping gives each encoder its own options, on top of the common encoder_options
     named = encoders.items() if isinstance(encoders, Mapping) else ((s, {}) for s in encoders)
+    n_baselines = len(rows)
     for spec, own in named:
         if isinstance(spec, Encoder):
             rows.append((spec, None, None))
@@ -629,6 +644,9 @@ def plan_run(
             continue
         for one in expand(spec):  # 'runs/*@all' names every training run it matches
             rows.append((get_encoder(one, **given), None, None))
+    encoder_rows = [r[0] for r in rows[n_baselines:]] if erased else []
+    for row in encoder_rows:
+        check_erasable(cast("Encoder", row))
     if controls:  # a control map per seed of the row with the most seeds (restarts included)
         maps = max([seeds, *(r[2] or 0 for r in rows)])
         task_list += [c for t in task_list for c in control_tasks(t, maps)]
@@ -637,7 +655,9 @@ def plan_run(
     pairs = load_nli_pairs(nli_train) if nli_train is not None else None
     if pairs is not None and not keep_nli_overlap:
         pairs = without_evaluated_pairs(pairs, task_list)
-    return RunPlan(task_list, rows, probe, seeds, pairs)
+    return RunPlan(
+        task_list, rows, probe, seeds, pairs, erased, cast("list[Encoder]", encoder_rows)
+    )
 
 
 def execute(
@@ -668,9 +688,36 @@ def execute(
         failures = run_ray(
             executor, runner, units.rows, cast("ResultsStore", store), keep_going=keep_going
         )
+    if units.erase:
+        runner.keys += _run_erasures(units, store, cache, progress)
     frame = runner.frame()
     frame.attrs["failures"] = failures
     return frame
+
+
+def _run_erasures(
+    units: RunPlan, store: ResultsStore | MemoryStore, cache: EmbeddingCache, progress: bool
+) -> list[str]:
+    """Each encoder of ``units.erase_rows`` probed again on every task with each erased
+    task's property removed, and with the equal-rank random control (evaluation/erasure.py);
+    the plain vectors come from ``cache`` once per encoder. Returns the units' keys."""
+    keys: list[str] = []
+    sentences = [s for t in units.tasks for s in t.sentences()]
+    if units.nli_train is not None:
+        sentences += [*units.nli_train.premises, *units.nli_train.hypotheses]
+    sentences = list(dict.fromkeys(sentences))
+    index = {s: i for i, s in enumerate(sentences)}
+    for encoder in units.erase_rows:
+        base = cache.vectors(encoder, sentences, progress=encoder.name if progress else False)
+        for task in units.erase:
+            for method in METHODS:
+                runner = Runner(
+                    units.tasks, probe=units.probe, seeds=units.seeds, store=store,
+                    cache=ErasingCache(), progress=progress, nli_train=units.nli_train,
+                )  # fmt: skip
+                runner.run_encoder(ErasedEncoder(encoder, task, method, base, index))
+                keys += runner.keys
+    return keys
 
 
 def run(
@@ -691,6 +738,7 @@ def run(
     executor: str = "local",
     shard: tuple[int, int] | None = None,
     keep_going: bool = False,
+    erase: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks`` into the results store ``results``
     (resumable: finished units are skipped); returns one row per result.
@@ -716,10 +764,15 @@ def run(
     ``shard``: (I, N), compute only the I-th of N shares of the units (evaluation/shards.py);
     ``sentprobe merge`` joins the shards' stores. ``keep_going``: a failed (row, task) pair
     does not stop the run; the returned frame's ``attrs["failures"]`` lists one line each.
+    ``erase``: task names (as ``tasks`` gives them, or short names) whose property is then
+    erased from each encoder's vectors (LEACE, and a random subspace of equal rank as its
+    control; evaluation/erasure.py) before every task is probed again.
     """
     check_executor(executor)
     if shard is not None and executor != "local":
         raise SentprobeError("--shard splits a run without Ray; use it with --executor local")
+    if erase and (shard is not None or executor != "local"):
+        raise SentprobeError("--erase runs here, without --shard or --executor ray")
     units = plan_run(
         encoders,
         tasks,
@@ -731,6 +784,7 @@ def run(
         nli_train=nli_train,
         allow_heuristic_labels=allow_heuristic_labels,
         keep_nli_overlap=keep_nli_overlap,
+        erase=erase,
     )
     # Absolute here, on the driver: Ray workers start in other directories and homes.
     results = Path(results).expanduser().absolute()

@@ -333,6 +333,38 @@ def agreement_figure(matrix: pd.DataFrame, title: str = "") -> Figure:
     return fig
 
 
+def erasure_figure(table: pd.DataFrame, alpha: float = 0.05) -> Figure:
+    """Erased task -> effect on task: one row per (encoder, erased task, erasure), one column
+    per task, each cell the change in accuracy (points) with its 95% CI beneath; cells not
+    significant (Holm-adjusted McNemar) grey. ``table``: analysis.erasure's effects."""
+    table = table.assign(
+        line=[
+            f"{e}: −{t} ({'LEACE' if m == 'leace' else 'random'})"
+            for e, t, m in zip(table["encoder"], table["erased"], table["method"], strict=True)
+        ]
+    )
+    lines, tasks = list(dict.fromkeys(table["line"])), list(dict.fromkeys(table["task"]))
+    at = table.set_index(["line", "task"])
+    grid = np.full((len(lines), len(tasks)), np.nan)
+    grey = np.zeros(grid.shape, dtype=bool)
+    text = [["–"] * len(tasks) for _ in lines]
+    for i, line in enumerate(lines):
+        for j, task in enumerate(tasks):
+            if (line, task) in at.index:
+                t = at.loc[(line, task)]
+                grid[i, j], grey[i, j] = t["diff"], not t["significant"]
+                text[i][j] = f"{t['diff']:+.1f}\n[{t['diff_low']:+.1f}, {t['diff_high']:+.1f}]"
+    fig = new_figure(max(4.5, 2.6 + 0.9 * len(tasks)), max(2.0, 1.3 + 0.5 * len(lines)))
+    ax = fig.subplots()
+    image = draw_heatmap(
+        ax, grid, lines, tasks, diverging_norm(grid, 0.0, 1.0), text=text, grey=grey, fontsize=6
+    )
+    add_colorbar(fig, image, ax, "change in accuracy (points)")
+    ax.set_xlabel(f"grey: not significant (McNemar, Holm-adjusted p ≥ {alpha:g})", fontsize=8)
+    ax.set_title("Erased task → effect on task (points, 95% CI)", fontsize=10)
+    return fig
+
+
 # ---------------------------------------------------------------------------- layer curves
 
 
