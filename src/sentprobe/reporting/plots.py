@@ -1,12 +1,14 @@
-"""The report's figures: layer curves, heatmaps relative to a reference, correlation and
-agreement matrices, drawn with matplotlib's object API (no pyplot: no GUI backend, no global
+"""The report's figures: layer curves, heatmaps relative to a reference, layer × pooling and
+erasure heatmaps, correlation and agreement matrices, drawn with matplotlib's object API (no pyplot: no GUI backend, no global
 figure state, safe in a server or a test).
 
 Each ``*_figure`` function takes data already computed (frames of scores, matrices) and
 returns a :class:`~matplotlib.figure.Figure`; :func:`save_figure` writes one to a file
 (format by extension, atomically) and :func:`figure_svg` gives the inline SVG the HTML report
 embeds. All heatmaps share :func:`draw_heatmap`, so every matrix looks alike: tasks as rows,
-a diverging map centred at parity, every cell annotated with its value.
+a diverging map centred at parity, every cell annotated with its value. Long because the
+figures share that heatmap, its colour scale and the matplotlib set-up; one module keeps one
+look.
 """
 
 from __future__ import annotations
