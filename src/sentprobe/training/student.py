@@ -2,9 +2,10 @@
 the translations (X-Probe, Ravishankar et al. 2019, §5.2, after Conneau et al. 2018's XNLI).
 
 For a parallel pair (source sentence ``s``, target sentence ``t``), ``y = teacher(s)`` is
-computed once (through the embedding cache, so any encoder sentprobe can use is a teacher and
-a resumed run encodes nothing again), and the student ``x = student(t)`` is trained with the
-paper's alignment loss, as written in their §5.2 (L2 norms, not squared)::
+computed once (through the embedding cache, so any encoder sentprobe can use is a teacher;
+into a file of the run folder, so a resumed run encodes nothing again: ``training.pairs``
+keeps the corpus on disk and memory flat in its size), and the student ``x = student(t)``
+is trained with the paper's alignment loss, as written in their §5.2 (L2 norms, not squared)::
 
     L = ||x - y|| - λ (||x_c - y|| + ||x - y_c||)
 
@@ -43,7 +44,7 @@ from __future__ import annotations
 
 import json
 import math
-import tempfile
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -490,11 +491,18 @@ def train_student(
         raise SentprobeError(f"--max-steps {max_steps}: must be at least 1")
     run_dir = Path(run_dir)
     set_torch_threads(threads)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".pairs-", dir=run_dir) as folder:
-        data = _prepare(corpus, lang, teacher, cache, config, Path(folder), source_language)
+    created = not run_dir.exists()
+    folder = run_dir / ".pairs"  # the tokenised corpus; one left by a killed run is replaced
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    try:
+        data = _prepare(corpus, lang, teacher, cache, config, folder, source_language)
         return _fit(run_dir, teacher, teacher_spec, lang, config, cache, data, validate,
                     source_language, progress, log, name, device, max_steps)  # fmt: skip
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        if created and not any(run_dir.iterdir()):  # refused before the run began
+            run_dir.rmdir()
 
 
 def _fit(
@@ -535,7 +543,9 @@ def _fit(
     data.targets = data.pairs.write_ids(run.vocab)
     data.teacher = teacher_file(data.pairs, run_dir, teacher, cache, run.student.out_dim, progress)
     train = data.pairs.train
-    per_epoch = len(_batches(data.pairs.lengths[train], config.batch_size, np.random.default_rng(0)))
+    per_epoch = len(
+        _batches(data.pairs.lengths[train], config.batch_size, np.random.default_rng(0))
+    )
     for epoch in range(run.start + 1, config.epochs + 1):
         cut = None
         if max_steps is not None and max_steps - (epoch - 1) * per_epoch < per_epoch:
