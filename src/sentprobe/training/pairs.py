@@ -92,6 +92,9 @@ class Pairs:
     def __len__(self) -> int:
         return len(self.lengths)
 
+    def sources(self) -> Iterator[str]:
+        return _lines(self.folder / "source.txt")
+
     def train_counts(self) -> Counter[str]:
         """Token counts of the training targets (for the student's vocabulary)."""
         held = np.zeros(len(self), dtype=bool)
@@ -194,7 +197,7 @@ def teacher_file(
     path = run_dir / f"teacher-{key}.f32"
     if not (path.is_file() and path.stat().st_size == len(pairs) * dim * 4):
         partial = path.with_name(path.name + ".partial")
-        sources = _lines(pairs.folder / "source.txt")
+        sources = pairs.sources()
         with (
             open(partial, "wb") as f,
             tqdm(total=len(pairs), desc="teacher", unit="sent", disable=not progress) as bar,

@@ -266,6 +266,8 @@ def _prepare(
         batch_size=config.batch_size,
         seed=config.seed,
     )
+    if teacher.prepare_per_task:  # SentEval-style: prepared on every source, in one go
+        teacher.prepare_task(list(pairs.sources()))
     return _Data(pairs, encode_teacher(teacher, cache, pairs.valid_source))
 
 
