@@ -119,3 +119,27 @@ def test_max_steps_stops_without_saving_the_epoch(tmp_path: Path) -> None:
     assert [e["epoch"] for e in cut["epochs"]] == [1]
     assert [e["epoch"] for e in read_manifest(tmp_path / "run")["epochs"]] == [1]
     assert [e["epoch"] for e in _train(tmp_path, "run", data)["epochs"]] == [1, 2]
+
+
+def test_a_senteval_teacher_is_prepared_once_on_every_source(tmp_path: Path, monkeypatch):
+    """The teacher's vectors are encoded a chunk at a time; a teacher whose vectors depend on
+    the sentences its prepare saw (SentEval's ``prepare``) still sees every source once."""
+    from sentprobe.encoders.custom import SentEvalEncoder
+
+    monkeypatch.setattr(pairs_module, "TEACHER_CHUNK", 10)
+    seen: list[int] = []
+
+    def prepare(params, samples):  # type: ignore[no-untyped-def]
+        seen.append(len(samples))
+        params["ids"] = {w: i for i, w in enumerate(sorted({w for s in samples for w in s}))}
+
+    def batcher(params, batch):  # type: ignore[no-untyped-def]
+        out = np.zeros((len(batch), 8), dtype=np.float32)
+        for i, s in enumerate(batch):
+            for w in s:
+                out[i, params["ids"][w] % 8] += 1.0
+        return out
+
+    data = ParallelFiles([str(_tsv(tmp_path / "pairs.tsv", 60))])
+    manifest = _train(tmp_path, "run", data, teacher=SentEvalEncoder(prepare, batcher))
+    assert seen == [60] and len(manifest["epochs"]) == 2
