@@ -53,7 +53,7 @@ def _train(tmp_path: Path, tag: str, data: ParallelFiles, config=CONFIG, teacher
 
 def test_memory_does_not_grow_with_the_corpus(tmp_path: Path, monkeypatch) -> None:
     """Python's (and numpy's) peak allocations training on 1000 and on 6000 pairs: the 5000
-    more pairs may add index arrays (about 30 bytes a pair), not the teacher's 1 KB vectors
+    more pairs may add index arrays (about 40 bytes a pair), not the teacher's 1 KB vectors
     of each nor the sentences (about 200 bytes a pair as Python strings). Holding the
     corpus or the teacher matrix in memory fails."""
     monkeypatch.setattr(pairs_module, "TEACHER_CHUNK", 256)

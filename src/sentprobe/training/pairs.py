@@ -16,7 +16,8 @@ the corpus (X-Probe maps with 2M pairs: their teacher vectors alone are 3 GB at 
 
 Training batches read just their rows from these files (``Rows.take``, ``os.pread``: the
 page cache holds the files, not the process). What memory still grows with the corpus are
-index arrays: about 30 bytes a pair (the permutation, the lengths, the id offsets).
+index arrays: about 40 bytes a pair (the permutation, the lengths, the id offsets, an
+epoch's batches).
 """
 
 from __future__ import annotations
