@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sentprobe.datasets.parallel import (
+    ParallelFiles,
     read_conllu_pair,
     read_moses_pair,
     read_parallel,
@@ -133,3 +134,21 @@ def test_pud_treebanks_align(shared_data: Path) -> None:
     en_text, fr_text = pairs["n01001011"]
     assert en_text.startswith("“While much of the digital transition")
     assert fr_text.startswith("« Alors que la plus grande partie")
+
+
+def test_parallel_files_check_once_and_stream_every_pass(tmp_path: Path) -> None:
+    """``ParallelFiles`` (what ``map-encoder`` reads): errors, the count and what was skipped
+    come from one pass when it is created; ``pairs()`` reads the files again, lazily, giving
+    what ``read_parallel_spec`` holds in memory."""
+    en = write(tmp_path / "c.en", "One.\n\nTwo.\n")
+    fr = write(tmp_path / "c.fr", "Un.\n\nDeux.\n")
+    tsv = write(tmp_path / "p.tsv", "Three.\tTrois.\n")
+    specs = [f"{en},{fr}", str(tsv)]
+    files = ParallelFiles(specs)
+    assert len(files) == 3 and files.skipped == {"empty on both sides": 1}
+    assert list(files.pairs()) == list(read_parallel_spec(specs).pairs())
+    write(tmp_path / "p.tsv", "Four.\tQuatre.\n")  # read from disk on every pass
+    assert list(files.pairs())[-1] == ("Four.", "Quatre.")
+    with pytest.raises(DataError, match="no tab") as info:
+        ParallelFiles([str(write(tmp_path / "bad.tsv", "a\tb\nc d\n"))])
+    assert info.value.line == 2

@@ -389,6 +389,7 @@ def test_untrained_baselines_as_teachers_read_tokens(tmp_path: Path) -> None:
     from dataclasses import replace
 
     from sentprobe.encoders.untrained import BiLSTMEncoder, GatedConvEncoder
+    from sentprobe.training.pairs import teacher_file
     from sentprobe.training.student import _prepare, teacher_reads_tokens
 
     vec = tmp_path / "tiny.vec"
@@ -407,10 +408,12 @@ def test_untrained_baselines_as_teachers_read_tokens(tmp_path: Path) -> None:
     for cls in (BiLSTMEncoder, GatedConvEncoder):
         teacher = cls(vectors=vec)
         assert teacher_reads_tokens(teacher)
-        data = _prepare(
-            pairs, "fr", teacher, EmbeddingCache(tmp_path / cls.__name__), config, False
-        )
-        y = dict(zip(data.valid_tgt + data.train_tgt, np.concatenate([data.valid_y, data.train_y])))
+        cache, folder = EmbeddingCache(tmp_path / cls.__name__), tmp_path / f"{cls.__name__}-run"
+        folder.mkdir()
+        data = _prepare(pairs, "fr", teacher, cache, config, folder)
+        rows = teacher_file(data.pairs, folder, teacher, cache, data.valid_y.shape[1], False)
+        y = {f"cible {i}": row for i, row in enumerate(rows.take(range(4)))}
+        assert np.array_equal(y[data.pairs.valid_target[0]], data.valid_y[0])
         assert np.array_equal(y["cible 0"], y["cible 1"]), cls.__name__
         assert not np.array_equal(y["cible 0"], y["cible 2"])
 

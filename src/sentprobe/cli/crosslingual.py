@@ -179,6 +179,13 @@ def map_encoder(
     device: Annotated[
         str, typer.Option(help="Where the student trains: cpu, cuda (cuda:N) or auto.")
     ] = "cpu",
+    max_steps: Annotated[
+        int | None,
+        typer.Option(  # noqa: UP007
+            help="Stop after this many training steps in all (for timing); an epoch cut "
+            "short is not saved, a rerun trains it again."
+        ),
+    ] = None,
     cache_dir: CacheDir = None,
     name: RunName = None,
     quiet: Quiet = False,
@@ -186,7 +193,7 @@ def map_encoder(
     """Train a target-language student to reproduce a teacher encoder on translations
     (X-Probe §5.2): loss ||x-y|| - λ(||x_c-y|| + ||x-y_c||), validation each epoch, early
     stopping after two epochs without improvement; probe it with `sentprobe run -e RUN`."""
-    from sentprobe.datasets.parallel import read_parallel_spec
+    from sentprobe.datasets.parallel import ParallelFiles
     from sentprobe.encoders import get_encoder
     from sentprobe.encoders.cache import EmbeddingCache
     from sentprobe.evaluation.runner import default_cache_dir
@@ -213,7 +220,7 @@ def map_encoder(
     chosen = {k: v for k, v in base.items() if k in known}
     chosen.update({k: v for k, v in given.items() if v is not None})
     config = replace(StudentConfig(), **chosen)
-    corpus = read_parallel_spec([str(p) for p in parallel])
+    corpus = ParallelFiles([str(p) for p in parallel])  # streamed: never held as lists
     note(
         f"{len(corpus)} sentence pairs"
         + "".join(f"; {n} {why}" for why, n in corpus.skipped.items())
@@ -233,6 +240,7 @@ def map_encoder(
         log=note,
         name=name,
         device=device,
+        max_steps=max_steps,
     )
     best = manifest["mapping"].get("best_epoch")
     epochs_done = [e["epoch"] for e in manifest["epochs"]]

@@ -14,6 +14,9 @@ one side only, a line without its tab): a corpus shifted by one line trains a st
 wrong translations without any visible symptom, so nothing is guessed. Lines empty on both
 sides of a Moses pair are skipped (the usual way to keep document breaks aligned).
 
+``ParallelFiles`` reads ``--parallel`` files from disk on every pass (a corpus of millions
+of pairs is never held as lists); ``ParallelCorpus`` holds the pairs of one reading.
+
 CoNLL-U is read here for its two comments only (``sent_id``, ``text``), not through
 ``annotation.conllu``: datasets come before annotation in the package's stages, and pairing
 needs none of the syntax.
@@ -22,7 +25,7 @@ needs none of the syntax.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
@@ -32,6 +35,7 @@ from sentprobe.io import iter_lines
 
 __all__ = [
     "ParallelCorpus",
+    "ParallelFiles",
     "read_conllu_pair",
     "read_moses_pair",
     "read_parallel",
@@ -44,6 +48,8 @@ __all__ = [
 #: scripts/build_parallel_sample.py).
 DATA_DIR = Path(__file__).parent / "data"
 _CONLLU_NAME = re.compile(r"\.conllu(\.(gz|bz2|xz))?$")
+#: A pair and where it came from: ``(source, target, origin)``.
+Pair = tuple[str, str, str]
 
 
 @dataclass
@@ -75,9 +81,15 @@ class ParallelCorpus:
         return zip(self.source, self.target)
 
 
-def read_tsv_pairs(path: str | Path) -> ParallelCorpus:
-    """``source<TAB>target`` lines (plain or compressed); every line must hold one pair."""
-    corpus = ParallelCorpus()
+def _collect(pairs: Iterable[Pair], skipped: dict[str, int] | None = None) -> ParallelCorpus:
+    corpus = ParallelCorpus(skipped=skipped if skipped is not None else {})
+    for source, target, origin in pairs:
+        corpus.add(source, target, origin)
+    return corpus
+
+
+def _tsv_pairs(path: str | Path) -> Iterator[Pair]:
+    found = False
     for lineno, line in iter_lines(path):
         if not line.strip():
             raise DataError(path, lineno, "empty line (expected source<TAB>target)")
@@ -90,17 +102,22 @@ def read_tsv_pairs(path: str | Path) -> ParallelCorpus:
         if not src or not tgt:
             side = "source" if not src else "target"
             raise DataError(path, lineno, f"empty {side} side")
-        corpus.add(src, tgt, f"{path}:{lineno}")
-    if not corpus.source:
+        found = True
+        yield src, tgt, f"{path}:{lineno}"
+    if not found:
         raise DataError(path, None, "no sentence pairs")
-    return corpus
 
 
-def read_moses_pair(source_path: str | Path, target_path: str | Path) -> ParallelCorpus:
-    """Two aligned files, line *i* of one the translation of line *i* of the other."""
-    corpus = ParallelCorpus()
+def read_tsv_pairs(path: str | Path) -> ParallelCorpus:
+    """``source<TAB>target`` lines (plain or compressed); every line must hold one pair."""
+    return _collect(_tsv_pairs(path))
+
+
+def _moses_pairs(
+    source_path: str | Path, target_path: str | Path, skipped: dict[str, int]
+) -> Iterator[Pair]:
     src_lines, tgt_lines = iter_lines(source_path), iter_lines(target_path)
-    lineno = 0
+    found = False
     for lineno, (src, tgt) in enumerate(zip_longest(src_lines, tgt_lines), start=1):
         if src is None or tgt is None:
             short, long_ = (source_path, target_path) if src is None else (target_path, source_path)
@@ -108,15 +125,21 @@ def read_moses_pair(source_path: str | Path, target_path: str | Path) -> Paralle
             raise DataError(long_, lineno, problem)
         s, t = src[1].strip(), tgt[1].strip()
         if not s and not t:
-            corpus.skipped["empty on both sides"] = corpus.skipped.get("empty on both sides", 0) + 1
+            skipped["empty on both sides"] = skipped.get("empty on both sides", 0) + 1
             continue
         if not s or not t:
             empty, other = (source_path, target_path) if not s else (target_path, source_path)
             raise DataError(empty, lineno, f"empty line, but line {lineno} of {other} is not")
-        corpus.add(s, t, f"{source_path}:{lineno}")
-    if not corpus.source:
+        found = True
+        yield s, t, f"{source_path}:{lineno}"
+    if not found:
         raise DataError(source_path, None, "no sentence pairs")
-    return corpus
+
+
+def read_moses_pair(source_path: str | Path, target_path: str | Path) -> ParallelCorpus:
+    """Two aligned files, line *i* of one the translation of line *i* of the other."""
+    skipped: dict[str, int] = {}
+    return _collect(_moses_pairs(source_path, target_path, skipped), skipped)
 
 
 def _conllu_texts(path: str | Path) -> dict[str, tuple[str, int]]:
@@ -189,33 +212,68 @@ def shipped_parallel_path(lang: str, root: str | Path = DATA_DIR) -> Path:
     return Path(root) / f"parallel_en_{lang}" / f"libreoffice-help.en-{lang}.tsv.gz"
 
 
-def read_parallel(paths: Sequence[str | Path]) -> ParallelCorpus:
+def _pairs(paths: Sequence[str | Path], skipped: dict[str, int]) -> Iterator[Pair]:
     """One file: ``source<TAB>target``. Two files: a parallel treebank pair if both are
-    CoNLL-U (``.conllu``, optionally compressed), else Moses-style aligned files."""
+    CoNLL-U (``.conllu``, optionally compressed; held in memory, treebank-sized), else
+    Moses-style aligned files. Read lazily; what is skipped is counted into ``skipped``."""
     for p in paths:
         if not Path(p).is_file():
             raise DataError(p, None, "file not found")
     if len(paths) == 1:
-        return read_tsv_pairs(paths[0])
+        return _tsv_pairs(paths[0])
     if len(paths) == 2:
         a, b = paths
         conllu = [bool(_CONLLU_NAME.search(str(p))) for p in paths]
         if all(conllu):
-            return read_conllu_pair(a, b)
+            corpus = read_conllu_pair(a, b)
+            for reason, n in corpus.skipped.items():
+                skipped[reason] = skipped.get(reason, 0) + n
+            return zip(corpus.source, corpus.target, corpus.origin)
         if any(conllu):
             raise SentprobeError(f"{a}, {b}: pair a CoNLL-U file with another CoNLL-U file")
-        return read_moses_pair(a, b)
+        return _moses_pairs(a, b, skipped)
     raise SentprobeError(
         f"expected one source<TAB>target file or two aligned files, got {len(paths)} files"
     )
 
 
-def read_parallel_spec(specs: Sequence[str]) -> ParallelCorpus:
-    """What ``--parallel`` takes, repeatable: ``PAIRS.tsv`` or ``SOURCE,TARGET`` (Moses files
-    or two CoNLL-U treebanks); all of them concatenated in order."""
+def read_parallel(paths: Sequence[str | Path]) -> ParallelCorpus:
+    """The pairs of one ``--parallel`` entry (see ``_pairs``), held in memory."""
+    skipped: dict[str, int] = {}
+    return _collect(_pairs(paths, skipped), skipped)
+
+
+def _split_specs(specs: Sequence[str]) -> list[list[str]]:
     if not specs:
         raise SentprobeError("no parallel data given")
+    return [[p for p in spec.split(",") if p] for spec in specs]
+
+
+def read_parallel_spec(specs: Sequence[str]) -> ParallelCorpus:
+    """What ``--parallel`` takes, repeatable: ``PAIRS.tsv`` or ``SOURCE,TARGET`` (Moses files
+    or two CoNLL-U treebanks); all of them concatenated in order, held in memory."""
     corpus = ParallelCorpus()
-    for spec in specs:
-        corpus.extend(read_parallel([p for p in spec.split(",") if p]))
+    for paths in _split_specs(specs):
+        corpus.extend(read_parallel(paths))
     return corpus
+
+
+class ParallelFiles:
+    """``--parallel`` entries (as ``read_parallel_spec`` takes them) read from disk on every
+    ``pairs()`` pass, never held as lists. Creating it reads them once, so format errors,
+    the number of pairs and what was skipped are known before training starts."""
+
+    def __init__(self, specs: Sequence[str]) -> None:
+        self.specs = _split_specs(specs)
+        self.skipped: dict[str, int] = {}
+        self.n = sum(1 for _ in self._read(self.skipped))
+
+    def _read(self, skipped: dict[str, int]) -> Iterator[Pair]:
+        for paths in self.specs:
+            yield from _pairs(paths, skipped)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def pairs(self) -> Iterator[tuple[str, str]]:
+        return ((source, target) for source, target, _ in self._read({}))

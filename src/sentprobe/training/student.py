@@ -2,9 +2,10 @@
 the translations (X-Probe, Ravishankar et al. 2019, §5.2, after Conneau et al. 2018's XNLI).
 
 For a parallel pair (source sentence ``s``, target sentence ``t``), ``y = teacher(s)`` is
-computed once (through the embedding cache, so any encoder sentprobe can use is a teacher and
-a resumed run encodes nothing again), and the student ``x = student(t)`` is trained with the
-paper's alignment loss, as written in their §5.2 (L2 norms, not squared)::
+computed once (through the embedding cache, so any encoder sentprobe can use is a teacher;
+into a file of the run folder, so a resumed run encodes nothing again: ``training.pairs``
+keeps the corpus on disk and memory flat in its size), and the student ``x = student(t)``
+is trained with the paper's alignment loss, as written in their §5.2 (L2 norms, not squared)::
 
     L = ||x - y|| - λ (||x_c - y|| + ||x - y_c||)
 
@@ -41,9 +42,9 @@ loop of this one objective are read together.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -55,7 +56,7 @@ import torch
 
 from sentprobe.progress import tqdm
 
-from ..datasets.parallel import ParallelCorpus, shipped_parallel_path
+from ..datasets.parallel import ParallelCorpus, ParallelFiles, shipped_parallel_path
 from ..encoders.base import Encoder
 from ..encoders.cache import EmbeddingCache
 from ..encoders.hf import set_torch_threads, sorted_batches
@@ -76,8 +77,9 @@ from .checkpoint import (
     write_manifest,
 )
 from .devices import resolve_device
+from .pairs import Pairs, Rows, encode_teacher, spool, teacher_file
 from .randomness import restore_rng_states, rng_states
-from .vocab import Vocabulary, embedding_matrix
+from .vocab import Vocabulary, embedding_matrix, pad
 
 __all__ = [
     "PRESETS",
@@ -222,11 +224,13 @@ class StudentConfig:
 
 @dataclass
 class _Data:
-    train_tgt: list[str]
-    valid_tgt: list[str]
-    train_y: np.ndarray
+    """The pairs on disk (``training.pairs``), the held-out teacher vectors in memory, and,
+    once the run is open, the files training batches read their rows from."""
+
+    pairs: Pairs
     valid_y: np.ndarray
-    sha256: str
+    teacher: Rows | None = None
+    targets: Rows | None = None
 
 
 def teacher_reads_tokens(teacher: Encoder) -> bool:
@@ -239,51 +243,32 @@ def teacher_reads_tokens(teacher: Encoder) -> bool:
 
 
 def _prepare(
-    corpus: ParallelCorpus,
+    corpus: ParallelCorpus | ParallelFiles,
     lang: str,
     teacher: Encoder,
     cache: EmbeddingCache,
     config: StudentConfig,
-    progress: bool,
+    folder: Path,
     source_language: str = "en",
 ) -> _Data:
-    """Tokenise the targets (and the sources for a teacher that reads tokens), hold out
-    ``valid_size`` pairs, encode the sources with the teacher."""
+    """Tokenise the targets (and the sources for a teacher that reads tokens) into
+    ``folder``, hold out ``valid_size`` pairs, encode their sources with the teacher."""
     tokenizer = MosesPreprocessor(lang=lang)
     source_tokenizer = (
         MosesPreprocessor(lang=source_language) if teacher_reads_tokens(teacher) else None
     )
-    pairs = [
-        (" ".join(source_tokenizer.tokenize(s)) if source_tokenizer else s,
-         " ".join(tokenizer.tokenize(t)))
-        for s, t in corpus.pairs()
-    ]  # fmt: skip
-    pairs = [(s, t) for s, t in pairs if s.strip() and t]
-    if len(pairs) < config.valid_size + config.batch_size:
-        raise SentprobeError(
-            f"{len(pairs)} sentence pairs: too few for {config.valid_size} held-out pairs "
-            f"and one batch of {config.batch_size}"
-        )
-    digest = hashlib.sha256()
-    for s, t in pairs:
-        digest.update(f"{s}\t{t}\n".encode())
-    order = np.random.default_rng(config.seed).permutation(len(pairs))
-    valid, train = order[: config.valid_size], order[config.valid_size :]
-    sources = [pairs[i][0] for i in order]
-    y = cache.encode(teacher, sources, progress="teacher" if progress else False)
-    if y.ndim != 2:
-        raise SentprobeError(
-            f"teacher {teacher.name!r} gives {y.ndim - 1} views per sentence; pick one "
-            "(e.g. --layer N for a Hugging Face model)"
-        )
-    y = np.asarray(y, dtype=np.float32)
-    return _Data(
-        train_tgt=[pairs[i][1] for i in train],
-        valid_tgt=[pairs[i][1] for i in valid],
-        train_y=y[config.valid_size :],
-        valid_y=y[: config.valid_size],
-        sha256=digest.hexdigest(),
+    pairs = spool(
+        corpus.pairs(),
+        folder,
+        (lambda s: " ".join(source_tokenizer.tokenize(s))) if source_tokenizer else str,
+        lambda t: " ".join(tokenizer.tokenize(t)),
+        valid_size=config.valid_size,
+        batch_size=config.batch_size,
+        seed=config.seed,
     )
+    if teacher.prepare_per_task:  # SentEval-style: prepared on every source, in one go
+        teacher.prepare_task(list(pairs.sources()))
+    return _Data(pairs, encode_teacher(teacher, cache, pairs.valid_source))
 
 
 def _build_student(
@@ -394,7 +379,7 @@ def _open_run(
     run_dir: Path, config: StudentConfig, data: _Data, meta: dict[str, Any], name: str | None
 ) -> _Run:
     """Continue the run in ``run_dir`` (same settings required) or start a new one there."""
-    out_dim = int(data.train_y.shape[1])
+    out_dim = int(data.valid_y.shape[1])
     if (run_dir / "run.json").is_file():
         manifest = read_manifest(run_dir)
         _check_resumable(manifest, meta["settings"], run_dir)
@@ -404,7 +389,9 @@ def _open_run(
             return _Run(_build_student(config, vocab, out_dim)[0], vocab, manifest, 0, None)
         student, vocab, _ = load_encoder(run_dir, done[-1])
         return _Run(student.train(), vocab, manifest, done[-1], load_state(run_dir, done[-1]))
-    vocab = Vocabulary.build(data.train_tgt, max_size=config.vocab_size, min_count=config.min_count)
+    vocab = Vocabulary.from_counts(
+        data.pairs.train_counts(), max_size=config.vocab_size, min_count=config.min_count
+    )
     student, spec, vectors_entry = _build_student(config, vocab, out_dim)
     manifest = {
         "format": FORMAT,
@@ -418,8 +405,8 @@ def _open_run(
         "mapping": {
             **meta,
             "loss": "||x-y|| - lambda (||x_c-y|| + ||x-y_c||), L2 norms, in-batch negatives",
-            "train_pairs": len(data.train_tgt),
-            "valid_pairs": len(data.valid_tgt),
+            "train_pairs": len(data.pairs.train),
+            "valid_pairs": len(data.pairs.valid),
         },
         "versions": {"torch": torch.__version__, "numpy": np.__version__},
         "epochs": [],
@@ -434,21 +421,23 @@ def _open_run(
 
 def _train_epoch(
     run: _Run, data: _Data, config: StudentConfig, optimizer: torch.optim.Optimizer, epoch: int,
-    progress: bool, device: str,
+    progress: bool, device: str, max_batches: int | None = None,
 ) -> float:  # fmt: skip
-    """One pass over the training pairs in random batches; returns the mean loss."""
+    """One pass over the training pairs in random batches (its first ``max_batches`` only,
+    when given); returns the mean loss. Batches read their rows from disk."""
+    assert data.teacher is not None and data.targets is not None
     rng = np.random.default_rng([config.seed, epoch])  # resumable without saved RNG states
     gen = torch.Generator().manual_seed(config.seed * 100003 + epoch)
     params = [p for p in run.student.parameters() if p.requires_grad]
-    lengths = np.array([len(t.split()) for t in data.train_tgt])
-    train_y = torch.from_numpy(data.train_y).to(device)
+    train = data.pairs.train
     run.student.train()
     total, seen = 0.0, 0
-    batches = _batches(lengths, config.batch_size, rng)
+    batches = _batches(data.pairs.lengths[train], config.batch_size, rng)[:max_batches]
     bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=not progress, leave=False)
     for idx in bar:
-        tokens, lens = run.vocab.batch([data.train_tgt[i] for i in idx], device=device)
-        x, y = run.student(tokens, lens), train_y[idx]
+        tokens, lens = pad(data.targets.take(train[idx].tolist()), device=device)
+        y = torch.from_numpy(data.teacher.matrix(train[idx])).to(device)
+        x = run.student(tokens, lens)
         x_c, y_c = (
             x[derangement(len(idx), gen).to(device)],
             y[derangement(len(idx), gen).to(device)],
@@ -468,7 +457,7 @@ def train_student(
     run_dir: str | Path,
     teacher: Encoder,
     teacher_spec: str,
-    corpus: ParallelCorpus,
+    corpus: ParallelCorpus | ParallelFiles,
     lang: str,
     config: StudentConfig,
     cache: EmbeddingCache,
@@ -479,6 +468,7 @@ def train_student(
     threads: int | None = None,
     name: str | None = None,
     device: str = "cpu",
+    max_steps: int | None = None,
 ) -> dict[str, Any]:
     """Train (or continue) the student in ``run_dir``; returns the run manifest.
 
@@ -487,7 +477,11 @@ def train_student(
     every core this process may use). ``name``: the run's row name in results tables
     (default ``<teacher>-><lang>/<arch>/<folder>``). ``device``: where the student trains
     (``training.devices``; the teacher's vectors come from the cache, encoded where the
-    teacher encodes).
+    teacher encodes). ``max_steps``: stop after that many training steps in all (for
+    timing); an epoch cut short is not saved, so a rerun trains it again.
+
+    The corpus is tokenised into a temporary folder of ``run_dir`` and the teacher's vectors
+    are kept in a file there (``training.pairs``): memory does not grow with the corpus.
     """
     config.check()
     device = resolve_device(device)
@@ -495,9 +489,31 @@ def train_student(
         config = replace(config, vectors=_vectors_spec(config.vectors))
     if config.monitor == "task" and validate is None:
         raise SentprobeError("monitor 'task' needs a downstream validation task")
+    if max_steps is not None and max_steps < 1:
+        raise SentprobeError(f"--max-steps {max_steps}: must be at least 1")
     run_dir = Path(run_dir)
     set_torch_threads(threads)
-    data = _prepare(corpus, lang, teacher, cache, config, progress, source_language)
+    created = not run_dir.exists()
+    folder = run_dir / ".pairs"  # the tokenised corpus; one left by a killed run is replaced
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    try:
+        data = _prepare(corpus, lang, teacher, cache, config, folder, source_language)
+        return _fit(run_dir, teacher, teacher_spec, lang, config, cache, data, validate,
+                    source_language, progress, log, name, device, max_steps)  # fmt: skip
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        if created and not any(run_dir.iterdir()):  # refused before the run began
+            run_dir.rmdir()
+
+
+def _fit(
+    run_dir: Path, teacher: Encoder, teacher_spec: str, lang: str, config: StudentConfig,
+    cache: EmbeddingCache, data: _Data, validate: Callable[[EncodeFn], float] | None,
+    source_language: str, progress: bool, log: Callable[[str], None], name: str | None,
+    device: str, max_steps: int | None,
+) -> dict[str, Any]:  # fmt: skip
+    """``train_student`` once the pairs are on disk: open the run, train, validate, save."""
     meta = {
         "teacher": teacher_spec,
         "teacher_label": teacher.name,
@@ -505,7 +521,7 @@ def train_student(
         "language": lang,
         "settings": {
             **config.settings(),
-            "data_sha256": data.sha256,
+            "data_sha256": data.pairs.sha256,
             "teacher_fingerprint": teacher.fingerprint,
             "language": lang,
         },
@@ -526,12 +542,28 @@ def train_student(
         stopper.restore(run.state["early_stopping"])
         restore_rng_states(run.state)  # dropout masks as an uninterrupted run draws them
     encode = _encode_with(run.student, run.vocab, device)
+    data.targets = data.pairs.write_ids(run.vocab)
+    data.teacher = teacher_file(data.pairs, run_dir, teacher, cache, run.student.out_dim, progress)
+    train = data.pairs.train
+    per_epoch = len(
+        _batches(data.pairs.lengths[train], config.batch_size, np.random.default_rng(0))
+    )
     for epoch in range(run.start + 1, config.epochs + 1):
+        cut = None
+        if max_steps is not None and max_steps - (epoch - 1) * per_epoch < per_epoch:
+            cut = max(0, max_steps - (epoch - 1) * per_epoch)
         began = time.perf_counter()
-        metrics: dict[str, Any] = {
-            "train_loss": _train_epoch(run, data, config, optimizer, epoch, progress, device)
-        }
-        valid_x = encode(data.valid_tgt)
+        loss = (
+            _train_epoch(run, data, config, optimizer, epoch, progress, device, cut)
+            if cut != 0
+            else 0.0
+        )
+        if cut is not None:
+            log(f"--max-steps {max_steps}: stopped {cut} steps into epoch {epoch}; the epoch "
+                f"is not saved (rerun to train it), mean loss {loss:.4f}")  # fmt: skip
+            break
+        metrics: dict[str, Any] = {"train_loss": loss}
+        valid_x = encode(data.pairs.valid_target)
         metrics["valid_mse"] = float(np.mean((valid_x - data.valid_y) ** 2))
         metrics["valid_retrieval"] = retrieval_accuracy(valid_x, data.valid_y)
         if validate is not None:

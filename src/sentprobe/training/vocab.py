@@ -107,9 +107,9 @@ class Vocabulary:
 
 
 def pad(
-    rows: Sequence[Sequence[int]], device: str | torch.device = "cpu"
+    rows: Sequence[Sequence[int] | np.ndarray], device: str | torch.device = "cpu"
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-pad id lists with ``PAD``: ``(tokens[B, T], lengths[B])``."""
+    """Right-pad id lists (or arrays) with ``PAD``: ``(tokens[B, T], lengths[B])``."""
     lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
     out = np.zeros((len(rows), int(lengths.max(initial=1))), dtype=np.int64)
     for i, r in enumerate(rows):
