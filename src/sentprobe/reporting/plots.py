@@ -1,6 +1,6 @@
 """The report's figures: layer curves, heatmaps relative to a reference, layer × pooling and
-erasure heatmaps, correlation and agreement matrices, drawn with matplotlib's object API (no pyplot: no GUI backend, no global
-figure state, safe in a server or a test).
+erasure heatmaps, correlation and agreement matrices, drawn with matplotlib's object API (no
+pyplot: no GUI backend, no global figure state, safe in a server or a test).
 
 Each ``*_figure`` function takes data already computed (frames of scores, matrices) and
 returns a :class:`~matplotlib.figure.Figure`; :func:`save_figure` writes one to a file
