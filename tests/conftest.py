@@ -10,6 +10,14 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT", "").isdigit():
+    # Each xdist worker (and the CLI processes it starts) computes with its share of the cores:
+    # two workers each running torch on every core spend their time waiting for each other
+    # (a small L-BFGS probe fit took 29 s instead of 1.3 s).
+    from sentprobe.parallel import THREADS_VARIABLE, available_cores
+
+    _share = available_cores() // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])
+    os.environ.setdefault(THREADS_VARIABLE, str(max(1, _share)))
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 

@@ -25,7 +25,7 @@ def build(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_build_from_gold_conllu_is_deterministic(tmp_path, ewt_subset):
-    corpus = ewt_subset(tmp_path / "ewt.conllu", n=16000)
+    corpus = ewt_subset(tmp_path / "ewt.conllu", n=3000)
     args = ["-c", str(corpus), "--tasks", "SentLen,BShift,Tense", "--sizes", "60,12,12"]
     first = build(*args, "-o", "suite1", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
