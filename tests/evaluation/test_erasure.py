@@ -206,6 +206,25 @@ def test_each_view_of_a_layered_encoder_gets_its_own_eraser():
     assert not leace["failed"].any() and (leace["diff"] < -30).all()
 
 
+def test_the_control_takes_its_rank_from_the_leace_fit_it_pairs_with(monkeypatch):
+    """LEACE is fit once per (erased task, view): the random control reuses that fit's rank."""
+    import sentprobe.evaluation.erasure as erasure_module
+
+    fits = []
+    real = erasure_module._leace
+
+    def counted(X, labels):
+        fits.append(X.shape)
+        return real(X, labels)
+
+    monkeypatch.setattr(erasure_module, "_leace", counted)
+    tasks = [make_task("Tense", "toy/Tense"), make_task("Number", "toy/Number")]
+    table = erasure_effects(*run_memory(tasks, ["Tense"]))
+    assert fits == [(400, 16)]
+    ranks = table.groupby("method")["rank"].unique()
+    assert ranks["leace"].tolist() == ranks["random"].tolist() == [1]
+
+
 def test_evaluate_gives_the_effects_in_memory():
     frame = sentprobe.evaluate(encode, [make_task("Tense", "toy/Tense")], erase=["toy/Tense"])
     effects = frame.attrs["erasure"]

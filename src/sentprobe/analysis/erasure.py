@@ -50,6 +50,11 @@ def erasure_effects(
     by_identity = {
         (r.row_id, *(getattr(r, c) for c in TASK), r.probe): r for r in plain.itertuples()
     }
+    label_of: dict[tuple[str, str, str], str] = {}  # (hash, name, language): display name
+    for h, task, language, label in zip(
+        df["task_hash"], df["task"], df["language"], df["task_label"], strict=True
+    ):
+        label_of.setdefault((h, task, language), label)
     lines = []
     for r in df[df["erasure"] != ""].itertuples():
         before = by_identity.get((r.base_row, *(getattr(r, c) for c in TASK), r.probe))
@@ -62,13 +67,11 @@ def erasure_effects(
         ci = accuracy_interval([a.correct]) or (np.nan, np.nan)
         erasure = r.extra["erasure"]
         what = (erasure["task_hash"], erasure["task"], erasure["language"])
-        keys = zip(df["task_hash"], df["task"], df["language"], strict=True)
-        erased = df[[k == what for k in keys]]
         own = (r.task_hash, r.task, r.language) == what
         lines.append(
             {
                 "encoder": before.encoder,
-                "erased": erased["task_label"].iloc[0] if len(erased) else erasure["task"],
+                "erased": label_of.get(what, erasure["task"]),
                 "erased_id": "|".join(map(str, what)),
                 "method": erasure["method"],
                 "rank": erasure["rank"],

@@ -29,8 +29,6 @@ from sentprobe.evaluation.identity import ERASE_MARK
 #: Bumped whenever a change alters erased vectors: part of each erased row's identity, so
 #: results of an older eraser are computed again, not reused.
 VERSION = "1"
-#: The erasures run for each erased task: the property, and the equal-rank random control.
-METHODS = ("leace", "random")
 
 
 def erased_tasks(names: Sequence[str], tasks: Sequence[ProbingTask]) -> list[ProbingTask]:
@@ -104,9 +102,10 @@ def random_projection(dim: int, rank: int, seed: int) -> Any:
 
 class ErasedEncoder(WrappedEncoder):
     """``encoder`` with ``task``'s property erased (``method`` ``leace``, or ``random``: a random
-    subspace of the rank LEACE removes, drawn with ``seed``). Its vectors are read from
-    ``base`` (the plain encoder's vectors of the run's sentences, ``index``: sentence -> row)
-    and erased per view; each view's eraser is fit on first use."""
+    subspace of the rank LEACE removes, drawn with ``seed``; ``leace``: that LEACE erasure,
+    whose fits it reuses, made here when not given). Its vectors are read from ``base`` (the
+    plain encoder's vectors of the run's sentences, ``index``: sentence -> row) and erased per
+    view; each view's eraser is fit on first use."""
 
     def __init__(
         self,
@@ -116,10 +115,15 @@ class ErasedEncoder(WrappedEncoder):
         base: Vectors,
         index: dict[str, int],
         seed: int = 0,
+        leace: ErasedEncoder | None = None,
     ) -> None:
         super().__init__(encoder)
         self.task, self.method, self.seed = task, method, seed
         self.base, self.index = base, index
+        if method == "leace":
+            self.leace = self
+        else:
+            self.leace = leace or ErasedEncoder(encoder, task, "leace", base, index)
         meta = task.metadata
         what = f"{task.name}({meta.language},{task.content_hash()[:8]})"
         kind = "leace" if method == "leace" else f"random:seed{seed}"
@@ -134,13 +138,14 @@ class ErasedEncoder(WrappedEncoder):
 
     def _fit(self, view: int | None) -> tuple[Any, int]:
         if view not in self._fits:
-            train = self.task.splits["train"]
-            rows = np.fromiter((self.index[s] for s in train.sentences), np.int64)
-            X = self.base.take(rows, view)
-            erase, rank = _leace(X, train.labels)
-            if self.method == "random":
-                erase = random_projection(X.shape[1], rank, self.seed)
-            self._fits[view] = (erase, rank)
+            if self.method == "leace":
+                train = self.task.splits["train"]
+                rows = np.fromiter((self.index[s] for s in train.sentences), np.int64)
+                self._fits[view] = _leace(self.base.take(rows, view), train.labels)
+            else:  # a random subspace of the rank LEACE removes from this view
+                rank = self.leace._fit(view)[1]
+                dim = self.base.take(np.zeros(1, np.int64), view).shape[1]
+                self._fits[view] = (random_projection(dim, rank, self.seed), rank)
         return self._fits[view]
 
     def erase(self, X: np.ndarray, view: int | None) -> np.ndarray:

@@ -44,7 +44,6 @@ from sentprobe.encoders.custom import CallableEncoder
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import baseline_names, default_baselines
 from sentprobe.evaluation.erasure import (
-    METHODS,
     ErasedEncoder,
     ErasingCache,
     check_erasable,
@@ -710,12 +709,14 @@ def _run_erasures(
     for encoder in units.erase_rows:
         base = cache.vectors(encoder, sentences, progress=encoder.name if progress else False)
         for task in units.erase:
-            for method in METHODS:
+            leace = ErasedEncoder(encoder, task, "leace", base, index)
+            control = ErasedEncoder(encoder, task, "random", base, index, leace=leace)
+            for erased in (leace, control):
                 runner = Runner(
                     units.tasks, probe=units.probe, seeds=units.seeds, store=store,
                     cache=ErasingCache(), progress=progress, nli_train=units.nli_train,
                 )  # fmt: skip
-                runner.run_encoder(ErasedEncoder(encoder, task, method, base, index))
+                runner.run_encoder(erased)
                 keys += runner.keys
     return keys
 
