@@ -30,7 +30,7 @@ from ..errors import SentprobeError, require
 from ..parallel import thread_budget
 from .base import Encoder
 from .filehash import file_digests
-from .pooling import Prompt, check_poolings, parse_poolings, pool, token_positions
+from .pooling import POOLINGS, Prompt, check_poolings, parse_poolings, pool, token_positions
 
 log = logging.getLogger(__name__)
 
@@ -386,7 +386,7 @@ class HFEncoder(Encoder):
         ``sentences`` (the ones about to be encoded)."""
         if not sentences:
             return
-        if any(p not in ("mean", "max", "cls", "last") for p in self.poolings):
+        if any(p not in POOLINGS for p in self.poolings):  # pos:/marker: pick a token
             self._load()
             for start in range(0, len(sentences), 1024):
                 self._tokenize(sentences[start : start + 1024])  # raises on a bad sentence
