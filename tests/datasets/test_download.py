@@ -235,17 +235,44 @@ def _lock_file(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
-def test_archive_source(senteval, tmp_path):
-    tree, suite = senteval
-    archive = tmp_path / "SentEval-main.zip"
+@pytest.mark.parametrize("name", ["senteval", "dnc"])
+def test_archive_source_is_a_repository_snapshot(name, request, tmp_path):
+    """GitHub's "Download ZIP": the repository's root README (and a stray copy of a file
+    elsewhere) come before the suite's own; only the suite's folder is read."""
+    tree, suite = request.getfixturevalue(name)
+    archive = tmp_path / "snapshot.zip"
     with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("Repo-main/README.md", "the repository's README")
+        z.writestr(f"Repo-main/old/{sorted(suite.files)[-1]}", "a stale copy")
         for rel in suite.files:
-            z.write(tree / rel, f"SentEval-main/data/probing/{rel}")
-        z.writestr("SentEval-main/README.md", "not this one")
+            z.write(tree / rel, f"Repo-main/{suite.folder}{rel}")
     out = tmp_path / "out"
     outcome = download(suite, out, source=archive)
     assert outcome.problems == {} and sorted(outcome.fetched) == sorted(suite.files)
-    assert (out / "README.md").read_text() == "# Probing tasks\n"
+    for rel in suite.files:
+        assert (out / rel).read_bytes() == (tree / rel).read_bytes()
+
+
+def test_archive_of_the_layout_alone(senteval, tmp_path):
+    tree, suite = senteval
+    archive = tmp_path / "probing.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for rel in suite.files:
+            z.write(tree / rel, rel)
+    outcome = download(suite, tmp_path / "out", source=archive)
+    assert outcome.problems == {} and sorted(outcome.fetched) == sorted(suite.files)
+
+
+def test_many_missing_files_are_summarised_by_reason(xprobe, tmp_path):
+    """A mirror that lacks dozens of files: one short line per reason, not one per file."""
+    tree, suite = xprobe
+    files = {f"xx/task{i:02d}/te.txt": "0" * 40 for i in range(60)}
+    suite = dataclasses.replace(suite, files={**suite.files, **files})
+    outcome = download(suite, tmp_path / "out", source=tree)
+    summary = outcome.problem_summary()
+    assert len(outcome.problems) == 60 and len(summary) < 200
+    assert summary.count("xx/task") == 3 and "and 57 more" in summary
+    assert summary.startswith(f"{outcome.problems['xx/task00/te.txt']} (60 files): ")
 
 
 def test_content_checks_follow_the_papers(tmp_path):
@@ -317,3 +344,24 @@ def test_cli_says_what_is_missing_in_one_line(senteval, tmp_path, monkeypatch, c
     assert len(err) == 1
     assert err[0].startswith(f"error: senteval: 1 missing or damaged in {out}: bigram_shift.txt: ")
     assert "rerun to resume" in err[0]
+
+
+def test_download_reports_identical_splits(xprobe, tmp_path, monkeypatch, capsys):
+    """X-Probe's TreeDepth dev and test files are byte-identical in five languages: the
+    download verifies them (they are the published files) and says so itself."""
+    tree, _ = xprobe
+    task = tree / "de" / "past_present"
+    (task / "te.txt").write_bytes((task / "va.txt").read_bytes())
+    suite = _pinned("xprobe", tree)
+    outcome = download(suite, tmp_path / "out", source=tree)
+    assert outcome.problems == {}
+    assert outcome.identical == [("de/past_present/te.txt", "de/past_present/va.txt")]
+    monkeypatch.setattr(dl, "published_suites", lambda: {"xprobe": suite})
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        ["sentprobe", "download", "xprobe", "-o", str(tmp_path / "o2"), "--mirror", str(tree)],
+    )
+    main()
+    err = capsys.readouterr().err
+    assert "de/past_present/te.txt and de/past_present/va.txt are byte-identical" in err

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from sentprobe.cli.console import note
+from sentprobe.cli.console import note, warning
 from sentprobe.errors import SentprobeError
 
 
@@ -62,9 +62,14 @@ def download(
     outcome = fetch(spec, directory, source=url, lock=lock)
     total = len(spec.files)
     if outcome.problems:
-        listed = "; ".join(f"{rel}: {why}" for rel, why in sorted(outcome.problems.items()))
         raise SentprobeError(
-            f"{suite.value}: {len(outcome.problems)} missing or damaged in {directory}: {listed}"
+            f"{suite.value}: {len(outcome.problems)} missing or damaged in {directory}: "
+            f"{outcome.problem_summary()}"
+        )
+    for a, b in outcome.identical:
+        warning(
+            f"{a} and {b} are byte-identical in the published suite: that task's scores on "
+            "the two splits are one measurement (`sentprobe audit` lists it too)"
         )
     note(
         f"{suite.value}: {total} files verified in {directory} ({len(outcome.fetched)} fetched, "

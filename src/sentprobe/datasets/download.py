@@ -29,7 +29,8 @@ import tarfile
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Callable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -181,6 +182,24 @@ class Outcome:
     fetched: list[str] = field(default_factory=list)
     present: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)
+    #: verified files that are byte-identical to another split of the same task (X-Probe's
+    #: TreeDepth dev and test in five languages): the published data's own defect
+    identical: list[tuple[str, str]] = field(default_factory=list)
+
+    def problem_summary(self, shown: int = 3) -> str:
+        """The problems grouped by reason, each with its count and its first ``shown`` files:
+        a line a person can read when a mirror lacks dozens of files for one reason."""
+        by_reason: dict[str, list[str]] = {}
+        for rel, why in sorted(self.problems.items()):
+            by_reason.setdefault(why, []).append(rel)
+        parts = []
+        for why, rels in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            if len(rels) == 1:
+                parts.append(f"{rels[0]}: {why}")
+                continue
+            more = f" and {len(rels) - shown} more" if len(rels) > shown else ""
+            parts.append(f"{why} ({len(rels)} files): {', '.join(rels[:shown])}{more}")
+        return "; ".join(parts)
 
 
 def _read_lock(path: Path, suite: str) -> dict[str, str]:
@@ -267,13 +286,29 @@ def _archive_members(archive: Path) -> Iterator[tuple[str, IO[bytes]]]:
                     yield member.name, data
 
 
-def _from_archive(archive: Path, wanted: list[str], directory: Path) -> dict[str, str]:
-    """Copy the archive members that end in a wanted path into ``directory``; the wanted
-    paths not found -> "not in the archive"."""
+def _archive_root(names: Iterable[str], wanted: list[str], folder: str) -> str | None:
+    """The prefix under which the archive holds the suite's layout: the one that holds the
+    most wanted paths, preferring one that ends in the suite's folder in its repository, then
+    the shortest. A repository snapshot (GitHub's "Download ZIP") has other files of the same
+    name elsewhere, e.g. the root ``README.md``, which must not stand in for the suite's own."""
+    votes: Counter[str] = Counter()
+    for name in names:
+        for rel in wanted:
+            if name == rel or name.endswith("/" + rel):
+                votes[name[: len(name) - len(rel)]] += 1
+    if not votes:
+        return None
+    return max(votes, key=lambda p: (votes[p], p.endswith("/" + folder) or p == folder, -len(p)))
+
+
+def _from_archive(archive: Path, wanted: list[str], directory: Path, folder: str) -> dict[str, str]:
+    """Copy the archive's members at ``root + wanted path`` into ``directory`` (root: see
+    :func:`_archive_root`); the wanted paths not found -> "not in the archive"."""
+    root = _archive_root((name for name, _ in _archive_members(archive)), wanted, folder)
     found: set[str] = set()
-    for name, src in _archive_members(archive):
-        rel = next((w for w in wanted if name == w or name.endswith("/" + w)), None)
-        if rel is None or rel in found:
+    for name, src in _archive_members(archive) if root is not None else ():
+        rel = name[len(root) :] if name.startswith(root) else None
+        if rel not in wanted or rel in found:
             continue
         dest = directory / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -347,7 +382,7 @@ def download(
             todo.append(rel)
 
     if archive is not None and todo:
-        outcome.problems.update(_from_archive(archive, todo, directory))
+        outcome.problems.update(_from_archive(archive, todo, directory, suite.folder))
     for rel in todo:
         dest = directory / rel
         if rel in outcome.problems:
@@ -359,10 +394,13 @@ def download(
             try:
                 _fetch_url(url, dest, timeout)
             except urllib.error.HTTPError as e:
-                outcome.problems[rel] = f"HTTP {e.code} {e.reason} ({url})"
+                outcome.problems[rel] = f"HTTP {e.code} {e.reason}"
                 continue
             except (urllib.error.URLError, http.client.HTTPException, OSError) as e:
-                reason = getattr(e, "reason", None) or getattr(e, "strerror", None) or e
+                # the reason without the path or URL, so that one cause reads as one line
+                reason = getattr(e, "reason", None) or e
+                if isinstance(reason, OSError) and reason.strerror:
+                    reason = reason.strerror
                 outcome.problems[rel] = f"not fetched ({reason}); rerun to resume"
                 continue
         problem, sha = _mismatch(dest, suite.files[rel], locked.get(rel))
@@ -378,7 +416,21 @@ def download(
     verified = {rel: sha for rel, sha in sums.items() if rel in suite.files}
     if verified:
         _write_lock(lock_path, suite, verified)
+    outcome.identical = _identical_files(verified)
     return outcome
+
+
+def _identical_files(sums: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Pairs of files in one folder with the same SHA-256, in path order."""
+    first: dict[tuple[str, str], str] = {}
+    pairs = []
+    for rel in sorted(sums):
+        key = (rel.rpartition("/")[0], sums[rel])
+        if key in first:
+            pairs.append((first[key], rel))
+        else:
+            first[key] = rel
+    return pairs
 
 
 def _outside(found: int, stated: int) -> bool:
