@@ -222,3 +222,14 @@ def test_the_kim2019_suite_is_the_releases_nine_sets():
     assert [n.removeprefix("kim2019/") for n in names] == [
         "wh-words", "Def", "Coord", "EOS", "Prep", "Comp", "Quant", "Spatial", "Negation",
     ]  # fmt: skip
+
+
+def test_a_single_data_file_is_a_task(tmp_path):
+    """``-t .../acceptability-eos_data.json`` (or its metadata file): the set alone, with the
+    same content as when the whole release is loaded."""
+    release = write_release(tmp_path)
+    whole = {t.metadata.paper_name: t for t in resolve_tasks(str(release))}
+    for name in ("acceptability-eos_data.json", "acceptability-eos_metadata.json"):
+        (task,) = resolve_tasks(str(release / "ACCEPTABILITY" / name))
+        assert task.content_hash() == whole["EOS"].content_hash()
+        assert task.folds is not None and len(task.folds) == len(whole["EOS"].folds)

@@ -453,3 +453,31 @@ def test_a_full_disk_during_export_is_one_line_and_writes_nothing(tmp_path):
     assert line.startswith("error: out: cannot write the export (File too large)"), line
     assert "free space or choose another -o (nothing of it was written)" in line
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("first,second", [("sentence1", "sentence2"), ("question", "sentence")])
+def test_a_pair_dataset_without_sidecar_is_probed_on_both_sentences(tmp_path, first, second):
+    """An MRPC/QNLI-style parquet export without ``sentprobe.json``: the label depends on the
+    second sentence only, so a probe of the first alone would sit at chance."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(0)
+    folder = tmp_path / "mrpc"
+    folder.mkdir()
+    for name, n in (("train", 120), ("validation", 40), ("test", 40)):
+        labels = rng.integers(0, 2, n)
+        table = pa.table(
+            {
+                first: [f"the first sentence number {i} ." for i in range(n)],
+                second: [f"it is {'yes' if y else 'no'} {i} ." for i, y in enumerate(labels)],
+                "label": labels.tolist(),
+                "idx": list(range(n)),
+            }
+        )
+        pq.write_table(table, folder / f"{name}.parquet")
+    (task,) = resolve_tasks(str(folder))
+    assert task.metadata.format == "nli-pair"
+    assert task.splits["test"].sentences2[0].startswith("it is")
+    scores = dict(_scores([task], tmp_path, "pairs"))
+    assert scores["hashed"] > 0.9  # the first sentence alone carries nothing

@@ -47,15 +47,16 @@ def _load_results(results: Path, probe: str | None, encoders: list[str] | None =
 def _flag_foreign(results: Path, frame) -> None:
     """One warning when results were made by another sentprobe version than this one."""
     from sentprobe import __version__
-    from sentprobe.evaluation.provenance import is_foreign, made_by
+    from sentprobe.evaluation.provenance import foreign_reason
 
-    foreign = [extra for extra in frame["extra"] if is_foreign(extra)]
-    if foreign:
-        made = sorted({made_by(extra) or "unrecorded" for extra in foreign})
+    reasons = [r for r in map(foreign_reason, frame["extra"]) if r is not None]
+    if reasons:
+        made = sorted(set(reasons))
         warning(
-            f"{results}: {len(foreign)} of {len(frame)} results were made by another sentprobe "
-            f"version ({', '.join(made)}; this is {__version__}): `report --provenance` lists "
-            "them, `sentprobe run` with the same settings computes them again"
+            f"{results}: {len(reasons)} of {len(frame)} results were made by another sentprobe "
+            f"version or code, or other library versions ({'; '.join(made)}; this is "
+            f"sentprobe {__version__}): `report --provenance` lists them, `sentprobe run` with "
+            "the same settings computes them again"
         )
 
 

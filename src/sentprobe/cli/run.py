@@ -189,6 +189,15 @@ def run(
             "tracebacks), and the exit status is 1.",
         ),
     ] = False,
+    keep_other_versions: Annotated[
+        bool,
+        typer.Option(
+            "--keep-other-versions",
+            help="Reuse stored results made by another sentprobe version or code, or another "
+            "major.minor of numpy, scikit-learn, torch, transformers or sentence-transformers "
+            "(computed again by default; `report` flags them).",
+        ),
+    ] = False,
     fmt: TableFormat = Format.markdown,
     output: TableOutput = None,
     quiet: Quiet = False,
@@ -231,6 +240,7 @@ def run(
         shard=parse_shard(shard) if shard is not None else None,
         keep_going=keep_going,
         erase=erase or (),
+        keep_foreign=keep_other_versions,
     )
     _show_warnings(frame)
     failures = frame.attrs.get("failures", [])

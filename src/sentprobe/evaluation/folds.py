@@ -43,9 +43,10 @@ from sentprobe.io import atomic_write_bytes
 from sentprobe.probes import MLPProbe
 from sentprobe.registry import probes
 
-FOLDS, FALLBACK, ZERO_SHOT = "folds", "cv-fallback", "zero-shot"
+FOLDS, FALLBACK, ZERO_SHOT, PAIRS = "folds", "cv-fallback", "zero-shot", "pairs"
 #: What each protocol means, for tables and docs.
 PROTOCOL_NOTES = {
+    PAIRS: "sentence pairs on the task's own train / dev / test splits, features by format",
     FOLDS: "cross-validation on the task's folds (each fold's test split once), mean over folds",
     FALLBACK: "k-fold CV within the NLI set (no --nli-train): NOT the paper's protocol, which "
     "scores NLI sets zero-shot with a head trained on MNLI",
@@ -75,9 +76,11 @@ Lookup = Callable[[Sequence[str]], Any]
 
 
 def protocol(task: ProbingTask, nli_train: NLIPairs | None) -> str | None:
-    """How ``task`` is probed: None (its train/dev/test splits), or one of the protocols."""
+    """How ``task`` is probed: None (single sentences on its train/dev/test splits), or one
+    of the protocols (pairs on those splits, folds, zero-shot)."""
     if task.folds is None:
-        return None
+        pairs = any(split.sentences2 is not None for split in task.splits.values())
+        return PAIRS if pairs else None
     if task.metadata.format == "nli-pair":
         return ZERO_SHOT if nli_train is not None else FALLBACK
     return FOLDS
@@ -242,7 +245,7 @@ def cross_validate(
         predictions=predictions,
         test_score=float(np.mean(scores)),
         dev_score=mean(dev_scores),
-        selection=f"{name}{len(folds)}",
+        selection=f"{name}{len(folds)}" if task.folds else getattr(est, "selection_", "dev"),
         config=dict(getattr(est, "best_params_", {}) or {}),
         n_train=round(float(np.mean([len(f["train"]) for f in folds]))),
         n_dev=round(float(np.mean([len(f["dev"]) if "dev" in f else 0 for f in folds]))),

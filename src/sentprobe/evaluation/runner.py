@@ -63,7 +63,7 @@ from sentprobe.evaluation.folds import (
 )
 from sentprobe.evaluation.memory import MemoryStore
 from sentprobe.evaluation.predictions import Predictions
-from sentprobe.evaluation.provenance import is_foreign, made_by
+from sentprobe.evaluation.provenance import foreign_reason
 from sentprobe.evaluation.shards import SHARD_META, PositionedStore, plan, plan_id
 from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
 from sentprobe.io import check_writable_dir
@@ -206,24 +206,27 @@ class Runner:
         self.heads = HeadCache(None if cache.root is None else cache.root / "nli-heads")
         self.keys: list[str] = []
         self._warned_foreign = False  # said that results of another version are recomputed
+        #: reuse results made by other code or versions (provenance.py) instead of recomputing
+        self.keep_foreign = False
         #: Probe only these views (indices into ``encoder.views``): a Ray job's share of a
         #: ``--layer all`` row (evaluation/executors.py); None: every view.
         self.only_views: set[int] | None = None
 
     # -- shared bookkeeping ---------------------------------------------------------------
     def _done(self, key: str) -> bool:
-        """The unit is stored by this sentprobe version. A result made by another version (or
-        by one that did not record its version) is computed again, not silently reused."""
+        """The unit is stored by this installation's code and versions. A result made by
+        another (provenance.py: version, source, a decisive library's major.minor) is computed
+        again, not silently reused, unless ``keep_foreign``."""
         record = self.store.get(key)
-        if record is None or not is_foreign(record.extra):
+        reason = None if record is None else foreign_reason(record.extra)
+        if reason is None or self.keep_foreign:
             return record is not None
         if not self._warned_foreign:  # once per run
             self._warned_foreign = True
-            version = made_by(record.extra)
-            made = f"sentprobe {version}" if version else "an older sentprobe (no version)"
             warnings.warn(
                 f"{getattr(self.store, 'path', 'results store')}: stored results made by "
-                f"{made} are computed again by sentprobe {__version__}, not reused",
+                f"{reason} are computed again by sentprobe {__version__}, not reused "
+                "(--keep-other-versions reuses them)",
                 stacklevel=2,
             )
         return False
@@ -373,7 +376,7 @@ class Runner:
                         "seed": seed,
                         "probe": type(est).__name__,
                     }
-                    if task.folds is not None and not self._done(key):
+                    if protocol(task, self.nli_train) is not None and not self._done(key):
                         extra = {"seeded": uses_seed(est), "seeds": self.seeds}
                         self._fold_unit(
                             key, task, baseline.make, list, signature, extra=extra, **unit
@@ -497,7 +500,7 @@ class Runner:
                     bar.update()
                     continue
                 probe = row_probe or task.metadata.probe or "logreg"
-                if task.folds is not None:
+                if protocol(task, self.nli_train) is not None:
                     view = views[v]
                     self._fold_unit(
                         key,
@@ -668,9 +671,11 @@ def execute(
     executor: str = "local",
     shard: tuple[int, int] | None = None,
     keep_going: bool = False,
+    keep_foreign: bool = False,
 ) -> pd.DataFrame:
     """Compute ``units`` into ``store`` (units it holds already are skipped) and
-    return their records; ``attrs["failures"]``: the pairs ``keep_going`` went past."""
+    return their records; ``attrs["failures"]``: the pairs ``keep_going`` went past;
+    ``keep_foreign``: reuse stored units made by other code or versions."""
     runner = Runner(
         units.tasks,
         probe=units.probe,
@@ -680,6 +685,7 @@ def execute(
         progress=progress,
         nli_train=units.nli_train,
     )
+    runner.keep_foreign = keep_foreign
     if executor == "local":
         options = [units.probe, units.seeds, units.nli_train and units.nli_train.sha]
         failures = _run_local(runner, units.rows, shard, keep_going, options)
@@ -740,6 +746,7 @@ def run(
     shard: tuple[int, int] | None = None,
     keep_going: bool = False,
     erase: Sequence[str] = (),
+    keep_foreign: bool = False,
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks`` into the results store ``results``
     (resumable: finished units are skipped); returns one row per result.
@@ -767,7 +774,9 @@ def run(
     does not stop the run; the returned frame's ``attrs["failures"]`` lists one line each.
     ``erase``: task names (as ``tasks`` gives them, or short names) whose property is then
     erased from each encoder's vectors (LEACE, and a random subspace of equal rank as its
-    control; evaluation/erasure.py) before every task is probed again.
+    control; evaluation/erasure.py) before every task is probed again. ``keep_foreign``:
+    reuse stored results made by another sentprobe version or code, or another major.minor
+    of a library that decides scores (evaluation/provenance.py); computed again by default.
     """
     check_executor(executor)
     if shard is not None and executor != "local":
@@ -796,7 +805,7 @@ def run(
     with ResultsStore(results) as store:
         return execute(
             units, store, cache, progress=progress, executor=executor, shard=shard,
-            keep_going=keep_going,
+            keep_going=keep_going, keep_foreign=keep_foreign,
         )  # fmt: skip
 
 

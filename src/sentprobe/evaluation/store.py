@@ -33,7 +33,7 @@ import pandas as pd
 
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions, decode, encode
-from sentprobe.evaluation.provenance import package_versions
+from sentprobe.evaluation.provenance import environment, package_versions
 from sentprobe.io import (
     NETWORK_FILE_SYSTEMS,
     check_writable_dir,
@@ -561,8 +561,8 @@ def _stamped(record: ResultRecord) -> ResultRecord:
     )
     log.debug("%s: encoder fingerprint %s", record.encoder, record.encoder_fingerprint)
     extra = record.extra
-    if "versions" not in extra:  # the versions that computed it (provenance.py)
-        extra = {**extra, "versions": package_versions()}
+    if "versions" not in extra:  # the code and environment that computed it (provenance.py)
+        extra = {**extra, "versions": package_versions(), "environment": environment()}
     config = RUN_CONFIG.get()
     if config is not None and "run_config" not in extra:
         extra = {**extra, "run_config": config}

@@ -27,7 +27,13 @@ from sentprobe.datasets.loaders.common import (
     stem,
     task_lines,
 )
-from sentprobe.datasets.loaders.dnc import is_dnc_dir, load_dnc, load_dnc_set
+from sentprobe.datasets.loaders.dnc import (
+    DATA_SUFFIX,
+    METADATA_SUFFIX,
+    is_dnc_dir,
+    load_dnc,
+    load_dnc_set,
+)
 from sentprobe.datasets.loaders.hf import holds_hf_dirs, is_hf_dir, load_hf_dir, load_hub
 from sentprobe.datasets.loaders.manifest import (
     declares_folders,
@@ -99,6 +105,7 @@ def load_tasks(path: str | Path) -> list[ProbingTask]:
     is read by :mod:`.hf`. A directory whose manifest lists X-Probe task folders (a built
     X-Probe suite) is read through the manifest; otherwise a directory is X-Probe if it (or
     its subfolders) hold ``tr.txt``/``te.txt`` task folders, otherwise SentEval. A file is
+    one set of a DNC-format suite if it is named ``*_data.json`` (or ``*_metadata.json``),
     JSONL by extension, SentEval if its first line starts with a split name and has three
     columns, otherwise a TSV with a header.
     """
@@ -125,6 +132,10 @@ def load_tasks(path: str | Path) -> list[ProbingTask]:
         )
     if not path.exists():
         raise DataError(path, None, "no such file or directory")
+    if path.name.endswith((DATA_SUFFIX, METADATA_SUFFIX)):  # one set of a DNC-format suite
+        data = path.with_name(path.name.replace(METADATA_SUFFIX, DATA_SUFFIX))
+        manifest = read_manifest(path.parent)
+        return [load_dnc_set(data, suite=(manifest or {}).get("suite"))]
     return [load_table(path)]
 
 

@@ -38,7 +38,7 @@ METADATA_FILE = "sentprobe.json"
 #: The spec prefix of Hub datasets.
 HUB_PREFIX = "hf:"
 #: Column options a spec may set after ``?``.
-COLUMN_OPTIONS = ("sentence", "label")
+COLUMN_OPTIONS = ("sentence", "sentence2", "label")
 _EXTRA = "hf-datasets"
 
 
@@ -112,17 +112,35 @@ def _split_of(raw: str, origin: str) -> str:
 #: The extra columns ``sentprobe export`` writes for pairs, sub-types and folds.
 PAIR = ("sentence1", "sentence2")
 SUBTYPE, PAIR_ID, FOLDS = "subtype", "pair_id", "folds"
+#: Columns read as a sentence pair when the spec names no sentence column: GLUE's (RTE, MRPC,
+#: what ``sentprobe export`` writes), the NLI sets', QQP's and QNLI's spellings.
+PAIR_COLUMNS = (
+    PAIR,
+    ("premise", "hypothesis"),
+    ("question1", "question2"),
+    ("question", "sentence"),
+)
+#: How a pair found without ``sentprobe.json`` is probed: a classifier on [u, v, |u-v|, u*v]
+#: (InferSent's pair features, SentEval's for its pair tasks), trained on the task's splits.
+DEFAULT_PAIR_FORMAT = "nli-pair"
 
 
 def _text_columns(
     column_names: Sequence[str], columns: Mapping[str, str]
 ) -> tuple[str, str | None]:
-    """The sentence column, and the second sentence's of a pair (GLUE's ``sentence1`` and
-    ``sentence2`` when no ``sentence`` column was asked for and there is none)."""
-    default = columns["sentence"] == "sentence" and "sentence" not in column_names
-    if default and PAIR[0] in column_names:
-        return PAIR[0], PAIR[1] if PAIR[1] in column_names else None
-    return columns["sentence"], None
+    """The sentence column, and the second sentence's of a pair: the columns the spec names
+    (``?sentence=A&sentence2=B``), else the first of :data:`PAIR_COLUMNS` the data has, else
+    ``sentence`` (or GLUE's ``sentence1`` alone) as a single sentence."""
+    if "sentence2" in columns:
+        return columns["sentence"], columns["sentence2"]
+    if columns["sentence"] != "sentence":
+        return columns["sentence"], None
+    for first, second in PAIR_COLUMNS:
+        if first in column_names and second in column_names:
+            return first, second
+    if "sentence" not in column_names and PAIR[0] in column_names:
+        return PAIR[0], None
+    return "sentence", None
 
 
 def task_from_columns(
@@ -146,7 +164,7 @@ def task_from_columns(
         split = _split_of(raw_split, origin)
         where = f"{origin} [{raw_split} split]"
         text, second = _text_columns(column_names, columns)
-        missing = [c for c in (text, columns["label"]) if c not in column_names]
+        missing = [c for c in (text, second, columns["label"]) if c and c not in column_names]
         if missing:
             raise DataError(
                 where,
@@ -189,6 +207,9 @@ def task_from_columns(
                 part.pairs = [str(v) for v in values]
             elif column != FOLDS:
                 part.sentences2 = [str(v).strip() for v in values]
+    pairs = any(part.sentences2 is not None for part in task.splits.values())
+    if pairs and metadata.format == "single":  # no sentprobe.json to say how: probe both
+        task.metadata = dataclasses.replace(task.metadata, format=DEFAULT_PAIR_FORMAT)
     if any(FOLDS in kept for kept in extras.values()):
         task.folds = _folds(task, {name: kept.get(FOLDS, []) for name, kept in extras.items()})
         task.splits = task.folds[0]
