@@ -42,7 +42,7 @@ from sentprobe.datasets.loaders.senteval import load_senteval_file
 from sentprobe.datasets.loaders.xprobe import load_xprobe_task
 from sentprobe.datasets.task import ProbingTask
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.io import atomic_write_text
+from sentprobe.io import atomic_write_bytes, atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -310,12 +310,7 @@ def _from_archive(archive: Path, wanted: list[str], directory: Path, folder: str
         rel = name[len(root) :] if name.startswith(root) else None
         if rel not in wanted or rel in found:
             continue
-        dest = directory / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        part = dest.with_name(dest.name + ".part")
-        with open(part, "wb") as out:
-            shutil.copyfileobj(src, out, _CHUNK)
-        os.replace(part, dest)
+        atomic_write_bytes(directory / rel, iter(lambda src=src: src.read(_CHUNK), b""))
         found.add(rel)
     return {rel: f"not in {archive.name}" for rel in wanted if rel not in found}
 
