@@ -288,3 +288,29 @@ def test_lenient_xprobe_reports_a_missing_split_file_and_reads_the_rest(tmp_path
     assert problems[0].startswith("no te.txt (test split)")
     assert any(p.startswith("no test split") for p in problems)
     assert task.name == "en/BShift" and len(task.splits["train"]) == 4 and "test" not in task.splits
+
+
+def test_any_task_path_takes_its_language(tmp_path):
+    """A TSV is "und" and a SentEval file "en" unless the spec names the language."""
+    from sentprobe.datasets import resolve_tasks
+
+    tsv = tmp_path / "tense.tsv"
+    rows = [f"{split}\tune phrase {i} .\t{'A' if i % 2 else 'B'}" for i in range(12)
+            for split in ("train", "dev", "test")]  # fmt: skip
+    tsv.write_text("split\tsentence\tlabel\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    (plain,) = resolve_tasks(str(tsv))
+    (named,) = resolve_tasks(f"{tsv}?language=FR")
+    assert (plain.metadata.language, named.metadata.language) == ("und", "fr")
+    assert named.content_hash() == plain.content_hash()
+    senteval = tmp_path / "past_present.txt"
+    senteval.write_text(
+        "".join(f"{s}\t{'PAST' if i % 2 else 'PRES'}\tune phrase {s} {i} .\n"
+                for s in ("tr", "va", "te") for i in range(6)),  # fmt: skip
+        encoding="utf-8",
+    )
+    assert resolve_tasks(str(senteval))[0].metadata.language == "en"
+    assert resolve_tasks(f"{senteval}?language=fr")[0].metadata.language == "fr"
+    with pytest.raises(SentprobeError, match="is not an ISO 639 code"):
+        resolve_tasks(f"{tsv}?language=french")
+    with pytest.raises(SentprobeError, match=r"\?sentence= and \?label= name a dataset folder"):
+        resolve_tasks(f"{tsv}?sentence=text")

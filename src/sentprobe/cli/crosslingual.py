@@ -74,8 +74,8 @@ def map_words(
 
 
 def _downstream(spec: str, lang: str):
-    """``--valid-task``: one task in the student's language ``lang`` (``und``, an unknown
-    language, passes), scored each epoch as the logistic probe's dev accuracy (its L2
+    """``--valid-task``: one task in the student's language ``lang`` (a task of unknown
+    language passes with a warning: ``PATH?language=xx`` names it), scored each epoch as the logistic probe's dev accuracy (its L2
     strength chosen on that dev split) on the student's vectors. A probing task is allowed
     with a warning: the student is then selected on what it will be probed on."""
     from sentprobe.datasets import resolve_tasks
@@ -85,7 +85,12 @@ def _downstream(spec: str, lang: str):
     if len(tasks) != 1 or "dev" not in tasks[0].splits:
         raise SentprobeError(f"--valid-task {spec}: expected one task with train and dev splits")
     meta = tasks[0].metadata
-    if meta.language not in (lang, "und"):
+    if meta.language == "und":
+        warning(
+            f"--valid-task {spec}: the task's language is not known, so a task in another "
+            f"language than {lang} would pass; name it: --valid-task 'PATH?language={lang}'"
+        )
+    elif meta.language != lang:
         raise SentprobeError(
             f"--valid-task {spec}: a {meta.language} task, but the student reads {lang}; "
             f"give a {lang} task"

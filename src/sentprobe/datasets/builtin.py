@@ -7,6 +7,7 @@ stays fast however large the shipped data grows.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import time
@@ -32,7 +33,17 @@ from sentprobe.datasets.loaders.dnc import (
 )
 from sentprobe.datasets.loaders.dnc import CITATION as DNC_CITATION
 from sentprobe.datasets.loaders.dnc import data_files as dnc_data_files
-from sentprobe.datasets.loaders.hf import HUB_PREFIX, load_hf_dir, load_hub, split_options
+from sentprobe.datasets.loaders.hf import (
+    DEFAULT_COLUMNS,
+    HUB_PREFIX,
+    LANGUAGE_OPTION,
+    holds_hf_dirs,
+    is_hf_dir,
+    load_hf_dir,
+    load_hub,
+    split_options,
+)
+from sentprobe.datasets.loaders.xprobe import LANGUAGE_CODE
 from sentprobe.datasets.mock import MOCK_TASKS, make_mock_task, mock_metadata
 from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
 from sentprobe.errors import SentprobeError
@@ -259,10 +270,9 @@ def resolve_tasks(spec: str | Sequence[str]) -> list[ProbingTask]:
         elif item.startswith(HUB_PREFIX):  # a Hugging Face Hub dataset
             for task in load_hub(item):
                 add(item, task)
-        elif "?" in item and Path(item.partition("?")[0]).expanduser().is_dir():
-            base, columns = split_options(item)  # a dataset folder with its column names
-            for task in load_hf_dir(Path(base).expanduser(), columns):
-                add(str(Path(base).expanduser().resolve()), task)
+        elif "?" in item and Path(item.partition("?")[0]).expanduser().exists():
+            for task in _load_with_options(item):
+                add(str(Path(item.partition("?")[0]).expanduser().resolve()), task)
         elif Path(item).expanduser().exists():
             for task in load_tasks(item):
                 add(str(Path(item).expanduser().resolve()), task)
@@ -274,6 +284,25 @@ def resolve_tasks(spec: str | Sequence[str]) -> list[ProbingTask]:
             )
     log.info("loaded %d task(s) in %.1f s", len(out), time.perf_counter() - started)
     return [task for _, task in out.values()]
+
+
+def _load_with_options(item: str) -> list[ProbingTask]:
+    """``PATH?...``: a dataset folder with its column names, and any task path with the
+    language of its tasks (``?language=fr``: a TSV is otherwise "und", a SentEval file "en")."""
+    base, options = split_options(item)
+    language = options.pop(LANGUAGE_OPTION, None)
+    path = Path(base).expanduser()
+    if language is not None and not LANGUAGE_CODE.fullmatch(language):
+        raise SentprobeError(f"{item}: language {language!r} is not an ISO 639 code (en, fr, ...)")
+    if is_hf_dir(path) or holds_hf_dirs(path):
+        tasks = load_hf_dir(path, options)
+    elif options != DEFAULT_COLUMNS:
+        raise SentprobeError(f"{item}: ?sentence= and ?label= name a dataset folder's columns")
+    else:
+        tasks = load_tasks(path)
+    for task in tasks if language is not None else ():
+        task.metadata = dataclasses.replace(task.metadata, language=language.lower())
+    return tasks
 
 
 def list_tasks() -> list[TaskInfo]:

@@ -338,7 +338,12 @@ class TrainedRunEncoder(Encoder):
         trained_on = self.manifest.get("mapping", {}).get("language")
         if trained_on:
             out["student_language"] = trained_on
-            if language not in (trained_on, "und"):
+            if language == "und":
+                warnings.append(
+                    f"a {trained_on} student probed on a task of unknown language (name it: "
+                    "-t 'PATH?language=xx')"
+                )
+            elif language != trained_on:
                 warnings.append(f"a {trained_on} student probed on a task in {language}")
         if warnings:
             out["warnings"] = warnings

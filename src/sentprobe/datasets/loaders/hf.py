@@ -39,21 +39,24 @@ METADATA_FILE = "sentprobe.json"
 HUB_PREFIX = "hf:"
 #: Column options a spec may set after ``?``.
 COLUMN_OPTIONS = ("sentence", "sentence2", "label")
+#: The columns read when a spec names none.
+DEFAULT_COLUMNS = {"sentence": "sentence", "label": "label"}
+#: The option any path spec may set after ``?``: the tasks' language (ISO 639 code).
+LANGUAGE_OPTION = "language"
 _EXTRA = "hf-datasets"
 
 
 def split_options(spec: str) -> tuple[str, dict[str, str]]:
-    """``NAME?sentence=text&label=y`` -> (``NAME``, the column names); unknown keys are an
-    error naming the key."""
+    """``NAME?sentence=text&label=y&language=fr`` -> (``NAME``, the column names and the
+    language if given); unknown keys are an error naming the key."""
     base, sep, query = spec.partition("?")
-    columns = {"sentence": "sentence", "label": "label"}
+    columns = dict(DEFAULT_COLUMNS)
     if not sep:
         return base, columns
     for key, value in parse_qsl(query, keep_blank_values=True):
-        if key not in COLUMN_OPTIONS:
-            raise SentprobeError(
-                f"{spec}: unknown option {key!r} after '?' (known: {', '.join(COLUMN_OPTIONS)})"
-            )
+        if key not in (*COLUMN_OPTIONS, LANGUAGE_OPTION):
+            known = ", ".join((*COLUMN_OPTIONS, LANGUAGE_OPTION))
+            raise SentprobeError(f"{spec}: unknown option {key!r} after '?' (known: {known})")
         if not value:
             raise SentprobeError(f"{spec}: option {key!r} needs a column name")
         columns[key] = value
@@ -301,7 +304,7 @@ def _default_metadata(name: str, source: str) -> TaskMetadata:
 def load_hf_dir(path: str | Path, columns: Mapping[str, str] | None = None) -> list[ProbingTask]:
     """The task(s) in a local folder: one HF task folder, or a folder of them (an export)."""
     path = Path(path)
-    columns = dict(columns or {"sentence": "sentence", "label": "label"})
+    columns = dict(columns or DEFAULT_COLUMNS)
     if not is_hf_dir(path):
         if holds_hf_dirs(path):
             folders = {p.name: p for p in path.iterdir() if is_hf_dir(p)}

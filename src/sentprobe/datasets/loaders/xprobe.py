@@ -22,7 +22,7 @@ from sentprobe.datasets.validation import (
 from sentprobe.errors import DataError
 from sentprobe.io import inside
 
-_LANGUAGE_CODE = re.compile(r"^[A-Za-z]{2,3}$")
+LANGUAGE_CODE = re.compile(r"^[A-Za-z]{2,3}$")
 
 
 def split_file(folder: Path, short: str) -> Path | None:
@@ -39,7 +39,7 @@ def is_xprobe_task(folder: Path) -> bool:
 
 
 def language_of(folder: Path) -> str | None:
-    return folder.name.lower() if _LANGUAGE_CODE.match(folder.name) else None
+    return folder.name.lower() if LANGUAGE_CODE.match(folder.name) else None
 
 
 def xprobe_metadata(folder: Path, language: str | None = None) -> TaskMetadata:
