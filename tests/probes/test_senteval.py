@@ -163,3 +163,23 @@ def test_grid_step_equals_the_step_through_one_flat_leaf():
         assert torch.equal(fast.flat, ref.flat), step
         assert torch.equal(fast.v_flat, ref.v_flat), step
     assert not torch.equal(fast.flat, se._Grid(6, 3, configs, seed=7).flat)
+
+
+def test_mean_loss_is_sentevals_on_current_pytorch(split):
+    """``loss="mean"``: SentEval's code run on PyTorch >= 0.4.1 (``size_average`` ignored),
+    the reference with ``nn.CrossEntropyLoss(reduction="mean")``; and the presets."""
+    X, y, Xd, yd = split
+    cfg = dict(nhid=5, dropout=0.2, l2=0.05, random_state=3, max_epoch=8)
+    probe = SentEvalProbe(**cfg, loss="mean").fit(X, y, Xd, yd)
+    ref, ref_dev = reference_fit(X, y, Xd, yd, 5, 0.2, 0.05, 3, 8, variant="mean-loss")
+    for ours, theirs in zip(probe.params_, ref):
+        assert torch.allclose(ours, theirs, atol=1e-5)
+    assert probe.best_score_ == pytest.approx(ref_dev)
+    summed, _ = reference_fit(X, y, Xd, yd, 5, 0.2, 0.05, 3, 8)
+    assert max((a - b).abs().max().item() for a, b in zip(probe.params_, summed)) > 1e-3
+    assert make_probe("senteval-torch", "SentLen").loss == "mean"
+    assert make_probe("senteval-torch", "WC").nhid == 0
+    default = make_probe("senteval-default", "Tense")
+    assert (default.nhid, default.loss, default.batch_size, default.tenacity) == (0, "mean", 64, 5)
+    with pytest.raises(ValueError, match="loss must be one of"):
+        SentEvalProbe(loss="avg").fit(X, y, Xd, yd)

@@ -9,7 +9,15 @@
 - ``mdl``: ``logreg``'s accuracy plus the online codelength of the training labels (Voita &
   Titov, 2020; see ``sentprobe.probes.mdl``);
 - ``senteval``: an exact replica of SentEval's classifier and selection over the paper's grid,
-  logistic regression (``nhid=0``) for WC. Slow: minibatches of 64, up to 200 epochs.
+  logistic regression (``nhid=0``) for WC, with SentEval's summed loss as its code reads.
+  Slow: minibatches of 64, up to 200 epochs;
+- ``senteval-torch``: the same, with the batch-mean loss SentEval computes on PyTorch 0.4.1
+  and later (which ignore its ``size_average = False``): the protocol behind every SentEval
+  probing number published since 2018;
+- ``senteval-default``: SentEval's default classifier (its README's ``nhid: 0, optim: adam,
+  batch_size: 64, tenacity: 5, epoch_size: 4``; L2 chosen among 1e-5..1e-2 on dev) with the
+  batch-mean loss: logistic regression as published results that run SentEval's defaults get
+  it (e.g. DeCLUTR, Giorgi et al. 2021, ``scripts/run_senteval.py``).
 """
 
 from __future__ import annotations
@@ -37,13 +45,18 @@ probes.register(
         LogisticProbe(random_state=seed) if _is_wc(task) else MLPProbe(random_state=seed)
     ),
 )
+for _name, _loss in (("senteval", "sum"), ("senteval-torch", "mean")):
+    probes.register(
+        _name,
+        lambda task, seed=0, loss=_loss: (
+            SentEvalProbe(nhid=0, loss=loss, random_state=seed)
+            if _is_wc(task)
+            else SentEvalProbe(loss=loss, random_state=seed)
+        ),
+    )
 probes.register(
-    "senteval",
-    lambda task, seed=0: (
-        SentEvalProbe(nhid=0, random_state=seed)
-        if _is_wc(task)
-        else SentEvalProbe(random_state=seed)
-    ),
+    "senteval-default",
+    lambda task, seed=0: SentEvalProbe(nhid=0, loss="mean", random_state=seed),
 )
 
 

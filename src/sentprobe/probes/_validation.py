@@ -30,7 +30,8 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, v
 class Param:
     """What one constructor parameter may be: a ``kind`` of number (or ``bool``) within
     ``low``..``high`` (``closed`` as ``check_scalar``'s ``include_boundaries``); ``grid``: a
-    value or a non-empty list of values; ``optional``: None is allowed too."""
+    value or a non-empty list of values; ``optional``: None is allowed too; ``options``: the
+    allowed values of a ``str`` parameter."""
 
     kind: type
     low: float | None = None
@@ -38,6 +39,7 @@ class Param:
     closed: Literal["left", "right", "both", "neither"] = "both"
     grid: bool = False
     optional: bool = False
+    options: tuple[str, ...] = ()
 
 
 #: Shared specifications.
@@ -60,6 +62,10 @@ def check_params(estimator: Any, specs: Mapping[str, Param]) -> None:
         if len(values) == 0:
             raise ValueError(f"{name} must be a value or a non-empty list of values, got {value!r}")
         for v in values:
+            if spec.options:
+                if v not in spec.options:
+                    raise ValueError(f"{name} must be one of {spec.options}, got {v!r}")
+                continue
             if spec.kind is Real and isinstance(v, (bool, np.bool_)):  # a bool is an Integral
                 raise TypeError(f"{name} must be an instance of float, not bool.")
             check_scalar(

@@ -8,7 +8,10 @@ The same model, training loop, early stopping and model selection as SentEval's
   the sigmoid, as SentEval), or ``Linear(d, K)`` (logistic regression) when ``nhid == 0``;
   PyTorch's default ``nn.Linear`` initialisation; raw features (no scaling);
 - loss: cross-entropy *summed* over the batch (SentEval sets ``size_average = False``, which
-  PyTorch honoured when SentEval was written and ignores today);
+  PyTorch honoured when SentEval was written and ignores since 0.4.1); ``loss="mean"`` is
+  what SentEval computes on PyTorch 0.4.1 and later, the batch mean, so every SentEval
+  probing result published since ran with L2 ``batch_size`` times stronger relative to the
+  data term (see :data:`PROTOCOLS` for the named presets);
 - optimiser: Adam (lr 1e-3, betas 0.9/0.999, eps 1e-8), L2 as Adam ``weight_decay`` on every
   parameter, biases included; minibatches of 64 in a fresh ``np.random.permutation`` order
   each pass;
@@ -226,7 +229,7 @@ class _Grid:
                 res.append(torch.baddbmm(out[1][:, None, :], S, out[0].transpose(1, 2)))
         return torch.cat(res, 0)
 
-    def adam_step(self, X: torch.Tensor, y: torch.Tensor, lr: float) -> None:
+    def adam_step(self, X: torch.Tensor, y: torch.Tensor, lr: float, mean: bool = False) -> None:
         # Each part of the flat vector is its own autograd leaf (sharing its storage): the
         # gradient of views of one leaf would be scattered into a full-size zero tensor per
         # view. Adam then runs per part, in place, with one scratch buffer: no full-size
@@ -241,6 +244,8 @@ class _Grid:
         Z = self._logits(leaves[0], leaves[1], pairs, X, train=True)
         G = Z.shape[0]
         loss = F.cross_entropy(Z.reshape(-1, self.K), y.repeat(G), reduction="sum")
+        if mean:  # each configuration's batch mean: its sum over this batch's items / n
+            loss = loss / len(X)
         grads = torch.autograd.grad(loss, leaves)
         # torch.optim.Adam, single-tensor path, elementwise per configuration
         b1, b2 = _BETAS
@@ -281,7 +286,8 @@ class SentEvalProbe(ProbeContract, ClassifierMixin, BaseEstimator):
     ``nhid``, ``dropout`` and ``l2`` may each be a value or a grid; ``nhid=0`` is SentEval's
     logistic regression (dropout then has no effect). ``retrain=False`` scores the grid's own
     model of the best configuration instead of retraining it (the same model up to float
-    rounding, since the retrain uses the same seed).
+    rounding, since the retrain uses the same seed). ``loss``: ``"sum"`` (SentEval's code as
+    written) or ``"mean"`` (as it runs on PyTorch >= 0.4.1).
     """
 
     version: ClassVar[str] = "1"
@@ -298,6 +304,7 @@ class SentEvalProbe(ProbeContract, ClassifierMixin, BaseEstimator):
         "kfold": FOLDS,
         "validation_split": Param(Real, low=0, high=1, closed="neither"),
         "retrain": Param(bool),
+        "loss": Param(str, options=("sum", "mean")),
         "random_state": SEED,
     }
 
@@ -314,6 +321,7 @@ class SentEvalProbe(ProbeContract, ClassifierMixin, BaseEstimator):
         kfold: int = 5,
         validation_split: float = 0.05,
         retrain: bool = True,
+        loss: str = "sum",
         random_state: int | None = 1111,
     ) -> None:
         self.nhid = nhid
@@ -327,6 +335,7 @@ class SentEvalProbe(ProbeContract, ClassifierMixin, BaseEstimator):
         self.kfold = kfold
         self.validation_split = validation_split
         self.retrain = retrain
+        self.loss = loss
         self.random_state = random_state
 
     def _configs(self) -> list[dict[str, Any]]:
@@ -362,7 +371,7 @@ class SentEvalProbe(ProbeContract, ClassifierMixin, BaseEstimator):
                 perm = torch.from_numpy(rs.permutation(len(X)))
                 for i in range(0, len(X), self.batch_size):
                     idx = perm[i : i + self.batch_size]
-                    grid.adam_step(X[idx], y[idx], self.lr)
+                    grid.adam_step(X[idx], y[idx], self.lr, mean=self.loss == "mean")
             nepoch += self.epoch_size
             acc = grid.accuracy(X_dev, y_dev)
             snapshot = None
