@@ -76,8 +76,9 @@ def map_words(
 def _downstream(spec: str, lang: str):
     """``--valid-task``: one task in the student's language ``lang`` (a task of unknown
     language passes with a warning: ``PATH?language=xx`` names it), scored each epoch as the
-    logistic probe's dev accuracy (its L2 strength chosen on that dev split) on the student's vectors. A probing task is allowed
-    with a warning: the student is then selected on what it will be probed on."""
+    logistic probe's dev accuracy (its L2 strength chosen on that dev split) on the
+    student's vectors. A probing task is allowed with a warning: the student is then selected
+    on what it will be probed on."""
     from sentprobe.datasets import resolve_tasks
     from sentprobe.probes.linear import LogisticProbe
 
