@@ -50,10 +50,13 @@ class _Stacked:
         W = Wf.view(g, p, K)
         logp = torch.log_softmax(_logits(self.Xa, Wf, K), -1)
         yi = self.y.view(n, 1, 1).expand(n, g, 1)
-        nll = -logp.gather(2, yi).squeeze(2).mean(0)
+        # The loss is summed in float64: L-BFGS's line search and stopping test compare losses
+        # a few float32 ulps apart near the optimum, where float32 sums would decide them by
+        # the rounding of the summation order (the machine's BLAS, the thread count).
+        nll = -logp.gather(2, yi).squeeze(2).sum(0, dtype=torch.float64) / n
         lam = self.l2[idx]
         Wr = W[:, :-1]  # the bias row is not penalised
-        loss = nll + 0.5 * lam * (Wr * Wr).sum((1, 2))
+        loss = nll + 0.5 * lam.double() * (Wr * Wr).sum((1, 2), dtype=torch.float64)
         P = logp.exp_()
         P.scatter_add_(2, yi, torch.full((n, g, 1), -1.0))
         P.div_(n)
