@@ -145,10 +145,13 @@ class LogisticProbe(GridProbe):
 
     Every L2 strength is trained to convergence: L-BFGS runs until the largest entry of the
     gradient of the objective (mean cross-entropy + ``l2 / 2 * ||W||^2`` on z-scored features,
-    bias not penalised) is below ``tol`` (scikit-learn's ``gtol``), the loss stops decreasing
-    (relative change below float32 resolution), or ``max_iter`` iterations are reached (then a
-    ``ConvergenceWarning`` is issued). So ``best_params_["l2"]`` is the regulariser of the
-    model that is scored, and ``best_score_`` is that model's dev accuracy. Grids with up to
+    bias not penalised) is below ``tol`` (scikit-learn's ``gtol``), its line search finds no
+    decrease, or ``max_iter`` iterations are reached (then a ``ConvergenceWarning`` is issued).
+    The loss is summed in float64 and no test compares loss changes of a few float32 ulps, so
+    where each strength stops, hence its dev score and predictions, does not follow the
+    rounding of another machine's kernels or thread count (docs/statistics.md). So
+    ``best_params_["l2"]`` is the regulariser of the model that is scored, and
+    ``best_score_`` is that model's dev accuracy. Grids with up to
     ``stack_limit`` classes x strengths are solved as one stacked run from zero; larger ones
     (many classes, e.g. WC) as a path from the strongest to the weakest strength, each solve
     warm-started from the previous solution (same optimum, fewer iterations). L-BFGS is
@@ -156,8 +159,9 @@ class LogisticProbe(GridProbe):
     in a tenth of the iterations when the features are correlated.
     """
 
-    # 3: preconditioned L-BFGS (same objective, fewer steps); 4: tied classes (tied_classes)
-    version: ClassVar[str] = "4"
+    # 3: preconditioned L-BFGS (same objective, fewer steps); 4: tied classes (tied_classes);
+    # 5: float64 loss sums, no stop on float32 loss changes (a stop the rounding decided)
+    version: ClassVar[str] = "5"
     _seeded_training: ClassVar[bool] = False  # L-BFGS from zero: only CV folds use the seed
     _refit_iterations: ClassVar[bool] = False  # trained to convergence: a CV refit needs no cap
     _params: ClassVar[dict[str, Param]] = {
