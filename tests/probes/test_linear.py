@@ -205,3 +205,24 @@ def test_predictions_do_not_follow_the_rounding_of_the_features():
         probe = LogisticProbe().fit(Xv, y, Xdv, y_dev)
         assert probe.grid_scores_ == ref.grid_scores_
         assert probe.predict(Xtv).tolist() == ref.predict(X_test).tolist()
+
+
+def test_loss_differences_below_a_float32_ulp_are_measured():
+    """The line search compares losses whose difference near the optimum is below a float32
+    ulp of the loss; a float32 sum would round it to 0 or a whole ulp, so the comparison
+    would follow the rounding of the machine's sums. Summed in float64, the difference
+    matches a float64 computation."""
+    rng = np.random.default_rng(0)
+    n, d, K = 20_000, 10, 5
+    X = torch.from_numpy(rng.standard_normal((n, d)).astype(np.float32))
+    y = torch.from_numpy(rng.integers(0, K, n))
+    fun = _Stacked(X, y, torch.tensor([1e-3]), K)
+    W = torch.from_numpy(0.1 * rng.standard_normal((1, (d + 1) * K)).astype(np.float32))
+    W2 = W * (1 + 2e-7)  # a step whose loss change is below a float32 ulp of the loss
+    idx = torch.tensor([0])
+    f1, f2 = fun(W, idx)[0], fun(W2, idx)[0]
+    ref = _Stacked(X.double(), y, torch.tensor([1e-3], dtype=torch.float64), K)
+    r1, r2 = ref(W.double(), idx)[0], ref(W2.double(), idx)[0]
+    true = float(r2 - r1)
+    assert 0 < abs(true) < np.spacing(np.float32(r1.item()))  # below one ulp of the loss
+    assert abs(float(f2 - f1) - true) < 0.1 * abs(true)

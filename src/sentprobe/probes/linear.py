@@ -32,7 +32,7 @@ class _Stacked:
 
     def __init__(self, X: torch.Tensor, y: torch.Tensor, l2: torch.Tensor, n_classes: int) -> None:
         n = X.shape[0]
-        self.Xa = torch.cat([X, torch.ones(n, 1)], 1).contiguous()
+        self.Xa = torch.cat([X, torch.ones(n, 1, dtype=X.dtype)], 1).contiguous()
         self.XaT = self.Xa.T.contiguous()
         self.y = y.clamp_min(0)
         self.l2 = l2
@@ -58,7 +58,7 @@ class _Stacked:
         Wr = W[:, :-1]  # the bias row is not penalised
         loss = nll + 0.5 * lam.double() * (Wr * Wr).sum((1, 2), dtype=torch.float64)
         P = logp.exp_()
-        P.scatter_add_(2, yi, torch.full((n, g, 1), -1.0))
+        P.scatter_add_(2, yi, torch.full((n, g, 1), -1.0, dtype=P.dtype))
         P.div_(n)
         grad = (self.XaT @ P.view(n, g * K)).view(p, g, K).permute(1, 0, 2).contiguous()
         grad[:, :-1] += lam[:, None, None] * Wr
