@@ -4,7 +4,7 @@ import torch
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from sentprobe.probes.linear import LogisticProbe, _Stacked, tied_classes
+from sentprobe.probes.linear import DEFAULT_L2, LogisticProbe, _Stacked, tied_classes
 
 
 def blobs(n, k=3, d=10, sep=3.0, seed=0):
@@ -165,7 +165,7 @@ def test_tied_classes_are_those_with_equal_counts_and_feature_sums():
     assert tied_classes(real, torch.arange(300) % 20, 20).tolist() == list(range(20))
 
 
-@pytest.mark.parametrize("l2", [1e-5, 1e-2, 1e-1])
+@pytest.mark.parametrize("l2", DEFAULT_L2)
 def test_predictions_do_not_follow_floating_point_noise(l2):
     """Reordering the training rows changes only the rounding of every sum (as another
     machine's BLAS or thread count does); classes tied by a degenerate feature must still
@@ -179,3 +179,50 @@ def test_predictions_do_not_follow_floating_point_noise(l2):
     assert np.abs(a.coef_ - b.coef_).max() > 0  # the fits differ by rounding
     assert a.grid_scores_ == b.grid_scores_
     assert a.predict(X_test).tolist() == b.predict(X_test).tolist()
+
+
+def lengths_and_counts(seed=0):
+    """Two degenerate features: a length and a small count (of commas, say) per sentence."""
+    X, y = lengths(seed=seed)
+    counts = np.random.default_rng(seed + 100).integers(0, 4, (len(X), 1)).astype(np.float32)
+    return np.hstack([X, counts]), y
+
+
+def test_predictions_do_not_follow_the_rounding_of_the_features():
+    """Perturb the rounding itself, not only the row order: features moved by about one
+    float32 ulp (relative noise 1e-7), and the columns swapped (every dot product summed in
+    another order). Every strength of the default grid (80 classes x 7 strengths: the
+    warm-started path) keeps its dev score, and the chosen model its predictions."""
+    X, y = lengths_and_counts()
+    X_dev, y_dev = lengths_and_counts(seed=50)
+    X_test = np.array([[n, c] for n in range(3, 25) for c in range(4)], dtype=np.float32)
+    ref = LogisticProbe().fit(X, y, X_dev, y_dev)
+    assert len(ref.grid_scores_) == len(DEFAULT_L2)
+    noisy = (X * (1 + 1e-7 * np.random.default_rng(3).standard_normal(X.shape))).astype(np.float32)
+    assert (noisy != X).any()  # the noise moved some features by an ulp
+    swap = [1, 0]
+    for Xv, Xdv, Xtv in ((noisy, X_dev, X_test), (X[:, swap], X_dev[:, swap], X_test[:, swap])):
+        probe = LogisticProbe().fit(Xv, y, Xdv, y_dev)
+        assert probe.grid_scores_ == ref.grid_scores_
+        assert probe.predict(Xtv).tolist() == ref.predict(X_test).tolist()
+
+
+def test_loss_differences_below_a_float32_ulp_are_measured():
+    """The line search compares losses whose difference near the optimum is below a float32
+    ulp of the loss; a float32 sum would round it to 0 or a whole ulp, so the comparison
+    would follow the rounding of the machine's sums. Summed in float64, the difference
+    matches a float64 computation."""
+    rng = np.random.default_rng(0)
+    n, d, K = 20_000, 10, 5
+    X = torch.from_numpy(rng.standard_normal((n, d)).astype(np.float32))
+    y = torch.from_numpy(rng.integers(0, K, n))
+    fun = _Stacked(X, y, torch.tensor([1e-3]), K)
+    W = torch.from_numpy(0.1 * rng.standard_normal((1, (d + 1) * K)).astype(np.float32))
+    W2 = W * (1 + 2e-7)  # a step whose loss change is below a float32 ulp of the loss
+    idx = torch.tensor([0])
+    f1, f2 = fun(W, idx)[0], fun(W2, idx)[0]
+    ref = _Stacked(X.double(), y, torch.tensor([1e-3], dtype=torch.float64), K)
+    r1, r2 = ref(W.double(), idx)[0], ref(W2.double(), idx)[0]
+    true = float(r2 - r1)
+    assert 0 < abs(true) < np.spacing(np.float32(r1.item()))  # below one ulp of the loss
+    assert abs(float(f2 - f1) - true) < 0.1 * abs(true)

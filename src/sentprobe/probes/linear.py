@@ -32,7 +32,7 @@ class _Stacked:
 
     def __init__(self, X: torch.Tensor, y: torch.Tensor, l2: torch.Tensor, n_classes: int) -> None:
         n = X.shape[0]
-        self.Xa = torch.cat([X, torch.ones(n, 1)], 1).contiguous()
+        self.Xa = torch.cat([X, torch.ones(n, 1, dtype=X.dtype)], 1).contiguous()
         self.XaT = self.Xa.T.contiguous()
         self.y = y.clamp_min(0)
         self.l2 = l2
@@ -50,12 +50,15 @@ class _Stacked:
         W = Wf.view(g, p, K)
         logp = torch.log_softmax(_logits(self.Xa, Wf, K), -1)
         yi = self.y.view(n, 1, 1).expand(n, g, 1)
-        nll = -logp.gather(2, yi).squeeze(2).mean(0)
+        # The loss is summed in float64: L-BFGS's line search and stopping test compare losses
+        # a few float32 ulps apart near the optimum, where float32 sums would decide them by
+        # the rounding of the summation order (the machine's BLAS, the thread count).
+        nll = -logp.gather(2, yi).squeeze(2).sum(0, dtype=torch.float64) / n
         lam = self.l2[idx]
         Wr = W[:, :-1]  # the bias row is not penalised
-        loss = nll + 0.5 * lam * (Wr * Wr).sum((1, 2))
+        loss = nll + 0.5 * lam.double() * (Wr * Wr).sum((1, 2), dtype=torch.float64)
         P = logp.exp_()
-        P.scatter_add_(2, yi, torch.full((n, g, 1), -1.0))
+        P.scatter_add_(2, yi, torch.full((n, g, 1), -1.0, dtype=P.dtype))
         P.div_(n)
         grad = (self.XaT @ P.view(n, g * K)).view(p, g, K).permute(1, 0, 2).contiguous()
         grad[:, :-1] += lam[:, None, None] * Wr
@@ -142,10 +145,13 @@ class LogisticProbe(GridProbe):
 
     Every L2 strength is trained to convergence: L-BFGS runs until the largest entry of the
     gradient of the objective (mean cross-entropy + ``l2 / 2 * ||W||^2`` on z-scored features,
-    bias not penalised) is below ``tol`` (scikit-learn's ``gtol``), the loss stops decreasing
-    (relative change below float32 resolution), or ``max_iter`` iterations are reached (then a
-    ``ConvergenceWarning`` is issued). So ``best_params_["l2"]`` is the regulariser of the
-    model that is scored, and ``best_score_`` is that model's dev accuracy. Grids with up to
+    bias not penalised) is below ``tol`` (scikit-learn's ``gtol``), its line search finds no
+    decrease, or ``max_iter`` iterations are reached (then a ``ConvergenceWarning`` is issued).
+    The loss is summed in float64 and no test compares loss changes of a few float32 ulps, so
+    where each strength stops, hence its dev score and predictions, does not follow the
+    rounding of another machine's kernels or thread count (docs/statistics.md). So
+    ``best_params_["l2"]`` is the regulariser of the model that is scored, and
+    ``best_score_`` is that model's dev accuracy. Grids with up to
     ``stack_limit`` classes x strengths are solved as one stacked run from zero; larger ones
     (many classes, e.g. WC) as a path from the strongest to the weakest strength, each solve
     warm-started from the previous solution (same optimum, fewer iterations). L-BFGS is
@@ -153,8 +159,9 @@ class LogisticProbe(GridProbe):
     in a tenth of the iterations when the features are correlated.
     """
 
-    # 3: preconditioned L-BFGS (same objective, fewer steps); 4: tied classes (tied_classes)
-    version: ClassVar[str] = "4"
+    # 3: preconditioned L-BFGS (same objective, fewer steps); 4: tied classes (tied_classes);
+    # 5: float64 loss sums, no stop on float32 loss changes (a stop the rounding decided)
+    version: ClassVar[str] = "5"
     _seeded_training: ClassVar[bool] = False  # L-BFGS from zero: only CV folds use the seed
     _refit_iterations: ClassVar[bool] = False  # trained to convergence: a CV refit needs no cap
     _params: ClassVar[dict[str, Param]] = {
