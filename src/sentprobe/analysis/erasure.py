@@ -173,14 +173,18 @@ def sanity_lines(table: pd.DataFrame) -> list[str]:
                 "items the eraser never saw, so the changes on other tasks do not measure its "
                 f"use (in sample: {score})."
             )
-        if t.failed:
-            continue
         if np.isnan(t.heldout):
             out.append(
-                f"{what}: {score}, majority {t.majority:.1f}: at chance in sample only; no "
-                "held-out check stored (run the erasure again)."
+                f"{what}: {score}, majority {t.majority:.1f}"
+                + ("" if t.failed_in_sample else ": at chance in sample only")
+                + "; no held-out check stored (run the erasure again)."
             )
-        else:
+        elif t.failed_in_sample and not t.failed_held_out:
+            out.append(
+                f"{what}: held-out check ({t.check}) {held}, majority "
+                f"{t.heldout_majority:.1f}: at chance out of sample."
+            )
+        elif not t.failed:
             out.append(
                 f"{what}: {score}, majority {t.majority:.1f}: erased (at chance); held-out "
                 f"check ({t.check}) {held}, majority {t.heldout_majority:.1f}: erased out of "
