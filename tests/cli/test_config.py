@@ -38,6 +38,8 @@ RUN_SETTINGS = {
     "keep-nli-overlap": True,
     "controls": True,
     "erase": ["Tense"],
+    "erase-fit": "train+dev",
+    "erase-controls": 5,
     "baselines": "majority",
     "results": "r.sqlite",
     "cache-dir": "cachedir",

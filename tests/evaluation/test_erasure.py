@@ -65,9 +65,13 @@ def make_task(prop: str, name: str, language: str = "en") -> ProbingTask:
     return ProbingTask(meta, splits)
 
 
-def run_memory(tasks, erase, encoder=encode):
+def run_memory(tasks, erase, encoder=encode, controls=1, fit="train"):
+    """Erased in memory; one random control unless the test is about the controls."""
     store = MemoryStore()
-    plan = plan_run(encoder, tasks, erase=erase, baselines="none", probe="logreg")
+    plan = plan_run(
+        encoder, tasks, erase=erase, baselines="none", probe="logreg",
+        erase_controls=controls, erase_fit=fit,
+    )  # fmt: skip
     frame = execute(plan, store, EmbeddingCache(None), progress=False)
     return frame, store.predictions_for(frame["key"])
 
@@ -75,7 +79,7 @@ def run_memory(tasks, erase, encoder=encode):
 @pytest.fixture(scope="module")
 def erased():
     tasks = [make_task("Tense", "toy/Tense"), make_task("Number", "toy/Number")]
-    return run_memory(tasks, ["Tense"])
+    return run_memory(tasks, ["Tense"], controls=3)
 
 
 def test_leace_erases_the_property_and_the_control_does_not(erased):
@@ -84,13 +88,17 @@ def test_leace_erases_the_property_and_the_control_does_not(erased):
     leace, control = table.loc[("leace", "Tense")], table.loc[("random", "Tense")]
     assert leace["before"] > 90 and leace["erased_task"]
     assert leace["after_low"] <= leace["majority"] <= leace["after_high"]  # at chance
+    assert leace["heldout_low"] <= leace["heldout_majority"] <= leace["heldout_high"]
     assert not leace["failed"]
     number = table.loc[("leace", "Number")]
     assert number["diff_low"] <= 0 <= number["diff_high"]  # the other property is kept
-    assert abs(control["diff"]) < abs(leace["diff"]) / 4  # the control keeps Tense
-    assert leace["rank"] == control["rank"] == 1  # binary labels: one direction removed
+    assert sorted(control["erasure_seed"]) == [0, 1, 2]  # three control seeds by default
+    assert (control["diff"].abs() < abs(leace["diff"]) / 4).all()  # the controls keep Tense
+    assert leace["rank"] == 1 and (control["rank"] == 1).all()  # binary: one direction
     text = erasure_text(erasure_effects(frame, predictions))
     assert "ERASURE FAILED" not in text and "erased (at chance)" in text
+    assert "erased out of sample too" in text and "held-out check [95% CI]" in text
+    assert "(3 seeds: range)" in text
 
 
 def test_the_heatmap_shows_each_change_with_its_ci(erased):
@@ -98,9 +106,15 @@ def test_the_heatmap_shows_each_change_with_its_ci(erased):
 
     frame, predictions = erased
     plot = erasure_plot(frame, predictions)
-    assert plot is not None and "erased (at chance)" in plot.caption
-    for t in erasure_effects(frame, predictions).itertuples():
+    assert plot is not None and "erased out of sample too" in plot.caption
+    table = erasure_effects(frame, predictions)
+    for t in table[table["method"] == "leace"].itertuples():
         assert f"[{t.diff_low:+.1f}, {t.diff_high:+.1f}]" in plot.svg  # cell text stays text
+    t = table[table["erased_task"] & (table["method"] == "leace")].iloc[0]
+    assert f"[{t.heldout_low:.1f}, {t.heldout_high:.1f}]" in plot.svg  # the held-out check
+    control = table[(table["method"] == "random") & (table["task"] == "Number")]
+    spread = f"{control['diff'].min():+.1f} … {control['diff'].max():+.1f}"
+    assert spread in plot.svg  # the controls' range over their seeds
     plain = frame[~frame["extra"].map(lambda e: "erasure" in e)]
     assert erasure_plot(plain, predictions) is None  # no erased results: no figure
 
@@ -108,15 +122,14 @@ def test_the_heatmap_shows_each_change_with_its_ci(erased):
 def test_erased_rows_are_rows_of_their_own(erased):
     frame, _ = erased
     df = resolve(frame)
-    assert len(df) == 6  # plain, LEACE and control on both tasks: none merged
-    assert df.groupby("erasure").size().to_dict() == {
-        "": 2,
-        df["erasure"][df["erasure"].str.startswith("leace:")].iloc[0]: 2,
-        df["erasure"][df["erasure"].str.startswith("random:")].iloc[0]: 2,
-    }
+    assert len(df) == 11  # plain, LEACE, 3 controls on both tasks, Tense's check: none merged
+    sizes = df.groupby("erasure").size()
+    assert sizes[""] == 2 and sizes.filter(like="random:").tolist() == [2, 2, 2]
+    assert sizes.filter(regex="^leace:").tolist() == [2]
+    assert sizes.filter(regex="^heldout:leace:").tolist() == [1]  # the check: its own row
     assert set(df["base_row"]) == {df.loc[df["erasure"] == "", "row_id"].iloc[0]}
     table = pivot(df, "test_score", "mean")
-    assert len(table) == 3  # three rows of the results table, each its own scores
+    assert len(table) == 6  # six rows of the results table, each its own scores
     assert table.loc["encode −Tense"].iloc[0] < table.loc["encode"].iloc[0]
 
 
@@ -124,14 +137,14 @@ def test_the_erasure_is_part_of_the_identity_even_under_one_fingerprint(erased):
     """The guard in identity.IDENTITY: results that differ only in their erasure stay apart."""
     frame, _ = erased
     same = frame.assign(encoder_fingerprint=frame["encoder_fingerprint"].iloc[0])
-    assert len(resolve(same)) == 6
+    assert len(resolve(same)) == 11
 
 
 def test_one_task_name_in_two_languages_gives_two_erasures():
     tasks = [make_task("Tense", "en/Tense", "en"), make_task("Tense", "de/Tense", "de")]
     frame, predictions = run_memory(tasks, ["Tense"])
     df = resolve(frame)
-    assert df["erasure"].nunique() == 5 and len(df) == 10  # plain + 2 x (LEACE, random)
+    assert df["erasure"].nunique() == 7 and len(df) == 12  # plain + 2 x (LEACE, random, check)
     table = erasure_effects(frame, predictions)
     assert sorted(table["erased"].unique()) == ["Tense (de)", "Tense (en)"]
     own = table[table["erased_task"]]
@@ -226,9 +239,11 @@ def test_the_control_takes_its_rank_from_the_leace_fit_it_pairs_with(monkeypatch
 
 
 def test_evaluate_gives_the_effects_in_memory():
-    frame = sentprobe.evaluate(encode, [make_task("Tense", "toy/Tense")], erase=["toy/Tense"])
+    frame = sentprobe.evaluate(
+        encode, [make_task("Tense", "toy/Tense")], erase=["toy/Tense"], erase_controls=1
+    )
     effects = frame.attrs["erasure"]
-    assert len(frame) == 3 and list(effects["method"]) == ["leace", "random"]
+    assert len(frame) == 4 and list(effects["method"]) == ["leace", "random"]
     assert not effects["failed"].any() and effects["erased_task"].all()
 
 
@@ -258,8 +273,9 @@ def test_a_feature_of_tiny_scale_is_erased_too():
     X = rng.standard_normal((600, 8))
     X[:, 0] += np.where(y == "a", 1.5, -1.5)
     X[:, 1] = (np.where(y == "a", 1.0, -1.0) + rng.standard_normal(600)) * 1e-20
-    erase, rank = _leace(X[:400], list(y[:400]))
+    fit = _leace(X[:400], list(y[:400]))
+    erase = fit.erase
     probe = make_probe("logreg", "toy", 0).fit(
         erase(X[:300]), y[:300], erase(X[300:400]), y[300:400]
     )
-    assert rank == 1 and np.mean(probe.predict(erase(X[400:])) == y[400:]) < 0.62
+    assert fit.rank == 1 and np.mean(probe.predict(erase(X[400:])) == y[400:]) < 0.62

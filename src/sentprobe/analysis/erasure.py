@@ -4,10 +4,12 @@
 Per (encoder, erased task, erasure) and task: accuracy before and after with the bootstrap CI
 of the latter, the change with its paired bootstrap CI, McNemar's exact test Holm-adjusted
 over the tasks of that erasure (analysis/stats.py). The erased task's own line is the sanity
-check: after a working erasure its accuracy is no better than the best constant prediction
-(the test split's majority class share) within its CI; above it, the erasure failed and the
-effects on the other tasks mean little. The random-subspace control of equal rank tells the
-effect of the property from the damage of removing any subspace of that size.
+check, twice: in sample (the probe trained on the erased vectors the eraser was fit on, at
+chance by construction when LEACE works at all) and out of sample, by the held-out check (a
+probe trained and scored on erased items the eraser never saw). Above the majority share
+(the best constant prediction) beyond its CI, the erasure failed and the effects on the
+other tasks mean little. The random-subspace controls of equal rank, one per control seed,
+tell the effect of the property from the damage of removing any subspace of that size.
 """
 
 from __future__ import annotations
@@ -24,10 +26,13 @@ from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.identity import TASK, resolve, task_names
 from sentprobe.evaluation.predictions import Predictions
 from sentprobe.reporting.controls import split_controls
-from sentprobe.reporting.render import csv_table, markdown_table
+from sentprobe.reporting.render import control_summary, csv_table, markdown_table
 
 ALPHA = 0.05
 METHOD_NAMES = {"leace": "LEACE", "random": "random"}
+FIT_NAMES = {"train": "training split", "train+dev": "training and dev splits"}
+#: The held-out check's columns (NaN on every line but an erased task's own LEACE line).
+HELD_OUT = ("heldout", "heldout_low", "heldout_high", "heldout_majority", "heldout_n")
 
 
 def _majority(predictions: Predictions) -> float:
@@ -36,16 +41,48 @@ def _majority(predictions: Predictions) -> float:
     return Counter(gold.tolist()).most_common(1)[0][1] / len(gold)
 
 
+def _checks(
+    df: pd.DataFrame, predictions: Mapping[str, Predictions]
+) -> dict[tuple[str, ...], dict[str, object]]:
+    """The held-out checks (``extra["erasure"]["check"]``), by (plain row, the spec of the
+    erasure they check, task identity, probe): score, CI, majority share, items, protocol."""
+    found: dict[tuple[str, ...], dict[str, object]] = {}
+    for r in df.itertuples():
+        erasure = r.extra.get("erasure") if isinstance(r.extra, dict) else None
+        if not erasure or not erasure.get("check") or r.key not in predictions:
+            continue
+        p = predictions[r.key]
+        low, high = accuracy_interval([p.correct]) or (np.nan, np.nan)
+        folds = r.extra.get("fold_scores")
+        found[(r.base_row, erasure["of"], *(getattr(r, c) for c in TASK), r.probe)] = {
+            "heldout": 100 * float(np.mean(p.correct)),
+            "heldout_low": 100 * low,
+            "heldout_high": 100 * high,
+            "heldout_majority": 100 * _majority(p),
+            "heldout_n": len(p.correct),
+            "check": (
+                f"{len(folds)}-fold cross-fitting within erased test"
+                if folds
+                else "trained on erased dev, scored on erased test"
+            ),
+        }
+    return found
+
+
 def erasure_effects(
     frame: pd.DataFrame, predictions: Mapping[str, Predictions], alpha: float = ALPHA
 ) -> pd.DataFrame:
-    """One line per (encoder, erased task, method, task) with stored predictions for both the
-    erased and the plain result of the same task, probe and seed (the first seed); scores and
-    changes in points. ``erased_task`` marks the erased task's own line, ``failed`` a LEACE
-    erasure that left it above majority (lower CI bound above the majority share)."""
+    """One line per (encoder, erased task, method, control seed, task) with stored
+    predictions for both the erased and the plain result of the same task, probe and seed
+    (the first seed); scores and changes in points. ``erased_task`` marks the erased task's
+    own line; on its LEACE line the held-out check (``heldout`` with its CI, the majority
+    share of its items, ``check``: how it was scored). ``failed_in_sample``: LEACE left the
+    task above majority (lower CI bound above the majority share) for a probe trained on the
+    vectors it was fit on; ``failed_held_out``: the held-out check did; ``failed``: either."""
     df, _ = split_controls(resolve(frame))
     df = df.assign(task_label=task_names(df))
     df = df[df["seed"] == df.groupby(["base_row", *TASK, "probe"])["seed"].transform("min")]
+    checks = _checks(df, predictions)
     plain = df[df["erasure"] == ""]
     by_identity = {
         (r.row_id, *(getattr(r, c) for c in TASK), r.probe): r for r in plain.itertuples()
@@ -57,6 +94,9 @@ def erasure_effects(
         label_of.setdefault((h, task, language), label)
     lines = []
     for r in df[df["erasure"] != ""].itertuples():
+        erasure = r.extra["erasure"]
+        if erasure.get("check"):  # a held-out check: joined to the line of its erasure
+            continue
         before = by_identity.get((r.base_row, *(getattr(r, c) for c in TASK), r.probe))
         if before is None or r.key not in predictions or before.key not in predictions:
             continue
@@ -65,15 +105,17 @@ def erasure_effects(
             continue
         test = paired_test(a.correct, b.correct)
         ci = accuracy_interval([a.correct]) or (np.nan, np.nan)
-        erasure = r.extra["erasure"]
         what = (erasure["task_hash"], erasure["task"], erasure["language"])
         own = (r.task_hash, r.task, r.language) == what
+        identity = (r.base_row, r.erasure, *(getattr(r, c) for c in TASK), r.probe)
+        check = checks.get(identity, {}) if own and erasure["method"] == "leace" else {}
         lines.append(
             {
                 "encoder": before.encoder,
                 "erased": label_of.get(what, erasure["task"]),
                 "erased_id": "|".join(map(str, what)),
                 "method": erasure["method"],
+                "fit": erasure.get("fit", "train"),
                 "rank": erasure["rank"],
                 "erasure_seed": erasure["seed"],
                 "probe": r.probe,
@@ -89,6 +131,8 @@ def erasure_effects(
                 "diff_high": 100 * test.diff_high,
                 "p_mcnemar": test.p_mcnemar,
                 "erased_task": own,
+                **{c: check.get(c, np.nan) for c in HELD_OUT},
+                "check": check.get("check", ""),
             }
         )
     table = pd.DataFrame(lines)
@@ -97,29 +141,55 @@ def erasure_effects(
             "no erased results with stored predictions next to their plain results: "
             "run `sentprobe run --erase TASK ...` first"
         )
-    one = ["encoder", "erased_id", "method", "erasure_seed", "probe"]  # one erasure
+    one = ["encoder", "erased_id", "fit", "method", "erasure_seed", "probe"]  # one erasure
     groups = table.groupby(one, sort=False)["p_mcnemar"]
     table["p_holm"] = groups.transform(lambda p: pd.Series(holm(p.to_numpy()), index=p.index))
     table["significant"] = table["p_holm"] < alpha
-    above = table["after_low"] > table["majority"]
-    table["failed"] = table["erased_task"] & (table["method"] == "leace") & above
+    own = table["erased_task"] & (table["method"] == "leace")
+    table["failed_in_sample"] = own & (table["after_low"] > table["majority"])
+    table["failed_held_out"] = own & (table["heldout_low"] > table["heldout_majority"])
+    table["failed"] = table["failed_in_sample"] | table["failed_held_out"]
     return table
 
 
 def sanity_lines(table: pd.DataFrame) -> list[str]:
-    """One line per erasure on its own task: at chance, or plainly that it failed."""
+    """One line per erasure on its own task, in sample and by its held-out check: at
+    chance, or plainly that it failed."""
     out = []
-    for t in table[table["erased_task"]].itertuples(index=False):
-        what = f"{t.encoder}, {t.task} after {METHOD_NAMES.get(t.method, t.method)}"
+    for t in table[table["erased_task"] & (table["method"] == "leace")].itertuples(index=False):
+        what = f"{t.encoder}, {t.task} after LEACE"
         score = f"{t.after:.1f} [{t.after_low:.1f}, {t.after_high:.1f}]"
-        if t.failed:
+        held = f"{t.heldout:.1f} [{t.heldout_low:.1f}, {t.heldout_high:.1f}]"
+        if t.failed_in_sample:
             out.append(
                 f"ERASURE FAILED: {what}: {score}, above majority {t.majority:.1f}; the "
                 "property is still decodable, so the changes on other tasks do not measure "
                 "its use."
             )
-        elif t.method == "leace":
-            out.append(f"{what}: {score}, majority {t.majority:.1f}: erased (at chance).")
+        if t.failed_held_out:
+            out.append(
+                f"ERASURE FAILED out of sample: {what}: held-out check ({t.check}) {held}, "
+                f"above majority {t.heldout_majority:.1f}; the property is still decodable on "
+                "items the eraser never saw, so the changes on other tasks do not measure its "
+                f"use (in sample: {score})."
+            )
+        if np.isnan(t.heldout):
+            out.append(
+                f"{what}: {score}, majority {t.majority:.1f}"
+                + ("" if t.failed_in_sample else ": at chance in sample only")
+                + "; no held-out check stored (run the erasure again)."
+            )
+        elif t.failed_in_sample and not t.failed_held_out:
+            out.append(
+                f"{what}: held-out check ({t.check}) {held}, majority "
+                f"{t.heldout_majority:.1f}: at chance out of sample."
+            )
+        elif not t.failed:
+            out.append(
+                f"{what}: {score}, majority {t.majority:.1f}: erased (at chance); held-out "
+                f"check ({t.check}) {held}, majority {t.heldout_majority:.1f}: erased out of "
+                "sample too."
+            )
     return out
 
 
@@ -128,8 +198,26 @@ def _cell(t: pd.Series) -> str:
     return f"{d:+.1f}{'*' if t['significant'] else ''} [{lo:+.1f}, {hi:+.1f}]"
 
 
+def _control_cells(control: pd.DataFrame, task: str) -> list[str]:
+    """The random controls' two cells of ``task``: one seed with its CIs; several seeds
+    their mean and, in parentheses, their range."""
+    rows = control[control["task"] == task]
+    if rows.empty:
+        return ["–", "–"]
+    if len(rows) == 1:
+        t = rows.iloc[0]
+        return [f"{t['after']:.1f} [{t['after_low']:.1f}, {t['after_high']:.1f}]", _cell(t)]
+    s = control_summary(rows).iloc[0]
+    star = "*" if s["significant"] else ""
+    return [
+        f"{s['after']:.1f} ({s['after_min']:.1f}–{s['after_max']:.1f})",
+        f"{s['diff']:+.1f}{star} ({s['diff_min']:+.1f} … {s['diff_max']:+.1f})",
+    ]
+
+
 def erasure_text(table: pd.DataFrame, fmt: str = "markdown", alpha: float = ALPHA) -> str:
-    """The effects as one markdown table per (encoder, erased task), or csv/json records."""
+    """The effects as one markdown table per (encoder, erased task, fit), or csv/json
+    records (every control seed a line of its own, with its CIs)."""
     if fmt == "csv":
         return csv_table(table)
     if fmt == "json":
@@ -137,32 +225,55 @@ def erasure_text(table: pd.DataFrame, fmt: str = "markdown", alpha: float = ALPH
     if fmt != "markdown":
         raise SentprobeError("--erasure prints markdown, csv or json")
     parts = []
-    for (encoder, _, probe), group in table.groupby(["encoder", "erased_id", "probe"], sort=False):
+    keys = ["encoder", "erased_id", "fit", "probe"]
+    for (encoder, _, fit, probe), group in table.groupby(keys, sort=False):
         erased = group["erased"].iloc[0]
         leace = group[group["method"] == "leace"].set_index("task")
-        control = group[group["method"] == "random"].set_index("task")
+        control = group[group["method"] == "random"]
         rank = int(leace["rank"].max()) if len(leace) else int(control["rank"].max())
-        seed = int(control["erasure_seed"].iloc[0]) if len(control) else 0
+        seeds = sorted(int(s) for s in control["erasure_seed"].unique())
         header = ["Task", "before", "after LEACE [95% CI]", "Δ LEACE [95% CI]",
-                  "after random [95% CI]", "Δ random [95% CI]"]  # fmt: skip
+                  "held-out check [95% CI]"]  # fmt: skip
+        if len(seeds) > 1:
+            header += [f"after random, mean ({len(seeds)} seeds: range)", "Δ random, mean (range)"]
+        else:
+            header += ["after random [95% CI]", "Δ random [95% CI]"]
         rows = []
         for task, before in group.groupby("task", sort=False)["before"].first().items():
             cells = [str(task), f"{before:.1f}"]
-            for side in (leace, control):
-                if task not in side.index:
-                    cells += ["–", "–"]
-                    continue
-                t = side.loc[task]
+            if task in leace.index:
+                t = leace.loc[task]
                 cells.append(f"{t['after']:.1f} [{t['after_low']:.1f}, {t['after_high']:.1f}]")
                 cells.append(_cell(t))
+                held = t["heldout"]
+                cells.append(
+                    "–"
+                    if np.isnan(held)
+                    else f"{held:.1f} [{t['heldout_low']:.1f}, {t['heldout_high']:.1f}]"
+                    + (" FAILED" if t["failed_held_out"] else "")
+                )
+            else:
+                cells += ["–", "–", "–"]
+            cells += _control_cells(control, str(task))
             rows.append(cells)
-        title = f"### {encoder}: {erased} erased ({probe} probe; rank {rank})"
+        fitted = "" if fit == "train" else f", fit on {fit}"
+        title = f"### {encoder}: {erased} erased ({probe} probe; rank {rank}{fitted})"
         notes = sanity_lines(group)
+        checks = [c for c in leace["check"] if c] if len(leace) else []
+        how = checks[0] if checks else "not stored"
+        which = (
+            f"seed {seeds[0]}, with its CIs"
+            if len(seeds) == 1
+            else f"seeds {', '.join(map(str, seeds))}: their mean and range; `--format csv` "
+            "gives each seed's CIs; * where any seed's change is significant"
+        )
         legend = (
             f"Δ: after minus before, points, paired bootstrap 95% CI; * McNemar's exact test "
             f"Holm-adjusted over the tasks of one erasure, p < {alpha:g}. LEACE fit on "
-            f"{erased}'s training split; random: a random subspace of the same rank "
-            f"(seed {seed}), the damage of erasing any subspace that size."
+            f"{erased}'s {FIT_NAMES.get(fit, fit)}; held-out check: a probe on items the eraser "
+            f"never saw ({how}), bootstrap 95% CI, FAILED when above the majority share "
+            "beyond it. Random: a random subspace of the same rank in LEACE's z-scored "
+            f"coordinates ({which}), the damage of erasing any subspace that size."
         )
         parts.append("\n".join([title, "", *notes, "", markdown_table(header, rows), legend]))
     return "\n\n".join(parts) + "\n"

@@ -19,6 +19,7 @@ from sentprobe.analysis.erasure import erasure_effects
 from sentprobe.analysis.stats import CONFIDENCE, accuracy_interval
 from sentprobe.datasets import ProbingTask
 from sentprobe.encoders.cache import EmbeddingCache
+from sentprobe.evaluation.erasure import CONTROL_SEEDS
 from sentprobe.evaluation.memory import MemoryStore
 from sentprobe.evaluation.runner import EncoderSpecs, execute, plan_run
 
@@ -38,6 +39,8 @@ def evaluate(
     confidence: float = CONFIDENCE,
     progress: bool = False,
     erase: Sequence[str] = (),
+    erase_fit: str = "train",
+    erase_controls: int = CONTROL_SEEDS,
 ) -> pd.DataFrame:
     """Probe ``encoders`` on ``tasks`` and return one row per (row, task, seed) result.
 
@@ -48,7 +51,8 @@ def evaluate(
     own, else logreg). ``baselines``: as ``sentprobe run --baselines`` (none by default).
     ``erase``: tasks whose property is erased from each encoder before every task is probed
     again (``sentprobe.run``'s); the erased rows are in the frame, and ``attrs["erasure"]``
-    holds what ``report --erasure`` prints (``analysis.erasure.erasure_effects``).
+    holds what ``report --erasure`` prints (``analysis.erasure.erasure_effects``);
+    ``erase_fit`` and ``erase_controls`` are ``sentprobe.run``'s.
     The other options are ``sentprobe.run``'s.
 
     Columns: the results store's record fields (``encoder``, ``task``, ``probe``, ``seed``,
@@ -68,6 +72,8 @@ def evaluate(
         nli_train=nli_train,
         allow_heuristic_labels=allow_heuristic_labels,
         erase=erase,
+        erase_fit=erase_fit,
+        erase_controls=erase_controls,
     )
     cache = EmbeddingCache(None if cache_dir is None else Path(cache_dir).expanduser())
     cache.check_writable()

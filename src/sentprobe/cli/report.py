@@ -249,7 +249,8 @@ def report(
         typer.Option(
             "--erasure",
             help="Instead of the table: what erasing each task's property (run --erase) does "
-            "to every task, against the random-subspace control, with CIs and paired tests "
+            "to every task, against the random-subspace controls, with CIs and paired tests, "
+            "and each erasure's held-out check on items the eraser never saw "
             "(docs/erasure.md).",
         ),
     ] = False,

@@ -188,9 +188,13 @@ def erasure_plot(frame: pd.DataFrame, preds: dict[str, Any]) -> html.Plot | None
         figure_svg(erasure_figure(table), "erase"),
         " ".join(sanity_lines(table))
         + " Each cell: accuracy after erasing the row's task (LEACE, fit on its training "
-        "split) minus before, with the paired bootstrap 95% CI; the random rows remove a "
-        "random subspace of the same rank, the damage of any erasure that size. Linear "
-        "erasure only: a nonlinear probe may still recover the property (docs/erasure.md).",
+        "split, or training and dev splits where the row says so) minus before, with the "
+        "paired bootstrap 95% CI; the random rows remove a random subspace of the same rank in "
+        "LEACE's z-scored coordinates (the mean and range over control seeds), the damage of "
+        "any erasure that size. The held-out check column: the erased task's accuracy for a "
+        "probe trained and scored on erased items the eraser never saw, against the majority "
+        "share, with its CI. Linear erasure only: a nonlinear probe may still recover the "
+        "property (docs/erasure.md).",
     )
 
 

@@ -155,11 +155,30 @@ def run(
             "--erase",
             metavar="TASK",
             help="Also probe every task again with TASK's property erased from each encoder's "
-            "vectors (LEACE fit on TASK's training split) and, as the control, with a random "
-            "subspace of the same rank removed; repeatable. `report --erasure` shows the "
-            "effects (docs/erasure.md).",
+            "vectors (LEACE) and, as the controls, with random subspaces of the same rank "
+            "removed, and TASK by a held-out check on items the eraser never saw; "
+            "repeatable. `report --erasure` shows the effects (docs/erasure.md).",
         ),
     ] = None,
+    erase_fit: Annotated[
+        str,
+        typer.Option(
+            "--erase-fit",
+            metavar="train|train+dev",
+            help="What the --erase eraser is fit on: TASK's training split (the held-out check "
+            "trains a probe on erased dev and scores it on erased test), or its training and "
+            "dev splits (the check cross-fits within erased test).",
+        ),
+    ] = "train",
+    erase_controls: Annotated[
+        int,
+        typer.Option(
+            "--erase-controls",
+            min=1,
+            help="How many random controls (seeds 0, 1, ...) each --erase erasure gets; the "
+            "report gives their mean and spread.",
+        ),
+    ] = 3,
     baselines: Annotated[
         str,
         typer.Option(
@@ -240,6 +259,8 @@ def run(
         shard=parse_shard(shard) if shard is not None else None,
         keep_going=keep_going,
         erase=erase or (),
+        erase_fit=erase_fit,
+        erase_controls=erase_controls,
         keep_foreign=keep_other_versions,
     )
     _show_warnings(frame)

@@ -8,8 +8,10 @@ results of one identity only the newest counts: an older one was computed on old
 by an older probe version or an older version of a text baseline, and is *stale*, never a
 second sample. A row whose vectors had a task's property erased (evaluation/erasure.py) is a
 row of its own: its fingerprint is the plain row's with ``|erase:SPEC`` after it, ``erasure``
-is the SPEC (``leace:sample-en/Tense(en,1a2b3c4d):v1``, ``random:seed0:...``; empty for plain
-rows) and ``base_row`` the plain row's identity, which the erasure report pairs it with.
+is the SPEC (``leace:sample-en/Tense(en,1a2b3c4d):v2``, ``random:seed0:...``, the held-out
+check of an erasure ``heldout:leace:...``; ``leace[train+dev]:...`` for an eraser fit on train
+and dev; empty for plain rows) and ``base_row`` the plain row's identity, which the erasure
+report pairs it with.
 
 Nothing else may group, average, name files or overwrite: display names are made from
 identities at render time (:func:`row_names`, :func:`task_names`) and disambiguated whenever

@@ -44,10 +44,12 @@ from sentprobe.encoders.custom import CallableEncoder
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import baseline_names, default_baselines
 from sentprobe.evaluation.erasure import (
+    CONTROL_SEEDS,
     ErasedEncoder,
     ErasingCache,
     check_erasable,
     erased_tasks,
+    heldout_task,
 )
 from sentprobe.evaluation.executors import check_executor, failure_line, report_failure, run_ray
 from sentprobe.evaluation.folds import (
@@ -594,9 +596,12 @@ class RunPlan:
     probe: str | None
     seeds: int
     nli_train: NLIPairs | None
-    #: The tasks whose property is erased (``--erase``) from each encoder of ``erase_rows``.
+    #: The tasks whose property is erased (``--erase``) from each encoder of ``erase_rows``,
+    #: the splits the eraser is fit on and the number of random controls (seeds 0, 1, ...).
     erase: list[ProbingTask] = field(default_factory=list)
     erase_rows: list[Encoder] = field(default_factory=list)
+    erase_fit: str = "train"
+    erase_controls: int = CONTROL_SEEDS
 
 
 def plan_run(
@@ -612,17 +617,21 @@ def plan_run(
     allow_heuristic_labels: bool = False,
     keep_nli_overlap: bool = False,
     erase: Sequence[str] = (),
+    erase_fit: str = "train",
+    erase_controls: int = CONTROL_SEEDS,
 ) -> RunPlan:
     """Load and check everything a run needs before it computes anything (see :func:`run`)."""
     if seeds < 1:
         raise SentprobeError("--seeds must be at least 1")
+    if erase_controls < 1:
+        raise SentprobeError("--erase-controls must be at least 1")
     task_list: list[ProbingTask]
     if tasks and not isinstance(tasks, str) and isinstance(tasks[0], ProbingTask):
         task_list = list(cast("Sequence[ProbingTask]", tasks))  # loaded tasks: the first decides
     else:
         task_list = resolve_tasks(cast("str | Sequence[str]", tasks))
     check_heuristic_labels(task_list, allow_heuristic_labels)
-    erased = erased_tasks(erase, task_list)
+    erased = erased_tasks(erase, task_list, erase_fit)
     rows: list[tuple[Baseline | Encoder, str | None, int | None]] = []
     for name in expand_baselines(baselines, task_list):
         item = registry.baselines.get(name)
@@ -658,8 +667,9 @@ def plan_run(
     if pairs is not None and not keep_nli_overlap:
         pairs = without_evaluated_pairs(pairs, task_list)
     return RunPlan(
-        task_list, rows, probe, seeds, pairs, erased, cast("list[Encoder]", encoder_rows)
-    )
+        task_list, rows, probe, seeds, pairs, erased, cast("list[Encoder]", encoder_rows),
+        erase_fit, erase_controls,
+    )  # fmt: skip
 
 
 def execute(
@@ -704,8 +714,9 @@ def _run_erasures(
     units: RunPlan, store: ResultsStore | MemoryStore, cache: EmbeddingCache, progress: bool
 ) -> list[str]:
     """Each encoder of ``units.erase_rows`` probed again on every task with each erased
-    task's property removed, and with the equal-rank random control (evaluation/erasure.py);
-    the plain vectors come from ``cache`` once per encoder. Returns the units' keys."""
+    task's property removed, and with each equal-rank random control; the erased task also
+    by its held-out check (evaluation/erasure.py). The plain vectors come from ``cache`` once
+    per encoder. Returns the units' keys."""
     keys: list[str] = []
     sentences = [s for t in units.tasks for s in t.sentences()]
     if units.nli_train is not None:
@@ -715,11 +726,16 @@ def _run_erasures(
     for encoder in units.erase_rows:
         base = cache.vectors(encoder, sentences, progress=encoder.name if progress else False)
         for task in units.erase:
-            leace = ErasedEncoder(encoder, task, "leace", base, index)
-            control = ErasedEncoder(encoder, task, "random", base, index, leace=leace)
-            for erased in (leace, control):
+            leace = ErasedEncoder(encoder, task, "leace", base, index, fit=units.erase_fit)
+            check = ErasedEncoder(encoder, task, "leace", base, index, leace=leace, check=True)
+            jobs: list[tuple[ErasedEncoder, list[ProbingTask]]] = [(leace, units.tasks)]
+            for seed in range(units.erase_controls):
+                control = ErasedEncoder(encoder, task, "random", base, index, seed, leace)
+                jobs.append((control, units.tasks))
+            jobs.append((check, [heldout_task(task, units.erase_fit)]))
+            for erased, tasks in jobs:
                 runner = Runner(
-                    units.tasks, probe=units.probe, seeds=units.seeds, store=store,
+                    tasks, probe=units.probe, seeds=units.seeds, store=store,
                     cache=ErasingCache(), progress=progress, nli_train=units.nli_train,
                 )  # fmt: skip
                 runner.run_encoder(erased)
@@ -746,6 +762,8 @@ def run(
     shard: tuple[int, int] | None = None,
     keep_going: bool = False,
     erase: Sequence[str] = (),
+    erase_fit: str = "train",
+    erase_controls: int = CONTROL_SEEDS,
     keep_foreign: bool = False,
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks`` into the results store ``results``
@@ -773,10 +791,12 @@ def run(
     ``sentprobe merge`` joins the shards' stores. ``keep_going``: a failed (row, task) pair
     does not stop the run; the returned frame's ``attrs["failures"]`` lists one line each.
     ``erase``: task names (as ``tasks`` gives them, or short names) whose property is then
-    erased from each encoder's vectors (LEACE, and a random subspace of equal rank as its
-    control; evaluation/erasure.py) before every task is probed again. ``keep_foreign``:
-    reuse stored results made by another sentprobe version or code, or another major.minor
-    of a library that decides scores (evaluation/provenance.py); computed again by default.
+    erased from each encoder's vectors (LEACE, and random subspaces of equal rank as its
+    controls; evaluation/erasure.py) before every task is probed again; ``erase_fit``: the
+    splits the eraser is fit on (``train`` or ``train+dev``), ``erase_controls``: the number
+    of random controls. ``keep_foreign``: reuse stored results made by another sentprobe
+    version or code, or another major.minor of a library that decides scores
+    (evaluation/provenance.py); computed again by default.
     """
     check_executor(executor)
     if shard is not None and executor != "local":
@@ -795,6 +815,8 @@ def run(
         allow_heuristic_labels=allow_heuristic_labels,
         keep_nli_overlap=keep_nli_overlap,
         erase=erase,
+        erase_fit=erase_fit,
+        erase_controls=erase_controls,
     )
     # Absolute here, on the driver: Ray workers start in other directories and homes.
     results = Path(results).expanduser().absolute()

@@ -336,33 +336,68 @@ def agreement_figure(matrix: pd.DataFrame, title: str = "") -> Figure:
 
 
 def erasure_figure(table: pd.DataFrame, alpha: float = 0.05) -> Figure:
-    """Erased task -> effect on task: one row per (encoder, erased task, erasure), one column
-    per task, each cell the change in accuracy (points) with its 95% CI beneath; cells not
-    significant (Holm-adjusted McNemar) grey. ``table``: analysis.erasure's effects."""
+    """Erased task -> effect on task: one row per (encoder, erased task, fit) for LEACE and one
+    for its random controls, one column per task, each cell the change in accuracy (points)
+    with its 95% CI beneath (the controls: their mean, and the range over control seeds where
+    there are several); cells not significant (Holm-adjusted McNemar; a control: no seed)
+    grey. The last column, "held-out check", is the erased task's held-out accuracy minus its
+    majority share, with its CI beneath: not grey where the erasure failed out of sample.
+    ``table``: analysis.erasure's effects."""
+    from sentprobe.reporting.render import control_summary
+
+    fits = [("" if f == "train" else f", fit {f}") for f in table["fit"]]
     table = table.assign(
         line=[
-            f"{e}: −{t} ({'LEACE' if m == 'leace' else 'random'})"
-            for e, t, m in zip(table["encoder"], table["erased"], table["method"], strict=True)
+            f"{e}: −{t} ({'LEACE' if m == 'leace' else 'random'}{f})"
+            for e, t, m, f in zip(
+                table["encoder"], table["erased"], table["method"], fits, strict=True
+            )
         ]
     )
+    check = "held-out check"
     lines, tasks = list(dict.fromkeys(table["line"])), list(dict.fromkeys(table["task"]))
-    at = table.set_index(["line", "task"])
-    grid = np.full((len(lines), len(tasks)), np.nan)
+    columns = [*tasks, check]
+    grid = np.full((len(lines), len(columns)), np.nan)
     grey = np.zeros(grid.shape, dtype=bool)
-    text = [["–"] * len(tasks) for _ in lines]
+    text = [["–"] * len(columns) for _ in lines]
     for i, line in enumerate(lines):
-        for j, task in enumerate(tasks):
-            if (line, task) in at.index:
-                t = at.loc[(line, task)]
-                grid[i, j], grey[i, j] = t["diff"], not t["significant"]
-                text[i][j] = f"{t['diff']:+.1f}\n[{t['diff_low']:+.1f}, {t['diff_high']:+.1f}]"
-    fig = new_figure(max(4.5, 2.6 + 0.9 * len(tasks)), max(2.0, 1.3 + 0.5 * len(lines)))
+        rows = table[table["line"] == line]
+        if (rows["method"] == "random").all():
+            summary = control_summary(rows)
+            for task, s in summary.iterrows():
+                j = tasks.index(str(task))
+                grid[i, j], grey[i, j] = s["diff"], not s["significant"]
+                if s["seeds"] > 1:
+                    spread = f"{s['diff_min']:+.1f} … {s['diff_max']:+.1f}"
+                    text[i][j] = f"{s['diff']:+.1f}\n({spread}; {s['seeds']} seeds)"
+                else:
+                    t = rows[rows["task"] == task].iloc[0]
+                    text[i][j] = f"{t['diff']:+.1f}\n[{t['diff_low']:+.1f}, {t['diff_high']:+.1f}]"
+            continue
+        for t in rows.itertuples(index=False):
+            j = tasks.index(t.task)
+            grid[i, j], grey[i, j] = t.diff, not t.significant
+            text[i][j] = f"{t.diff:+.1f}\n[{t.diff_low:+.1f}, {t.diff_high:+.1f}]"
+            if t.erased_task and not np.isnan(t.heldout):
+                k = len(tasks)
+                grid[i, k] = t.heldout - t.heldout_majority
+                grey[i, k] = not t.failed_held_out
+                text[i][k] = (
+                    f"{t.heldout:.1f} vs {t.heldout_majority:.1f}"
+                    f"\n[{t.heldout_low:.1f}, {t.heldout_high:.1f}]"
+                    + ("\nFAILED" if t.failed_held_out else "")
+                )
+    fig = new_figure(max(4.5, 2.6 + 0.9 * len(columns)), max(2.0, 1.3 + 0.5 * len(lines)))
     ax = fig.subplots()
     image = draw_heatmap(
-        ax, grid, lines, tasks, diverging_norm(grid, 0.0, 1.0), text=text, grey=grey, fontsize=6
+        ax, grid, lines, columns, diverging_norm(grid, 0.0, 1.0), text=text, grey=grey, fontsize=6
     )
     add_colorbar(fig, image, ax, "change in accuracy (points)")
-    ax.set_xlabel(f"grey: not significant (McNemar, Holm-adjusted p ≥ {alpha:g})", fontsize=8)
+    ax.set_xlabel(
+        f"grey: not significant (McNemar, Holm-adjusted p ≥ {alpha:g}); held-out check: "
+        "accuracy vs majority on items the eraser never saw, grey unless above it beyond its CI",
+        fontsize=7,
+    )
     ax.set_title("Erased task → effect on task (points, 95% CI)", fontsize=10)
     return fig
 

@@ -105,3 +105,22 @@ def json_records(records: Sequence[dict[Any, Any]]) -> str:
         for rec in records
     ]
     return json.dumps(clean, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def control_summary(control: pd.DataFrame) -> pd.DataFrame:
+    """Per task, an erasure's random controls (analysis/erasure.py's lines) over their
+    seeds: mean and range of after and Δ, how many seeds, whether any seed's change was
+    significant."""
+    grouped = control.groupby("task", sort=False)
+    return pd.DataFrame(
+        {
+            "after": grouped["after"].mean(),
+            "after_min": grouped["after"].min(),
+            "after_max": grouped["after"].max(),
+            "diff": grouped["diff"].mean(),
+            "diff_min": grouped["diff"].min(),
+            "diff_max": grouped["diff"].max(),
+            "seeds": grouped["erasure_seed"].nunique(),
+            "significant": grouped["significant"].any(),
+        }
+    )
