@@ -46,6 +46,7 @@ RUN_SETTINGS = {
     "executor": "ray",
     "shard": "2/3",
     "keep-going": True,
+    "keep-other-versions": True,
     "format": "csv",
     "output": "table.csv",
     "quiet": True,
@@ -91,6 +92,7 @@ def test_every_run_option_can_be_set_in_a_config_file(tmp_path, captured):
     assert tomllib.loads(saved.read_text()) == RUN_SETTINGS
     assert captured["encoders"] == ["bov-glove", "minilm"]
     assert captured["seeds"] == 3 and captured["controls"] and captured["keep_going"]
+    assert captured["keep_foreign"]
     assert captured["encoder_options"] == {
         "layer": "all",
         "pooling": "max,pos:-2",
