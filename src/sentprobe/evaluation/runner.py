@@ -259,6 +259,10 @@ class Runner:
                 "control_ceiling": _ceiling(task),
                 "control_seed": getattr(task, "map_seed", 0),
                 "control_permutes": bool(getattr(task, "permutes", False)),
+                "control_agreement": getattr(task, "agreement", None),
+                "control_agreement_with": {
+                    str(j): v for j, v in getattr(task, "agreement_with", {}).items()
+                },
             }
         rec = ResultRecord(
             task=_short_name(task),
