@@ -129,10 +129,11 @@ def test_the_mixture_saves_at_most_seven_bits_without_signal(k: int, dim: int, s
 
 def test_no_block_is_coded_by_a_model_that_saw_it() -> None:
     """96-d Gaussian vectors, 120 labels without signal: a block model fitted on the block it
-    codes (the last block's own 60 labels through its weights) would fit their noise and code
-    them 19-37 bits under the uniform code; fitted on the blocks before it, every expert costs
-    at least the uniform code less 7 bits (a valid code saves s bits on such labels with
-    probability at most 2^-s), and so does the mixture."""
+    codes (the last block's own 60 labels, through its weights only) fits their noise: the
+    experts of prior 0.1-10 then code the labels 19-39 bits under the uniform code, the
+    mixture 36. Fitted on the blocks before it, every expert costs at least the uniform code
+    less 7 bits (a valid code saves s bits on such labels with probability at most 2^-s), and
+    so does the mixture (1.3 bits over it here)."""
     probe = _no_signal(120, 2, 96)
     first = probe.block_ends_[0] * math.log2(len(probe.classes_))
     experts = first + probe.expert_bits_.sum(0)
