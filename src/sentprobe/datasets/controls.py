@@ -378,7 +378,7 @@ class ControlTask(ProbingTask):
     #: Fraction of test items whose control label is the task's label.
     agreement: float | None = None
     #: Fraction of test items labelled alike by this map and the map of each lower seed.
-    agreement_with: dict[int, float] = field(default_factory=dict)
+    agreement_with: dict[int, float | None] = field(default_factory=dict)
 
     def content_hash(self) -> str:
         """The labels' hash (ProbingTask's) with ``CONTROL_VERSION``: results stored for a
