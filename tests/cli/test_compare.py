@@ -53,8 +53,8 @@ def test_compare_marks_significant_tasks(store):
     data = json.loads(
         invoke("compare", "Good", "Bad", "--results", str(store), "-f", "json").output
     )
-    # SentLen: 50 items differ, 9.8 points detectable; WC: 4 differ, too few for any
-    assert [t["mdd"] for t in data["tasks"]] == [pytest.approx(9.85, abs=0.01), None]
+    # SentLen: 50 items differ, 10.2 points detectable (exact power); WC: 4 differ, too few
+    assert [t["mdd"] for t in data["tasks"]] == [pytest.approx(10.15, abs=0.01), None]
     assert data["mdd_power"] == 0.8
     assert data["correction"] == "holm" and [t["significant"] for t in data["tasks"]] == [
         True,

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from sentprobe.datasets import ProbingTask, Split, TaskMetadata, resolve_tasks
 from sentprobe.datasets.controls import (
     CAPS,
     CONTROL_SUFFIX,
+    ControlTask,
     control_ceiling,
     control_keys,
     control_labels,
     control_task,
+    control_tasks,
     control_word,
     controlled_name,
     is_control,
@@ -24,12 +27,10 @@ def _label_counts(task: ProbingTask) -> dict[str, Counter[str]]:
     return {name: Counter(split.labels) for name, split in task.splits.items()}
 
 
-def _by_word(task: ProbingTask, cap: float = CAPS[0]) -> dict[str, set[str]]:
-    n_labels = len({lb for s in task.splits.values() for lb in s.labels})
-    keys = control_keys(task.splits, n_labels, cap)
+def _by_word(control: ControlTask) -> dict[str, set[str]]:
     seen: dict[str, set[str]] = {}
-    for name, split in task.splits.items():
-        for key, label in zip(keys[name], split.labels, strict=True):
+    for name, split in control.splits.items():
+        for key, label in zip(control.keys[name], split.labels, strict=True):
             seen.setdefault(key, set()).add(label)
     return seen
 
@@ -53,10 +54,49 @@ def test_sample_controls_keep_label_counts_and_depend_on_the_word_only(task) -> 
     assert all(len(labels) == 1 for labels in _by_word(control).values())
     assert control.warnings == []
     assert _label_counts(control) == _label_counts(task)
-    # A memoriser of the control function can learn it: the key of nearly every test item
-    # keys training items too (the first content word did for 15-54% of them).
+    # A memoriser of the control function can learn it: the key of most test items keys
+    # training items too (the first content word did for 15-54% of them; WC, whose target
+    # words are never keys since each names its label, is the lowest).
     ceiling = control_ceiling(control)
-    assert ceiling is not None and ceiling >= 0.9
+    assert ceiling is not None and ceiling >= 0.7
+
+
+@pytest.mark.parametrize("name", ["sample-en/SubjNum", "sample-en/Tense"])
+def test_sample_control_maps_do_not_carry_the_label(name) -> None:
+    # Keys whose items share one label (SubjNum's "is", Tense's "you") made maps agree with
+    # the task's labels on 37-74% of test items; every map must stay near chance.
+    task = resolve_tasks(name)[0]
+    real = task.splits["test"].labels
+    chance = sum((n / len(real)) ** 2 for n in Counter(real).values())
+    for control in control_tasks(task, 5):
+        agree = sum(a == b for a, b in zip(control.splits["test"].labels, real)) / len(real)
+        assert control.agreement == agree and abs(agree - chance) <= 0.1, control.map_seed
+        assert all(0 < v < 1 for v in control.agreement_with.values())
+        assert sorted(control.agreement_with) == list(range(control.map_seed))
+
+
+def test_words_that_predict_the_label_are_no_keys() -> None:
+    # Four pronouns each start a quarter of the sentences, 90% of them with one label: the
+    # largest words, so a choice blind to labels keys by them and a map agrees with the
+    # labels on 10, 50 or 90% of items. The fillers (a sixth each) have mixed labels.
+    rng = np.random.default_rng(0)
+
+    def split(n: int) -> Split:
+        sentences, labels = [], []
+        for i in range(n):
+            pronoun = ["he", "she", "you", "we"][i % 4]
+            past = (pronoun in ("he", "she")) == (rng.random() < 0.9)
+            filler = ["alpha", "beta", "gamma", "delta", "omega", "kappa"][rng.integers(6)]
+            sentences.append(f"{pronoun} v{rng.integers(10**6)} {filler} .")
+            labels.append("PAST" if past else "PRES")
+        return Split(sentences, labels)
+
+    task = ProbingTask(
+        TaskMetadata(name="Toy"), {"train": split(800), "dev": split(200), "test": split(200)}
+    )
+    for control in control_tasks(task, 5):
+        assert not {"he", "she", "you", "we"} & set(control.keys["test"])
+        assert control.agreement is not None and abs(control.agreement - 0.5) <= 0.1
 
 
 def test_keys_are_seen_in_training_and_the_ceiling_counts_the_rest() -> None:
@@ -143,6 +183,6 @@ def test_small_tasks_fall_back_to_smaller_keys_for_exact_counts() -> None:
     assert [Counter(mapping[k] for k in large[n]) for n in large] != list(targets.values())
     control = control_task(task, seed=0)
     assert control.warnings == [] and _label_counts(control) == targets
-    assert all(len(labels) == 1 for labels in _by_word(control, CAPS[1]).values())
+    assert all(len(labels) == 1 for labels in _by_word(control).values())
     ceiling = control_ceiling(control)
-    assert ceiling is not None and ceiling >= 0.9
+    assert ceiling is not None and ceiling >= 0.7

@@ -1,8 +1,9 @@
 """MDL probe: block boundaries, the codelength arithmetic, a hand-computed online code, and
 the criteria the online code must meet, each of which a broken code fails: the block models
-alone cost the uniform code on labels without signal, the mixture with the uniform code saves
-at most a few bits there, the code is a prefix code (a block's bits never depend on later
-labels), and a planted signal compresses."""
+alone cost the uniform code within a few bits on labels without signal (also on 96-d vectors,
+where a model that saw the block it codes saves tens of bits), the mixture with the uniform
+code saves at most a few bits there, the code is a prefix code (a block's bits never depend
+on later labels), and a planted signal compresses."""
 
 from __future__ import annotations
 
@@ -108,10 +109,14 @@ _GRID = [
 @pytest.mark.parametrize(("n", "k", "dim"), _GRID)
 def test_block_models_alone_cost_the_uniform_code(n: int, k: int, dim: int) -> None:
     """Labels without signal: the block models alone (no uniform expert to fall back on) code
-    them within 1% of the uniform code, at every size, number of classes and width (the
-    uncalibrated v1 cost 1.3-2.2 times the uniform code on 3 classes, the more the wider)."""
+    them at most 7 bits under the uniform code (a valid code saves s bits on such labels with
+    probability at most 2^-s) and at most log2(n) bits over it (about two parameters' price,
+    1/2 log2(n) bits each, for learning that there is nothing to learn; measured 11.8 bits at
+    most, on n = 5,000), at every size, number of classes and width (the uncalibrated v1 cost
+    1.3-2.2 times the uniform code on 3 classes, the more the wider)."""
     probe = _no_signal(n, k, dim)
-    assert 0.99 <= probe.uniform_codelength_ / _models_only(probe) <= 1.01
+    saving = probe.uniform_codelength_ - _models_only(probe)
+    assert -math.log2(n) <= saving <= 7.0
 
 
 @pytest.mark.parametrize(
@@ -125,6 +130,20 @@ def test_the_mixture_saves_at_most_seven_bits_without_signal(k: int, dim: int, s
     probe = _no_signal(400, k, dim, seed)
     saving = probe.uniform_codelength_ - probe.codelength_
     assert -math.log2(len(probe.priors) + 1) - 1e-9 <= saving <= 7.0
+
+
+def test_no_block_is_coded_by_a_model_that_saw_it() -> None:
+    """96-d Gaussian vectors, 120 labels without signal: a block model fitted on the block it
+    codes (the last block's own 60 labels, through its weights only) fits their noise: the
+    experts of prior 0.1-10 then code the labels 19-39 bits under the uniform code, the
+    mixture 36. Fitted on the blocks before it, every expert costs at least the uniform code
+    less 7 bits (a valid code saves s bits on such labels with probability at most 2^-s), and
+    so does the mixture (1.3 bits over it here)."""
+    probe = _no_signal(120, 2, 96)
+    first = probe.block_ends_[0] * math.log2(len(probe.classes_))
+    experts = first + probe.expert_bits_.sum(0)
+    assert (experts >= probe.uniform_codelength_ - 7.0).all(), experts
+    assert probe.uniform_codelength_ - probe.codelength_ <= 7.0
 
 
 def test_a_block_is_coded_without_the_labels_after_it() -> None:

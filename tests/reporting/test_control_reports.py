@@ -263,6 +263,30 @@ def test_a_control_map_per_seed_paired_with_its_task(tmp_path, monkeypatch) -> N
     section = text.split("**Selectivity")[1]
     spread = 100 * sel["selectivity"].std()
     assert f"{100 * sel['selectivity'].mean():.1f} ± {spread:.1f}" in section
+    # each map's test agreement with the task's labels, and between maps, from the labels
+    real = task.splits["test"].labels
+
+    def alike(a: list[str], b: list[str]) -> float:
+        return 100 * float(np.mean([x == y for x, y in zip(a, b, strict=True)]))
+
+    agree = [alike(m.splits["test"].labels, real) for m in maps.values()]
+    between = [
+        alike(maps[i].splits["test"].labels, maps[j].splits["test"].labels)
+        for i in range(3)
+        for j in range(i + 1, 3)
+    ]
+    assert tidy["control_agreement"] == pytest.approx(np.mean(agree), rel=1e-12)
+    assert (tidy["control_agreement_min"], tidy["control_agreement_max"]) == (
+        min(agree),
+        max(agree),
+    )
+    assert tidy["maps_agreement"] == pytest.approx(np.mean(between), rel=1e-12)
+    assert tidy["maps_agreement_max"] == pytest.approx(max(between), rel=1e-12)
+    section = text.split("**Control labels' agreement")[1].split("**Selectivity")[0]
+    row = f"| A    | {' | '.join(f'{a:5.1f}' for a in agree)} | {np.mean(between):12.1f} |"
+    assert row in section, section
+    for fmt in ("csv", "json"):
+        assert "maps_agreement_max" in report_text(frame, fmt)
 
     # a seeded probe: seed s of the task pairs with seed s of the control (map s)
     from sentprobe.probes.linear import LogisticProbe
@@ -291,17 +315,20 @@ def _edited(frame: pd.DataFrame, where, **extra) -> pd.DataFrame:
 
 
 def test_a_control_that_permutes_the_labels_has_no_selectivity(results) -> None:
-    """WC's control is WC with its labels renamed (its keys are the target words): its
-    selectivity is 0 by construction, so every format prints n/a with the reason."""
+    """A control whose labels are the task's renamed (here two keys, one item of each per
+    split): its selectivity is 0 by construction, so every format prints n/a with the
+    reason."""
     from sentprobe.cli.report_html import results_section
-    from sentprobe.datasets import resolve_tasks
+    from sentprobe.datasets import ProbingTask, Split, TaskMetadata
     from sentprobe.datasets.controls import control_task
     from sentprobe.reporting.controls import PERMUTED
     from sentprobe.reporting.html import _results_table
 
-    wc = next(t for t in resolve_tasks("sample-en") if t.name.endswith("/WC"))
+    two = {
+        name: Split([f"alpha {name} .", f"beta {name} ."], ["x", "y"]) for name in ("train", "test")
+    }
     assert (
-        control_task(wc, seed=2).permutes
+        control_task(ProbingTask(TaskMetadata(name="Two"), two)).permutes
         and not control_task(make_mock_task("A", seed=1, n_train=120, n_dev=30, n_test=30)).permutes
     )
     _, frame = results

@@ -211,7 +211,7 @@ def comparison_text(comparison: Comparison, fmt: str = "markdown", decimals: int
         "swaps), a check on McNemar.",
         f"MDD: the smallest difference (points) McNemar's test at alpha = {c.alpha:g} would "
         f"detect with {POWER:.0%} power on these items, given the share right for one row "
-        "only (Connor 1987; before Holm's correction, which raises it): a difference below it "
+        "only (exact power; before Holm's correction, which raises it): a difference below it "
         "that is not significant is not evidence of no difference. –: the rows disagree on too "
         "few items for any difference to be detected.",
         *(f"skipped {note}" for note in c.skipped),

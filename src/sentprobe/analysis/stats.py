@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.stats import binom, norm
+from scipy.stats import binom
 
 from sentprobe.evaluation.predictions import Predictions
 
@@ -196,23 +196,45 @@ def paired_test(correct_a: np.ndarray, correct_b: np.ndarray) -> PairedTest:
     )
 
 
+def mcnemar_power(n: int, discordant: int, difference: float, alpha: float = 0.05) -> float:
+    """Exact power of McNemar's two-sided exact test at ``alpha`` (:func:`mcnemar_exact`,
+    rejecting where p < alpha) on ``n`` paired items, each right for one row only with
+    probability psi = ``discordant / n`` and for the first row with probability
+    (psi + difference) / 2: a sum over the Binomial(n, psi) number m of discordant items of
+    the Binomial(m, (1 + difference / psi) / 2) probability of the test's rejection region
+    (m's tails beyond 1e-12 of it left out)."""
+    psi = discordant / n if n else 0.0
+    if psi <= 0:
+        return 0.0
+    share = min(1.0, (1.0 + difference / psi) / 2.0)
+    low, high = binom.ppf([1e-12, 1 - 1e-12], n, psi)
+    m = np.arange(max(1, int(low)), int(high) + 1)
+    # the largest k with 2 P(X <= k) < alpha under H0 (mcnemar_exact's rule); -1: none
+    k = binom.ppf(alpha / 2, m, 0.5).astype(np.int64)
+    k = np.where(2.0 * binom.cdf(k, m, 0.5) < alpha, k, k - 1)
+    k = np.where((k >= 0) & (2.0 * binom.cdf(k, m, 0.5) >= alpha), k - 1, k)
+    reject = binom.cdf(k, m, share) + binom.sf(m - k - 1, m, share)
+    return float(np.dot(binom.pmf(m, n, psi), np.where(k >= 0, reject, 0.0)))
+
+
 def detectable_difference(
     n: int, discordant: int, alpha: float = 0.05, power: float = POWER
 ) -> float:
-    """The smallest accuracy difference (a fraction) that McNemar's two-sided test at
+    """The smallest accuracy difference (a fraction) that McNemar's exact two-sided test at
     ``alpha`` detects with probability ``power`` on ``n`` paired items, of which the share
-    ``discordant / n`` is right for one row only (Connor 1987's normal approximation:
-    sqrt(n) d = z(1 - alpha/2) sqrt(psi) + z(power) sqrt(psi - d^2)). NaN where no
-    difference up to that share would be detected (the rows disagree on too few items)."""
+    psi = ``discordant / n`` is right for one row only: the root of :func:`mcnemar_power`
+    (exact, increasing in the difference) on [0, psi]. NaN where no difference up to psi
+    would be detected (the rows disagree on too few items)."""
     psi = discordant / n if n else 0.0
     if psi <= 0:
         return math.nan
-    z_alpha, z_power = norm.ppf(1 - alpha / 2), norm.ppf(power)
 
     def gap(d: float) -> float:
-        return math.sqrt(n) * d - z_alpha * math.sqrt(psi) - z_power * math.sqrt(psi - d * d)
+        return mcnemar_power(n, discordant, d, alpha) - power
 
-    return float(brentq(gap, 0.0, psi)) if gap(psi) >= 0 else math.nan
+    if gap(psi) < 0:
+        return math.nan
+    return float(brentq(gap, 0.0, psi, xtol=1e-10))
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:

@@ -29,6 +29,7 @@ import pandas as pd
 from sentprobe import __version__, registry
 from sentprobe.datasets import ProbingTask, resolve_tasks
 from sentprobe.datasets.controls import (
+    ControlTask,
     control_ceiling,
     control_tasks,
     controlled_name,
@@ -167,7 +168,9 @@ def _ceiling(task: ProbingTask) -> float | None:
     """``control_ceiling`` of a control task, computed once per task data (every row and seed
     of a run records it)."""
     if task.content_hash() not in _CEILINGS:
-        _CEILINGS[task.content_hash()] = control_ceiling(task)
+        # the keys are known only to the control task built with them
+        ceiling = control_ceiling(task) if isinstance(task, ControlTask) else None
+        _CEILINGS[task.content_hash()] = ceiling
     return _CEILINGS[task.content_hash()]
 
 
@@ -264,6 +267,10 @@ class Runner:
                 "control_ceiling": _ceiling(task),
                 "control_seed": getattr(task, "map_seed", 0),
                 "control_permutes": bool(getattr(task, "permutes", False)),
+                "control_agreement": getattr(task, "agreement", None),
+                "control_agreement_with": {
+                    str(j): v for j, v in getattr(task, "agreement_with", {}).items()
+                },
             }
         rec = ResultRecord(
             task=_short_name(task),

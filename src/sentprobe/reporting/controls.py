@@ -24,7 +24,13 @@ import pandas as pd
 from sentprobe.datasets.controls import controlled_name, is_control
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.identity import TASK, resolve, task_names
-from sentprobe.reporting.render import csv_table, json_records
+from sentprobe.reporting.render import (
+    csv_table,
+    json_records,
+    latex_escape,
+    latex_table,
+    markdown_table,
+)
 from sentprobe.reporting.tables import IntervalFn, results_table, says_nothing
 
 #: A control result matches its task's result of the same row, probe, seed, source, language.
@@ -42,6 +48,11 @@ TIDY = (
     "control_score",
     "control_ceiling",
     "control_ceiling_min",
+    "control_agreement",
+    "control_agreement_min",
+    "control_agreement_max",
+    "maps_agreement",
+    "maps_agreement_max",
     "selectivity",
     "notes",
 )
@@ -88,7 +99,14 @@ def selectivity_frame(frame: pd.DataFrame) -> pd.DataFrame:
     or with the task's seed-0 record where that says no seed changes it; ``extra`` is the
     control record's (the pair depends on its map), and ``control_dev_score`` its dev score."""
     tasks, controls = split_controls(frame)
-    columns = ["control_score", "control_dev_score", "control_seed", "control_ceiling"]
+    columns = [
+        "control_score",
+        "control_dev_score",
+        "control_seed",
+        "control_ceiling",
+        "control_agreement",
+        "control_agreement_with",
+    ]
     if tasks.empty or controls.empty:
         empty = [*columns, "selectivity", "selectivity_note"]
         return tasks.iloc[0:0].assign(**{c: [] for c in empty})
@@ -99,6 +117,8 @@ def selectivity_frame(frame: pd.DataFrame) -> pd.DataFrame:
         control_dev_score=_dev_scores(right),
         control_seed=[int(e.get("control_seed", 0)) for e in extras],
         control_ceiling=[e.get("control_ceiling") for e in extras],
+        control_agreement=[e.get("control_agreement") for e in extras],
+        control_agreement_with=[e.get("control_agreement_with") or {} for e in extras],
         control_permutes=[bool(e.get("control_permutes")) for e in extras],
         control_extra=[{**e, "seeded": True} for e in extras],  # the pair depends on its map
     )
@@ -176,6 +196,13 @@ def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.
         out = out.join(grouped["control_seed"].nunique().rename("control_maps"))
         out = out.join(grouped[["control_score", "control_ceiling", "selectivity"]].mean() * 100)
         out = out.join(grouped["control_ceiling"].min().rename("control_ceiling_min") * 100)
+        agreement = pd.to_numeric(sel["control_agreement"]) * 100
+        by_cell = agreement.groupby([sel[k] for k in keys], sort=False)
+        for name, how in (("", "mean"), ("_min", "min"), ("_max", "max")):
+            out = out.join(by_cell.agg(how).rename(f"control_agreement{name}"))
+        between = {cell: _between_maps(group) for cell, group in sel.groupby(keys, sort=False)}
+        for side, name in enumerate(("maps_agreement", "maps_agreement_max")):
+            out[name] = [between.get(cell, (None, None))[side] for cell in out.index]
         for cell, reasons in grouped["selectivity_note"]:
             for reason in dict.fromkeys(r for r in reasons if r):
                 notes.setdefault(cell, []).append(f"selectivity {reason}")
@@ -195,6 +222,50 @@ def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.
     out = out.reset_index()
     out["task"] = task_names(out)
     return out.drop(columns=["task_source", "language"])
+
+
+def _between_maps(group: pd.DataFrame) -> tuple[float | None, float | None]:
+    """(mean, highest) percent of test items that two of ``group``'s control maps label
+    alike, over the pairs of its maps (each map's record holds its agreement with the maps
+    of lower seeds); (None, None) with fewer than two maps."""
+    seeds = set(group["control_seed"])
+    found = {
+        (j, int(k)): float(v)
+        for j, agree in zip(group["control_seed"], group["control_agreement_with"], strict=True)
+        for k, v in agree.items()
+        if int(k) in seeds and v is not None
+    }
+    if not found:
+        return None, None
+    values = [100 * v for v in found.values()]
+    return sum(values) / len(values), max(values)
+
+
+def agreement_table(sel: pd.DataFrame, fmt: str, decimals: int = 1) -> str:
+    """Per task (a property of its control maps, the same for every row): each map's test
+    agreement with the task's labels, and the mean and highest agreement between two maps,
+    in percent; "" where no record says."""
+    known = sel.dropna(subset=["control_agreement"])
+    if known.empty:
+        return ""
+    known = known.assign(name=task_names(known))
+    maps = sorted({int(s) for s in known["control_seed"]})
+    rows = []
+    for name, group in known.groupby("name", sort=False):
+        group = group.drop_duplicates("control_seed")
+        each = dict(zip(group["control_seed"], group["control_agreement"], strict=True))
+        mean, high = _between_maps(group)
+        cells = [each.get(m) for m in maps] + [
+            None if mean is None else mean / 100,
+            None if high is None else high / 100,
+        ]
+        rows.append([str(name), *("" if v is None else f"{100 * v:.{decimals}f}" for v in cells)])
+    header = ["task", *(f"map {m}" for m in maps), "between maps", "between maps, highest"]
+    if fmt == "latex":
+        return latex_table(
+            [latex_escape(h) for h in header], [[latex_escape(c) for c in r] for r in rows]
+        )
+    return markdown_table(header, rows)
 
 
 #: Titles of the control sections; the ± of each is over control maps.
@@ -248,6 +319,15 @@ def methods_report(
                         results_table(lowest, "control_ceiling", fmt, decimals),
                     )
                 )
+        if agreement := agreement_table(sel, fmt, decimals):
+            sections.append(
+                (
+                    "Control labels' agreement with the task's labels, and between control "
+                    "maps (% of test items; chance for random labels with the task's counts: "
+                    "the sum of the squared label shares)",
+                    agreement,
+                )
+            )
         undefined = [  # n/a, with the reason, where the control permutes the task's labels
             {**e, "undefined": note} if note else e
             for e, note in zip(sel["extra"], sel["selectivity_note"], strict=True)
