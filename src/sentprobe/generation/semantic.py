@@ -231,12 +231,12 @@ SUBJECT_RELATIONS = ("nsubj", "nsubj:pass", "csubj", "csubj:pass", "expl", "expl
 
 def indicative(sent: AnnotatedSentence, i: int) -> bool | None:
     """Is word ``i`` in the indicative? None when the annotation does not say: no ``Mood``
-    feature, except English, whose PTB tags VBD/VBZ/VBP are the indicative forms (the
-    imperative and subjunctive are VB)."""
+    feature and no PTB tag VBD/VBZ/VBP (English's indicative forms; its imperative and
+    subjunctive are VB), which an English annotator gives where it gives no Mood."""
     mood = _feat(sent, i, "Mood")
     if mood is not None:
         return mood == "Ind"
-    if sent.lang == "en" and _xpos(sent, i) in ("VBD", "VBZ", "VBP"):
+    if _xpos(sent, i) in ("VBD", "VBZ", "VBP"):
         return True
     return None
 
