@@ -26,6 +26,9 @@ Tense label accuracy of the language's annotator on the gold UD treebank's dev a
 files (``DIR/<lang>_*/*-ud-{dev,test}.conllu*``;
 ``sentprobe.analysis.agreement.gold_label_accuracy``) goes into ``QUALITY.md`` and into
 ``manifest.json`` (``label_accuracy``); ``--gold-ud none`` leaves it out.
+
+``--skip-failed``: a task the text cannot fill even at one unit is refused instead of failing
+the build; the refusal and its reason go into ``manifest.json`` (``refused``) and QUALITY.md.
 """
 
 from __future__ import annotations
@@ -153,6 +156,16 @@ def with_accuracy(quality: str, accuracy: dict | None) -> str:
     return head + section + "\n" + marker + tail
 
 
+def with_refused(quality: str, failures: dict[str, str]) -> str:
+    """QUALITY.md with the tasks the text could not fill, and why, after the title."""
+    if not failures:
+        return quality
+    lines = ["## Tasks refused", ""]
+    lines += [f"- {task}: {why}" for task, why in sorted(failures.items())]
+    title, _, rest = quality.partition("\n\n")
+    return title + "\n\n" + "\n".join(lines) + "\n\n" + rest
+
+
 def build_language(lang: str, args: argparse.Namespace) -> dict:
     """Build one sample suite into ``<out-root>/sample_<lang>``; returns a summary."""
     start = time.perf_counter()
@@ -166,8 +179,9 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
         seed=args.seed,
         layout="xprobe",
         progress=not args.quiet,
+        skip_failed=args.skip_failed,
     )
-    if result.failures:
+    if result.failures and not args.skip_failed:
         raise SentprobeError(
             f"{lang}: could not build {', '.join(result.failures)}: "
             + " | ".join(result.failures.values())
@@ -190,6 +204,7 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
             "citation": CITATION,
             "extraction": source["extraction"],
             "label_accuracy": None if accuracy is None else {"Tense": accuracy},
+            "refused": dict(sorted(result.failures.items())),
         }
     )
     out = args.out_root / f"sample_{lang}"
@@ -200,6 +215,7 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
     quality = quality.replace(f"Quality report: sample_{lang}", f"Quality report: sample-{lang}")
     quality = quality.replace(f"- corpus: {corpus}", f"- corpus: {manifest['source']}")
     quality = with_accuracy(quality, accuracy)
+    quality = with_refused(quality, result.failures)
     atomic_write_text(out / "QUALITY.md", quality)
     atomic_write_text(
         out / "manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
@@ -212,6 +228,8 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
         for t, c in ((k, v["counts"]) for k, v in manifest["tasks"].items())
     }
     summary = {"lang": lang, "seconds": round(time.perf_counter() - start, 1), "sizes": sizes}
+    if result.failures:
+        summary["refused"] = sorted(result.failures)
     if accuracy is not None:
         summary["tense_label_accuracy"] = accuracy["accuracy"]
     return summary
@@ -230,6 +248,12 @@ def main(argv: list[str] | None = None) -> int:
         help="folder of gold UD treebanks for the Tense label accuracy, or none",
     )
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument(
+        "--skip-failed",
+        action="store_true",
+        help="refuse (leave out, with the reason in manifest and QUALITY.md) a task the text "
+        "cannot fill, instead of failing",
+    )
     args = ap.parse_args(argv)
     try:
         args.gold_ud = None if args.gold_ud == "none" else Path(args.gold_ud)
