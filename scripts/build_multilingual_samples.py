@@ -12,6 +12,7 @@ Usage (from the repository root):
 
     python scripts/build_multilingual_samples.py [--langs fr,es,ru] [--sizes auto:1000,200,200]
         [--out-root src/sentprobe/datasets/data] [--work /tmp/sentprobe-multilingual] [--seed 2018]
+        [--gold-ud ../shared/data/ud]
 
 Each language gets ``<out-root>/sample_<lang>/``: X-Probe's layout ``<lang>/<task>/{tr,va,te}.txt``
 for the nine X-Probe tasks, each at the largest balanced size the text supports up to the
@@ -19,6 +20,15 @@ given sizes, a ``manifest.json`` naming the suite ``sample-<lang>`` (with packag
 parser versions and the corpus SHA-256), ``QUALITY.md`` and a ``NOTICE`` with the MPL-2.0
 attribution. Same packages + same parser versions + same seed -> byte-identical files.
 Parsing is stored in ``--work`` and reused by a rerun.
+
+``--gold-ud DIR`` (default ``../shared/data/ud`` beside the repository, when there): the
+Tense label accuracy of the language's annotator on the gold UD treebank's dev and test
+files (``DIR/<lang>_*/*-ud-{dev,test}.conllu*``;
+``sentprobe.analysis.agreement.gold_label_accuracy``) goes into ``QUALITY.md`` and into
+``manifest.json`` (``label_accuracy``); ``--gold-ud none`` leaves it out.
+
+``--skip-failed``: a task the text cannot fill even at one unit is refused instead of failing
+the build; the refusal and its reason go into ``manifest.json`` (``refused``) and QUALITY.md.
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ except ImportError:  # running from a checkout without `pip install -e .`
 from corpora.libreoffice import help_package, help_pages, libreoffice_help_sentences
 from corpora.packages import package_version
 
+from sentprobe.analysis.agreement import gold_accuracy_markdown, gold_label_accuracy
 from sentprobe.analysis.quality import write_quality_report
 from sentprobe.errors import SentprobeError
 from sentprobe.generation.autosize import AutoSizes
@@ -48,6 +59,7 @@ from sentprobe.io import atomic_write_text
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "src/sentprobe/datasets/data"
 DEFAULT_WORK = Path("/tmp/sentprobe-multilingual")
+DEFAULT_GOLD = ROOT.parent / "shared/data/ud"
 LANGUAGES = {"fr": "French", "es": "Spanish", "ru": "Russian"}
 MPL = Path("/usr/share/common-licenses/MPL-2.0")
 
@@ -106,6 +118,54 @@ in the sentprobe repository; details and counts are in manifest.json and QUALITY
     return text
 
 
+def gold_files(lang: str, gold_ud: Path) -> list[Path]:
+    """The dev and test files of the language's gold UD treebanks under ``gold_ud``."""
+    found = [
+        p
+        for split in ("dev", "test")
+        for p in sorted(gold_ud.glob(f"{lang}_*/{lang}_*-ud-{split}.conllu*"))
+    ]
+    if not found:
+        raise SentprobeError(f"{gold_ud}: no {lang}_*/*-ud-dev/test.conllu treebank for {lang}")
+    return found
+
+
+def label_accuracy(lang: str, args: argparse.Namespace) -> dict | None:
+    """Tense label accuracy on gold UD (None without ``--gold-ud``), parses kept in work."""
+    if args.gold_ud is None:
+        return None
+    files = gold_files(lang, args.gold_ud)
+    result = gold_label_accuracy(files, lang, store=args.work / "gold-ud" / lang)
+    result["gold"] = [f"{p.parent.name}/{p.name}" for p in files]  # no machine paths
+    return result
+
+
+def with_accuracy(quality: str, accuracy: dict | None) -> str:
+    """QUALITY.md with the label-accuracy section before the generation settings."""
+    if accuracy is None:
+        section = (
+            "## Label accuracy against gold UD\n\nNot measured in this build (no gold UD "
+            "treebank given: --gold-ud).\n"
+        )
+    else:
+        section = gold_accuracy_markdown(accuracy)
+    marker = "## Generation settings"
+    if marker not in quality:
+        return quality.rstrip("\n") + "\n\n" + section
+    head, tail = quality.split(marker, 1)
+    return head + section + "\n" + marker + tail
+
+
+def with_refused(quality: str, failures: dict[str, str]) -> str:
+    """QUALITY.md with the tasks the text could not fill, and why, after the title."""
+    if not failures:
+        return quality
+    lines = ["## Tasks refused", ""]
+    lines += [f"- {task}: {why}" for task, why in sorted(failures.items())]
+    title, _, rest = quality.partition("\n\n")
+    return title + "\n\n" + "\n".join(lines) + "\n\n" + rest
+
+
 def build_language(lang: str, args: argparse.Namespace) -> dict:
     """Build one sample suite into ``<out-root>/sample_<lang>``; returns a summary."""
     start = time.perf_counter()
@@ -119,13 +179,15 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
         seed=args.seed,
         layout="xprobe",
         progress=not args.quiet,
+        skip_failed=args.skip_failed,
     )
-    if result.failures:
+    if result.failures and not args.skip_failed:
         raise SentprobeError(
             f"{lang}: could not build {', '.join(result.failures)}: "
             + " | ".join(result.failures.values())
         )
     write_quality_report(suite_dir, result)
+    accuracy = label_accuracy(lang, args)
     manifest = json.loads((suite_dir / "manifest.json").read_text(encoding="utf-8"))
     name = LANGUAGES.get(lang, lang)
     manifest.update(
@@ -141,6 +203,8 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
             "license": "MPL-2.0",
             "citation": CITATION,
             "extraction": source["extraction"],
+            "label_accuracy": None if accuracy is None else {"Tense": accuracy},
+            "refused": dict(sorted(result.failures.items())),
         }
     )
     out = args.out_root / f"sample_{lang}"
@@ -150,6 +214,8 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
     quality = (suite_dir / "QUALITY.md").read_text(encoding="utf-8")
     quality = quality.replace(f"Quality report: sample_{lang}", f"Quality report: sample-{lang}")
     quality = quality.replace(f"- corpus: {corpus}", f"- corpus: {manifest['source']}")
+    quality = with_accuracy(quality, accuracy)
+    quality = with_refused(quality, result.failures)
     atomic_write_text(out / "QUALITY.md", quality)
     atomic_write_text(
         out / "manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
@@ -161,7 +227,12 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
         t: [sum(c[s].values()) for s in ("train", "dev", "test")]
         for t, c in ((k, v["counts"]) for k, v in manifest["tasks"].items())
     }
-    return {"lang": lang, "seconds": round(time.perf_counter() - start, 1), "sizes": sizes}
+    summary = {"lang": lang, "seconds": round(time.perf_counter() - start, 1), "sizes": sizes}
+    if result.failures:
+        summary["refused"] = sorted(result.failures)
+    if accuracy is not None:
+        summary["tense_label_accuracy"] = accuracy["accuracy"]
+    return summary
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,9 +242,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out-root", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="corpus and annotations")
     ap.add_argument("--seed", type=int, default=2018)
+    ap.add_argument(
+        "--gold-ud",
+        default=str(DEFAULT_GOLD) if DEFAULT_GOLD.is_dir() else "none",
+        help="folder of gold UD treebanks for the Tense label accuracy, or none",
+    )
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument(
+        "--skip-failed",
+        action="store_true",
+        help="refuse (leave out, with the reason in manifest and QUALITY.md) a task the text "
+        "cannot fill, instead of failing",
+    )
     args = ap.parse_args(argv)
     try:
+        args.gold_ud = None if args.gold_ud == "none" else Path(args.gold_ud)
         args.sizes = AutoSizes.parse(args.sizes)
         if args.sizes is None:
             raise SentprobeError("--sizes must be auto or auto:TRAIN,DEV,TEST")

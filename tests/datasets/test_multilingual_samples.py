@@ -15,12 +15,25 @@ from sentprobe.generation.suite import XPROBE_TASKS
 LANGS = ("fr", "es", "ru")
 
 
+def _manifest(lang: str) -> dict:
+    return json.loads((DATA_DIR / f"sample_{lang}" / "manifest.json").read_text("utf-8"))
+
+
+def shipped(lang: str) -> list[str]:
+    """X-Probe's tasks less those the build refused (stated in manifest and QUALITY.md)."""
+    refused = _manifest(lang).get("refused") or {}
+    return [t for t in XPROBE_TASKS if t not in refused]
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_sample_is_registered_with_its_language(lang):
     suites = {s.name: s.tasks for s in list_suites()}
-    assert suites[f"sample-{lang}"] == [f"sample-{lang}/{t}" for t in XPROBE_TASKS]
+    assert suites[f"sample-{lang}"] == [f"sample-{lang}/{t}" for t in shipped(lang)]
+    quality = (DATA_DIR / f"sample_{lang}" / "QUALITY.md").read_text(encoding="utf-8")
+    for task, why in (_manifest(lang).get("refused") or {}).items():
+        assert f"- {task}: {why}" in quality
     rows = {t.name: t for t in list_tasks()}
-    for task in XPROBE_TASKS:
+    for task in shipped(lang):
         row = rows[f"sample-{lang}/{task}"]
         assert row.language == lang and row.paper_name == task and row.n_labels >= 2
 
@@ -34,7 +47,7 @@ def test_task_names_never_clash_across_languages():
 @pytest.mark.parametrize("lang", LANGS)
 def test_sample_loads_and_passes_the_audit(lang):
     tasks = resolve_tasks(f"sample-{lang}")
-    assert [t.metadata.paper_name for t in tasks] == list(XPROBE_TASKS)
+    assert [t.metadata.paper_name for t in tasks] == shipped(lang)
     for task in tasks:
         assert task.metadata.language == lang and "MPL-2.0" in task.metadata.license
         assert len(task.splits["train"]) >= 5 * len(task.labels)  # 5:1:1, at least 1 unit
@@ -53,3 +66,27 @@ def test_sample_files_are_small_and_attributed(lang):
     assert manifest["suite"] == f"sample-{lang}" and manifest["layout"] == "xprobe"
     assert manifest["language"] == lang and manifest["bands"]["rule"] == "auto"
     assert (folder / "QUALITY.md").is_file()
+
+
+#: Imperatives and present-tense forms a tagger called past in the LibreOffice help.
+NOT_PAST = {"fr": ("inclut", "ouvrez", "fournit", "agit"), "ru": ("введите", "щёлкните")}
+
+
+@pytest.mark.parametrize("lang", ["fr", "ru"])
+def test_no_imperative_or_present_is_labelled_past(lang):
+    if "Tense" not in shipped(lang):
+        return  # refused: nothing labelled
+    (task,) = resolve_tasks(f"sample-{lang}/Tense")
+    for split in task.splits.values():
+        for sentence, label in zip(split.sentences, split.labels):
+            words = set(sentence.lower().split())
+            assert label != "Past" or not words & set(NOT_PAST[lang]), sentence
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_tense_label_accuracy_against_gold_ud_is_stated(lang):
+    accuracy = _manifest(lang)["label_accuracy"]["Tense"]
+    assert accuracy["accuracy"] >= 0.95 and accuracy["both_kept"] > 500
+    quality = (DATA_DIR / f"sample_{lang}" / "QUALITY.md").read_text(encoding="utf-8")
+    assert "## Label accuracy against gold UD" in quality
+    assert f"{100 * accuracy['accuracy']:.1f}%" in quality

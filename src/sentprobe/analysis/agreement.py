@@ -15,13 +15,14 @@ what is measured is how much the annotator's dependency errors change the conver
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from sentprobe.annotation.backends import Annotator, get_annotator
+from sentprobe.annotation.backends.base import AnnotatorError, default_annotator
 from sentprobe.annotation.conllu import read_conllu
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.annotation.store import annotate_corpus, read_annotated
@@ -40,8 +41,8 @@ from sentprobe.generation.semantic import main_clause
 Labeller = Callable[[AnnotatedSentence], str | None]
 
 
-def _rule(fn: Callable[..., Any], profile: str) -> Labeller:
-    return lambda sent: fn(sent, profile, lang="en").label
+def _rule(fn: Callable[..., Any], profile: str, lang: str = "en") -> Labeller:
+    return lambda sent: fn(sent, profile, lang=lang).label
 
 
 #: Label name -> (what it is, the generators' rule for one sentence). "paper" = Conneau et
@@ -252,6 +253,118 @@ def evaluate_annotator(
         "store": None if store is None else str(store),
     }
     return result
+
+
+def tense_rule(lang: str) -> dict[str, tuple[str, Labeller]]:
+    """The Tense label of a generated suite in ``lang`` (the X-Probe profile's UD rule, as
+    ``generator_for`` builds it for a language other than English), for ``label_agreement``."""
+    return {
+        f"Tense ({lang})": (
+            "UD `Tense` Past/Pres of the finite indicative verb of the main clause",
+            _rule(tense_label, "xprobe", lang),
+        )
+    }
+
+
+def gold_label_accuracy(
+    gold_paths: Sequence[str | Path],
+    lang: str,
+    annotator: str | Annotator | None = None,
+    *,
+    min_tokens: int = 5,
+    max_tokens: int | None = 28,
+    store: str | Path | None = None,
+) -> dict[str, Any]:
+    """Label accuracy of a generated suite's Tense in ``lang``, measured on gold UD.
+
+    The language's annotator (its default unless named) annotates the gold words of each file
+    (pre-tokenized, so the trees align; sentences of ``min_tokens``-``max_tokens`` words, the
+    range a built suite keeps), and the Tense rule labels both trees. Returned: the sentences
+    each side keeps (``gold_kept``, ``pred_kept``), the agreement over the sentences both keep
+    (``accuracy``) and per gold class. ``store``: a folder where each file's annotation is
+    kept (one subfolder per file) so a rerun does not parse again. Without an annotator for
+    the language only the gold side is counted (``annotator`` None, no accuracy).
+    """
+    ann: Annotator | None
+    try:
+        ann = get_annotator(annotator) if isinstance(annotator, str) else annotator
+        ann = ann or default_annotator(lang)
+    except AnnotatorError:
+        if annotator is not None:
+            raise
+        ann = None
+    ((name, (_, rule)),) = tense_rule(lang).items()
+    gold_kept = pred_kept = both = agree = sentences = 0
+    per_class: dict[str, Counter] = {}
+    for k, path in enumerate(gold_paths):
+        every = [
+            g
+            for g in read_conllu(path)
+            if len(g) >= min_tokens and (max_tokens is None or len(g) <= max_tokens)
+        ]
+        sentences += len(every)
+        preds: list[AnnotatedSentence | None] = [None] * len(every)
+        if ann is not None and store is not None:
+            where = Path(store) / f"{k:02d}-{Path(path).name.split('.')[0]}"
+            words = [g.tokens for g in every]
+            annotate_corpus(words, where, ann, chunk_size=STORE_CHUNK, progress=False)
+            preds = list(read_annotated(where))
+        elif ann is not None:
+            preds = list(ann.annotate([g.tokens for g in every], pretokenized=True))
+        for g, p in zip(every, preds):
+            g_label = rule(g)
+            p_label = rule(p) if p is not None else None
+            gold_kept += g_label is not None
+            pred_kept += p_label is not None
+            if g_label is not None and p_label is not None:
+                both += 1
+                agree += g_label == p_label
+                per_class.setdefault(g_label, Counter())[p_label] += 1
+    return {
+        "label": name,
+        "lang": lang,
+        "gold": [str(p) for p in gold_paths],
+        "annotator": None if ann is None else ann.version(),
+        "sentences": sentences,
+        "gold_kept": gold_kept,
+        "pred_kept": pred_kept if ann is not None else None,
+        "both_kept": both if ann is not None else None,
+        "agree": agree if ann is not None else None,
+        "accuracy": round(agree / both, 4) if ann is not None and both else None,
+        "confusion": {g: dict(sorted(c.items())) for g, c in sorted(per_class.items())},
+    }
+
+
+def gold_accuracy_markdown(result: dict[str, Any]) -> str:
+    """QUALITY.md's section on a suite's Tense label accuracy against gold UD."""
+    ann = result["annotator"]
+    files = ", ".join(Path(p).name for p in result["gold"])
+    lines = [
+        "## Label accuracy against gold UD",
+        "",
+        f"Tense labels by the generator's rule on {result['sentences']:,} gold sentences of "
+        f"5-28 words ({files}): once on the gold annotation, once on the annotation of the "
+        "annotator that built this suite (given the gold words).",
+        "",
+    ]
+    if ann is None:
+        lines.append(
+            f"- no annotator ships for {result['lang']!r}: the rule keeps "
+            f"{result['gold_kept']:,} gold sentences; no accuracy can be measured"
+        )
+        return "\n".join(lines) + "\n"
+    acc = result["accuracy"]
+    lines += [
+        f"- annotator: {ann.get('annotator')} "
+        + " ".join(f"{k} {v}" for k, v in ann.items() if k != "annotator"),
+        f"- sentences the rule labels: {result['gold_kept']:,} on gold, "
+        f"{result['pred_kept']:,} on the annotator's trees, {result['both_kept']:,} on both",
+        f"- label accuracy where both label: {result['agree']:,} / {result['both_kept']:,} = "
+        + ("n/a" if acc is None else f"{100 * acc:.1f}%"),
+    ]
+    for g, by in result["confusion"].items():
+        lines.append(f"  - gold {g}: " + ", ".join(f"{p} {n}" for p, n in by.items()))
+    return "\n".join(lines) + "\n"
 
 
 def agreement_markdown(result: dict[str, Any]) -> str:

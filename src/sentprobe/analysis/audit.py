@@ -61,10 +61,16 @@ def audit_task(
     files: dict[str, Path] | None = None,
     targets: dict | None = None,
     thresholds: Thresholds | None = None,
+    annotate: bool = False,
 ) -> list[Finding]:
-    """Every check on one task (see :mod:`sentprobe.analysis.checks`)."""
+    """Every check on one task (see :mod:`sentprobe.analysis.checks`); ``annotate``: also
+    the checks that re-annotate sentences with the language's default annotator."""
     options = CheckOptions(
-        thresholds=thresholds or Thresholds(), baselines=baselines, files=files, targets=targets
+        thresholds=thresholds or Thresholds(),
+        baselines=baselines,
+        files=files,
+        targets=targets,
+        annotate=annotate,
     )
     return run_checks(task, options)
 
@@ -195,6 +201,7 @@ def audit_suite(
     *,
     baselines: bool = True,
     thresholds: Thresholds | None = None,
+    annotate: bool = False,
 ) -> AuditReport:
     """Audit every task at ``path`` (a SentEval file or directory, an X-Probe task, language or
     multi-language folder, a TSV/JSONL table, or a registered suite/task name)."""
@@ -206,7 +213,9 @@ def audit_suite(
         tasks = _resolve(str(path))  # a registered name; raises a clean error otherwise
         for registered in tasks:
             names.append(registered.name)
-            findings += audit_task(registered, baselines=baselines, thresholds=thresholds)
+            findings += audit_task(
+                registered, baselines=baselines, thresholds=thresholds, annotate=annotate
+            )
         return AuditReport(str(path), names, findings)
     units = _units(p, suite)
     if not units:
@@ -230,7 +239,9 @@ def audit_suite(
             for f in findings:
                 if f.task == unit.name:
                     f.task = task.name
-        findings += audit_task(task, baselines=baselines, files=unit.files, thresholds=thresholds)
+        findings += audit_task(
+            task, baselines=baselines, files=unit.files, thresholds=thresholds, annotate=annotate
+        )
     order = [*PAPER_TASKS, *TASK_ORDER]
 
     def rank(name: str) -> tuple[str, int, str]:  # language folder, then the paper's order

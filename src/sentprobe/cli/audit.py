@@ -37,20 +37,31 @@ def audit(
             "alarms (the single-position rules always run).",
         ),
     ] = True,
+    annotate: Annotated[
+        bool,
+        typer.Option(
+            "--annotate/--no-annotate",
+            help="Re-annotate the dev and test sentences of a non-English Tense task with the "
+            "language's default annotator and flag tense labels on verbs that are not finite "
+            "indicative (loads a parser).",
+        ),
+    ] = True,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the report here.")
     ] = None,  # noqa: UP007
 ) -> None:
     """Check probing data for shared sentences, several labels per sentence, imbalanced or
-    one-class splits, lexical-split violations, original/altered twins and surface cues
-    (first/last token, last character, punctuation, casing, length, words).
+    one-class splits, lexical-split violations, original/altered twins, surface cues
+    (first/last token, last character, punctuation, casing, length, words), tense labels on
+    non-indicative verbs, dev and test drawn unalike, and test splits too small to compare
+    rows.
 
     Exits with code 1 when a finding reaches --fail-on (error by default), so it can gate a
     pipeline.
     """
     from sentprobe.analysis import audit_suite, rich_report
 
-    report = audit_suite(path, baselines=baselines)
+    report = audit_suite(path, baselines=baselines, annotate=annotate)
     if fmt is AuditFormat.json:
         write_output(report.to_json().rstrip("\n"), output)
     elif output is not None:

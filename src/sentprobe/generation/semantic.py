@@ -22,7 +22,16 @@ from .base import GeneratedTask, Scan, make_rng, per_class, splits_from
 from .inputs import Item, annotated_items
 from .lexical import form_frequencies, in_band, split_by_form
 
-__all__ = ["ObjNum", "SubjNum", "Tense", "main_clause"]
+__all__ = [
+    "SUBJECT_REQUIRED",
+    "ObjNum",
+    "SubjNum",
+    "Tense",
+    "indicative",
+    "main_clause",
+    "tense_problem",
+    "tense_shape_problem",
+]
 
 Annotation = Literal["ptb", "ud"]
 #: Dependents that carry the finite verb of a clause whose root is a participle or predicate.
@@ -147,10 +156,24 @@ class Tense(_LexicalTask):
     constituency parser's top VP head would show: the leftmost finite ``aux``/``aux:pass``/
     ``cop`` dependent of the root if there is one ("has eaten" -> "has", "was happy" ->
     "was"), else the root itself. ``ptb``: VBD -> PAST, VBZ/VBP -> PRES; a modal (MD) or a
-    non-finite root without a finite auxiliary is rejected. ``ud``: the same word's ``Tense``
-    feature (finite = ``VerbForm=Fin`` or no VerbForm); ``ud_root_only=True`` instead takes
-    the root's own ``Tense`` whatever its VerbForm, exactly as X-Probe (which labels "has
-    eaten" Past from the participle).
+    non-finite root without a finite auxiliary is rejected.
+
+    ``ud``: only a finite indicative verb carries a label (``tense_problem``): the word
+    needs ``VerbForm=Fin``, ``Mood=Ind`` and ``Tense`` Past or Pres, so imperatives,
+    subjunctives, conditionals, infinitives and participles are rejected, and so is a word
+    without ``Mood`` (an annotator that does not mark mood gets no label, never a guessed
+    one; English PTB tags VBD/VBZ/VBP are indicative by definition and stand in for it).
+    Two checks catch the tagger's commonest errors on instructional text, where they are
+    not morphology's to make: in a language whose indicative clause has an overt subject
+    (``SUBJECT_REQUIRED``) a main clause without one is an imperative or a caption
+    ("Ouvrez le menu", "Inclut des salutations") and is rejected; and a form labelled with a
+    tense must have that tense's shape where the language marks it in the ending
+    (``tense_shape_problem``: French passé simple that is also the present, Russian
+    imperatives tagged past, Spanish subjunctives tagged past).
+
+    ``ud_root_only=True`` instead takes the root's own ``Tense`` whatever its VerbForm,
+    exactly as X-Probe (which labels "has eaten" Past from the participle); it still
+    rejects a root whose ``Mood`` is not indicative or that is an infinitive.
     """
 
     name: ClassVar[str] = "Tense"
@@ -166,7 +189,7 @@ class Tense(_LexicalTask):
 
     def _finite(self, sent: AnnotatedSentence, i: int) -> bool:
         if self.annotation == "ptb":
-            return _xpos(sent, i) in ("VBD", "VBZ", "VBP", "MD")
+            return _xpos(sent, i) in _FINITE_PTB
         return _feat(sent, i, "Tense") is not None and _feat(sent, i, "VerbForm") in (None, "Fin")
 
     def tense_word(self, sent: AnnotatedSentence) -> int | None:
@@ -190,9 +213,107 @@ class Tense(_LexicalTask):
             if _xpos(sent, i) == "MD":
                 return "main clause verb is a modal (MD)"
             label = self._PTB.get(_xpos(sent, i))
-        else:
-            label = self._UD.get(_feat(sent, i, "Tense") or "")
+            return (label, i) if label else "main clause tense not past or present"
+        problem = (root_only_problem if self.ud_root_only else tense_problem)(sent, i)
+        if problem:
+            return problem
+        label = self._UD.get(_feat(sent, i, "Tense") or "")
         return (label, i) if label else "main clause tense not past or present"
+
+
+_FINITE_PTB = ("VBD", "VBZ", "VBP", "MD")
+#: Languages whose finite indicative clause has an overt subject (no pro-drop): there a main
+#: clause without one is an imperative or a caption, whatever the tagger says of its verb.
+SUBJECT_REQUIRED = frozenset({"en", "fr", "de"})
+#: Relations that give a clause its subject (an expletive counts: "il faut", "es gibt").
+SUBJECT_RELATIONS = ("nsubj", "nsubj:pass", "csubj", "csubj:pass", "expl", "expl:subj")
+
+
+def indicative(sent: AnnotatedSentence, i: int) -> bool | None:
+    """Is word ``i`` in the indicative? None when the annotation does not say: no ``Mood``
+    feature and no PTB tag VBD/VBZ/VBP (English's indicative forms; its imperative and
+    subjunctive are VB), which an English annotator gives where it gives no Mood."""
+    mood = _feat(sent, i, "Mood")
+    if mood is not None:
+        return mood == "Ind"
+    if _xpos(sent, i) in ("VBD", "VBZ", "VBP"):
+        return True
+    return None
+
+
+def tense_problem(sent: AnnotatedSentence, i: int) -> str | None:
+    """Why word ``i`` (the tense-bearing word of the main clause) cannot carry a UD tense
+    label, or None when it can: it must be a finite indicative verb with a tense, in a main
+    clause with a subject where the language requires one, with the shape of its tense."""
+    form = _feat(sent, i, "VerbForm")
+    if form != "Fin":
+        return f"tense word not finite (VerbForm={form or 'none'})"
+    mood = indicative(sent, i)
+    if mood is None:
+        return "tense word has no Mood feature (the annotator does not mark mood)"
+    if not mood:
+        return f"tense word not indicative (Mood={_feat(sent, i, 'Mood')})"
+    if sent.lang in SUBJECT_REQUIRED:
+        head = main_clause(sent)
+        if not any(sent.deprels[j] in SUBJECT_RELATIONS for j in sent.children(head)):
+            return "main clause has no subject (an imperative or a caption)"
+    return tense_shape_problem(sent, i)
+
+
+def root_only_problem(sent: AnnotatedSentence, i: int) -> str | None:
+    """X-Probe's root-only rule: the root's tense whatever its VerbForm, but never from an
+    imperative, subjunctive or conditional, nor from an infinitive."""
+    mood = _feat(sent, i, "Mood")
+    if mood is not None and mood != "Ind":
+        return f"tense word not indicative (Mood={mood})"
+    if _feat(sent, i, "VerbForm") == "Inf":
+        return "tense word not finite (VerbForm=Inf)"
+    return None
+
+
+def _french_present_homograph(form: str, lemma: str) -> bool:
+    """A French passé simple singular that is also the present: the 2nd group (finir ->
+    finit/finis) and the verbs in -ire/-ure whose two tenses share a stem (inclure ->
+    inclut, dire -> dit, suffire -> suffit). Without a lexicon the pattern also catches
+    some unambiguous forms (ouvrir -> ouvrit): those are rejected, never mislabelled."""
+    for cut in (1, 2):
+        stem = lemma[:-cut]
+        if stem and form in (stem + "t", stem + "s"):
+            return True
+    return False
+
+
+_RU_PAST_ENDINGS = ("л", "ла", "ло", "ли")
+_RU_REFLEXIVE = ("ся", "сь")
+
+
+def tense_shape_problem(sent: AnnotatedSentence, i: int) -> str | None:
+    """Why word ``i``'s form cannot have the tense its features give, in a language whose
+    endings tell the two tenses apart and whose tagger is known to confuse them; None when
+    the form fits (or the language has no such check).
+
+    - French: a Past (passé simple) that is also a present form (``_french_present_homograph``:
+      "Inclut", "fournit", "agit" in "il s'agit").
+    - Russian: a Past must end in the past suffix -л/-ла/-ло/-ли (reflexive -ся/-сь after
+      it): "введите", "щёлкните" are imperatives the tagger calls past; the few past forms
+      without -л ("мог", "умер") are rejected with them. A Pres must not end in -те/-тесь,
+      where the present's second person plural and the imperative share a form
+      ("выберите").
+    - Spanish: a Past (pretérito) never ends in an unaccented -a/-e except "fue"; such a
+      form is a subjunctive or formal imperative the tagger calls past ("Deseleccione").
+    """
+    word = sent.tokens[i].lower()
+    tense = _feat(sent, i, "Tense")
+    bare = word[:-2] if sent.lang == "ru" and word.endswith(_RU_REFLEXIVE) else word
+    if sent.lang == "fr" and tense == "Past" and _french_present_homograph(word, _lemma(sent, i)):
+        return "French passé simple form that is also a present (ambiguous)"
+    if sent.lang == "ru" and tense == "Past" and not bare.endswith(_RU_PAST_ENDINGS):
+        return "Russian past form without the past suffix -л- (an imperative?)"
+    if sent.lang == "ru" and tense == "Pres" and bare.endswith("те"):
+        return "Russian -те form: imperative and present second person plural alike"
+    if sent.lang == "es" and tense == "Past" and word.endswith(("a", "e")) and word != "fue":
+        return "Spanish past form in unaccented -a/-e (a subjunctive or imperative?)"
+    return None
 
 
 @dataclass
@@ -281,7 +402,6 @@ class ObjNum(SubjNum):
         return []
 
 
-_FINITE_PTB = ("VBD", "VBZ", "VBP", "MD")
 #: A complement clause with one of these is a full clause, not a small clause.
 _CLAUSE_MARKERS = ("mark", "aux", "aux:pass", "cop", "expl")
 

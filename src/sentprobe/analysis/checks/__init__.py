@@ -20,9 +20,10 @@ single-position rules), :mod:`.tokens` (the best "contains token X" rule), :mod:
 (the best "contains n-gram X" rule on function-word sets),
 :mod:`.agreement_cues` (article/noun agreement, segment lengths of two-sentence items),
 :mod:`.baselines`
-(the text baselines); :mod:`.cues` scores a cue, :mod:`.views` shows cross-validated and
-sentence-pair tasks to the checks, and :mod:`.base` holds the thresholds, options and what
-the paper says about a task.
+(the text baselines), :mod:`.reliability` (tense labels on non-indicative verbs, dev and test
+drawn unalike, a test split too small to compare rows); :mod:`.cues` scores a cue,
+:mod:`.views` shows cross-validated and sentence-pair tasks to the checks, and :mod:`.base`
+holds the thresholds, options and what the paper says about a task.
 """
 
 from __future__ import annotations
@@ -56,6 +57,12 @@ from sentprobe.analysis.checks.baselines import (
 from sentprobe.analysis.checks.cues import CueScore, score_against_majority
 from sentprobe.analysis.checks.lexical import LEXICAL_SPLIT_TASKS, check_target_forms, perfect_forms
 from sentprobe.analysis.checks.ngrams import check_lexical_ngram
+from sentprobe.analysis.checks.reliability import (
+    RELIABILITY_CHECKS,
+    check_dev_test,
+    check_tense_labels,
+    check_test_power,
+)
 from sentprobe.analysis.checks.splits import (
     check_identical_splits,
     check_labels_per_sentence,
@@ -99,6 +106,7 @@ CHECKS: tuple[Check, ...] = (
     *AGREEMENT_CHECKS,
     check_length,
     check_baselines,
+    *RELIABILITY_CHECKS,
 )
 
 
@@ -140,6 +148,9 @@ __all__ = [
     "audit_view",
     "best_token_rule",
     "check_contains_token",
+    "check_dev_test",
+    "check_tense_labels",
+    "check_test_power",
     "class_counts",
     "expects_no_surface_cue",
     "first_token",

@@ -60,6 +60,9 @@ class CheckOptions:
     files: dict[str, Path] | None = None
     #: split -> target form of each sentence (None if unknown), when a generator provides them
     targets: dict[str, Sequence[str | None]] | None = None
+    #: re-annotate what a label rests on with the language's default annotator (loads a
+    #: parser: the tense check of :mod:`.reliability`)
+    annotate: bool = False
 
 
 Check = Callable[[ProbingTask, CheckOptions], list[Finding]]
