@@ -162,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from sentprobe.analysis.quality import quality_report
     from sentprobe.annotation.constituency import dep_to_constituency
+    from sentprobe.generation.autosize import LEXICAL_TASKS
     from sentprobe.generation.pipeline import annotate
     from sentprobe.generation.suite import build_suite
     from sentprobe.generation.writer import corpus_sha256, suite_manifest, write_generated_suite
@@ -208,7 +209,10 @@ def main(argv: list[str] | None = None) -> int:
                     )
                     tasks.append(wc)
                 else:
-                    tasks += build_suite(records, [name], task_sizes.get(name, sizes), args.seed)
+                    # the lexical tasks' frequency band follows the corpus size (autosize)
+                    bands = "auto" if name in LEXICAL_TASKS else "profile"
+                    size = task_sizes.get(name, sizes)
+                    tasks += build_suite(records, [name], size, args.seed, bands=bands)
             except GenerationError as e:
                 failures.append(str(e))
         if failures:

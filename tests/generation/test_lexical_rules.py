@@ -74,14 +74,34 @@ def test_split_caps_each_form_and_keeps_many_forms():
     )
 
 
+def test_a_dominant_form_is_refused_beyond_the_cap():
+    """Dev needs 150 items of a class; its forms are one of 500 items and 40 of 3: with the
+    cap (15) only 135 fit, so the split is refused rather than filled with the big form."""
+    candidates = [("NN", "big")] * 500 + [("NN", f"s{k}") for k in range(40) for _ in range(3)]
+    counts = {"train": 0, "dev": 150, "test": 0}
+    with pytest.raises(GenerationError, match=r"dev/NN: 135 of 150 items from 41 forms"):
+        split_by_form(candidates, ["NN"], counts, np.random.default_rng(0), "SubjNum", "x")
+    picked = split_by_form(
+        candidates, ["NN"], counts, np.random.default_rng(0), "SubjNum", "x",
+        rules=FormRules(max_share=0.2),
+    )  # fmt: skip
+    assert Counter(candidates[i][1] for i in picked["dev"]["NN"])["big"] == 30
+
+
 def test_dev_and_test_get_one_length_histogram_per_class():
     candidates, lengths = zipf_candidates(400, seed=3)
     picked = split_by_form(
         candidates, ["NN", "NNS"], COUNTS, np.random.default_rng(0), "SubjNum", "x", lengths
     )
+    natural = split_by_form(
+        candidates, ["NN", "NNS"], COUNTS, np.random.default_rng(0), "SubjNum", "x", lengths,
+        FormRules(match_lengths=False),
+    )  # fmt: skip
     for lab in ("NN", "NNS"):
         hist = {s: Counter(lengths[i] for i in picked[s][lab]) for s in picked}
         assert hist["dev"] == hist["test"]
+        unmatched = {s: Counter(lengths[i] for i in natural[s][lab]) for s in natural}
+        assert unmatched["dev"] != unmatched["test"]  # forms of their own lengths
         train_mean = np.mean([lengths[i] for i in picked["train"][lab]])
         assert abs(train_mean - np.mean([lengths[i] for i in picked["dev"][lab]])) < 1
 
