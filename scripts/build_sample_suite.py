@@ -6,7 +6,9 @@ order: Python and Django documentation, LibreOffice help, the World English Bibl
 Shakespeare and Milton, WordNet usage examples), each sentence once, 5-28 Moses tokens.
 Annotation: the default English spaCy annotator (resumable, kept in ``--work``). Generation:
 ``build_suite`` with the paper's rules (dependency trees converted to constituency trees for
-TreeDepth and TopConst), then the SentEval files, ``manifest.json`` and ``QUALITY.md``.
+TreeDepth and TopConst; Tense/SubjNum/ObjNum with the frequency band of the corpus's size,
+``autosize.band_tier``, and the lexical split's form rules), then the SentEval files, the
+``.forms`` sidecars of the lexical tasks, ``manifest.json`` and ``QUALITY.md``.
 
     python scripts/build_sample_suite.py                  # rewrites the shipped sample
     python scripts/build_sample_suite.py --out /tmp/s --sizes 2000,500,500

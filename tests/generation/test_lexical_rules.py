@@ -107,14 +107,17 @@ def test_dev_and_test_get_one_length_histogram_per_class():
 
 
 def test_too_few_forms_is_refused_with_the_figures():
-    candidates, lengths = zipf_candidates(40)
+    """12 forms of 20 items: the cap (15) leaves 180 items for the 150 needed, but 12 forms
+    are fewer than 30."""
+    candidates = [("NN", f"f{k}") for k in range(12) for _ in range(20)]
+    counts = {"train": 0, "dev": 150, "test": 0}
     with pytest.raises(GenerationError) as err:
         split_by_form(
-            candidates, ["NN", "NNS"], COUNTS, np.random.default_rng(0), "SubjNum",
-            "widen freq_band", lengths,
-        )  # fmt: skip
+            candidates, ["NN"], counts, np.random.default_rng(0), "SubjNum", "widen freq_band"
+        )
     text = str(err.value)
-    assert "(needs 30;" in text and "80 forms (40 NN, 40 NNS)" in text
+    assert "dev/NN: 150 of 150 items from 12 forms (needs 30; 12 forms dealt to dev)" in text
+    assert "240 candidate sentences from 12 forms (12 NN)" in text
     assert "at most 10% of a class and split per form" in text and "widen freq_band" in text
 
 
