@@ -165,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     from sentprobe.analysis.quality import quality_report
     from sentprobe.annotation.constituency import dep_to_constituency
     from sentprobe.generation.autosize import LEXICAL_TASKS
+    from sentprobe.generation.lexical import FormRules
     from sentprobe.generation.pipeline import annotate
     from sentprobe.generation.suite import build_suite
     from sentprobe.generation.writer import corpus_sha256, suite_manifest, write_generated_suite
@@ -247,9 +248,20 @@ def main(argv: list[str] | None = None) -> int:
             f"{wc_task.params['n_targets']} with {sum(per_target.values())} sentences each"
         )
     write_generated_suite(args.out, tasks, manifest)
-    report = quality_report(
-        tasks, {"title": "Quality report: sample-en", "corpus": summary, "seed": args.seed}
-    )
+    settings = {"title": "Quality report: sample-en", "corpus": summary, "seed": args.seed}
+    lexical = [t for t in tasks if t.name in LEXICAL_TASKS]
+    if lexical:
+        params = lexical[0].params
+        rules = FormRules(*(params[k] for k in ("max_form_share", "min_forms", "items_per_form")))
+        band = "-".join(map(str, params["freq_band"]))
+        if "bands" in params:  # the corpus's tier
+            tokens = params["bands"]["corpus_tokens"]
+            band += f" (the {params['bands']['tier']} tier for {tokens:,} corpus tokens)"
+        settings["lexical splits"] = (
+            f"{', '.join(t.name for t in lexical)}: target form frequency {band}; "
+            f"{rules.describe()}; dev and test with one length histogram per class"
+        )
+    report = quality_report(tasks, settings)
     atomic_write_text(args.out / "QUALITY.md", report)
     for t in tasks:
         print(f"{t.name}: {t.counts_summary()}", file=sys.stderr)
