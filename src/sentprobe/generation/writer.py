@@ -56,12 +56,11 @@ def item_forms(task: GeneratedTask) -> dict[str, list[str]] | None:
         column = forms.get(split, [])
         if any(f is None for f in column):
             return None
-        for form in column:
-            if not form or any(c in form for c in "\t\n\r"):  # type: ignore[operator]
-                raise ValueError(
-                    f"{task.name}: target form {form!r} is empty or holds a tab or newline"
-                )
-        out[split] = [str(f) for f in column]
+        strings = [str(f) for f in column]
+        bad = next((f for f in strings if not f or any(c in f for c in "\t\n\r")), None)
+        if bad is not None:
+            raise ValueError(f"{task.name}: target form {bad!r} is empty or holds a tab or newline")
+        out[split] = strings
     return out
 
 
