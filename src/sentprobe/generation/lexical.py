@@ -47,7 +47,7 @@ class FormRules:
     carry them: min(``min_forms``, ceil(n / ``items_per_form``)) (a form per 5 items until
     30 forms, so 150 items per class and more need 30), and never fewer than the cap
     itself implies (ceil(n / cap(n))). ``match_lengths``: every split gets the same length
-    histogram per class (dev and test exactly, train in proportion).
+    histogram per class (dev and test exactly, train in proportion as far as its pool allows).
     """
 
     max_share: float = 0.1
