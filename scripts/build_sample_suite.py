@@ -6,7 +6,9 @@ order: Python and Django documentation, LibreOffice help, the World English Bibl
 Shakespeare and Milton, WordNet usage examples), each sentence once, 5-28 Moses tokens.
 Annotation: the default English spaCy annotator (resumable, kept in ``--work``). Generation:
 ``build_suite`` with the paper's rules (dependency trees converted to constituency trees for
-TreeDepth and TopConst), then the SentEval files, ``manifest.json`` and ``QUALITY.md``.
+TreeDepth and TopConst; Tense/SubjNum/ObjNum with the frequency band of the corpus's size,
+``autosize.band_tier``, and the lexical split's form rules), then the SentEval files, the
+``.forms`` sidecars of the lexical tasks, ``manifest.json`` and ``QUALITY.md``.
 
     python scripts/build_sample_suite.py                  # rewrites the shipped sample
     python scripts/build_sample_suite.py --out /tmp/s --sizes 2000,500,500
@@ -162,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from sentprobe.analysis.quality import quality_report
     from sentprobe.annotation.constituency import dep_to_constituency
+    from sentprobe.generation.autosize import LEXICAL_TASKS
+    from sentprobe.generation.lexical import FormRules
     from sentprobe.generation.pipeline import annotate
     from sentprobe.generation.suite import build_suite
     from sentprobe.generation.writer import corpus_sha256, suite_manifest, write_generated_suite
@@ -208,7 +212,10 @@ def main(argv: list[str] | None = None) -> int:
                     )
                     tasks.append(wc)
                 else:
-                    tasks += build_suite(records, [name], task_sizes.get(name, sizes), args.seed)
+                    # the lexical tasks' frequency band follows the corpus size (autosize)
+                    bands = "auto" if name in LEXICAL_TASKS else "profile"
+                    size = task_sizes.get(name, sizes)
+                    tasks += build_suite(records, [name], size, args.seed, bands=bands)
             except GenerationError as e:
                 failures.append(str(e))
         if failures:
@@ -241,9 +248,20 @@ def main(argv: list[str] | None = None) -> int:
             f"{wc_task.params['n_targets']} with {sum(per_target.values())} sentences each"
         )
     write_generated_suite(args.out, tasks, manifest)
-    report = quality_report(
-        tasks, {"title": "Quality report: sample-en", "corpus": summary, "seed": args.seed}
-    )
+    settings = {"title": "Quality report: sample-en", "corpus": summary, "seed": args.seed}
+    lexical = [t for t in tasks if t.name in LEXICAL_TASKS]
+    if lexical:
+        params = lexical[0].params
+        rules = FormRules(*(params[k] for k in ("max_form_share", "min_forms", "items_per_form")))
+        band = "-".join(map(str, params["freq_band"]))
+        if "bands" in params:  # the corpus's tier
+            tokens = params["bands"]["corpus_tokens"]
+            band += f" (the {params['bands']['tier']} tier for {tokens:,} corpus tokens)"
+        settings["lexical splits"] = (
+            f"{', '.join(t.name for t in lexical)}: target form frequency {band}; "
+            f"{rules.describe()}; dev and test with one length histogram per class"
+        )
+    report = quality_report(tasks, settings)
     atomic_write_text(args.out / "QUALITY.md", report)
     for t in tasks:
         print(f"{t.name}: {t.counts_summary()}", file=sys.stderr)

@@ -148,8 +148,14 @@ def test_wc_and_tree_depth_relaxations_are_recorded():
 def test_frequency_bands_follow_the_corpus_size():
     assert band_tier(50_000).lexical == (1, 5000) and band_tier(50_000).somo == (1, 400)
     assert band_tier(20_000_000) == BAND_TIERS[0] and BAND_TIERS[0].lexical == (100, 5000)
+    # below the paper's tier the lexical lower bound keeps its relative frequency
+    assert band_tier(160_000).lexical == (2, 5000) and band_tier(2_500_000).lexical == (25, 5000)
+    assert band_tier(9_999_999).lexical == (100, 5000) and band_tier(9_999_999).somo == (1, 400)
     corpus = svo_corpus(1500, seed=0)
-    (tense,) = build_suite(corpus, ["Tense"], {"train": 100, "dev": 20, "test": 20}, bands="auto")
+    few = {"Tense": {"max_form_share": 0.25, "min_forms": 3}}  # 15 verb stems
+    (tense,) = build_suite(
+        corpus, ["Tense"], {"train": 100, "dev": 20, "test": 20}, bands="auto", params=few
+    )
     assert tense.params["freq_band"] == (1, 5000)
     assert tense.params["bands"]["tier"] == "small corpus"
     assert tense.params["bands"]["corpus_tokens"] == sum(len(r.tokens) for r in corpus)
@@ -160,7 +166,7 @@ def test_frequency_bands_follow_the_corpus_size():
         ["Tense"],
         {"train": 100, "dev": 20, "test": 20},
         bands="auto",
-        params={"Tense": {"freq_band": (2, 3000)}},
+        params={"Tense": {"freq_band": (2, 3000), **few["Tense"]}},
     )
     assert explicit.params["freq_band"] == (2, 3000) and "bands" not in explicit.params
 

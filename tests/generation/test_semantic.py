@@ -12,6 +12,9 @@ from sentprobe.generation.inputs import Item, surface
 from sentprobe.generation.writer import senteval_lines
 
 SIZES = {"train": 200, "dev": 40, "test": 40}
+#: The synthetic corpus has 15 verb and 30 noun stems: too few forms for the default rules
+#: (10% per form, 30 forms per class and split); test_lexical_rules.py checks those.
+FEW_FORMS = {"max_form_share": 0.25, "min_forms": 3}
 
 
 @pytest.fixture(scope="module")
@@ -49,12 +52,12 @@ def test_tense_rule_uses_finite_auxiliary_then_root():
 @pytest.mark.parametrize(
     "gen,slot",
     [
-        (Tense(freq_band=(20, 5000)), "verb"),
-        (Tense(annotation="ud", freq_band=(20, 5000)), "verb"),
-        (SubjNum(freq_band=(20, 5000)), "subj"),
-        (SubjNum(annotation="ud", freq_band=(20, 5000)), "subj"),
-        (ObjNum(freq_band=(20, 5000)), "obj"),
-        (ObjNum(annotation="ud", freq_band=(20, 5000)), "obj"),
+        (Tense(freq_band=(20, 5000), **FEW_FORMS), "verb"),
+        (Tense(annotation="ud", freq_band=(20, 5000), **FEW_FORMS), "verb"),
+        (SubjNum(freq_band=(20, 5000), **FEW_FORMS), "subj"),
+        (SubjNum(annotation="ud", freq_band=(20, 5000), **FEW_FORMS), "subj"),
+        (ObjNum(freq_band=(20, 5000), **FEW_FORMS), "obj"),
+        (ObjNum(annotation="ud", freq_band=(20, 5000), **FEW_FORMS), "obj"),
     ],
 )
 def test_lexical_tasks_labels_and_no_form_in_two_splits(svo, gen, slot):
@@ -82,11 +85,11 @@ def test_lexical_tasks_labels_and_no_form_in_two_splits(svo, gen, slot):
 
 
 def test_frequency_band_rejects_and_error_says_what_to_relax(svo):
-    task = SubjNum(freq_band=(20, 5000)).generate(svo, SIZES, seed=0)
+    task = SubjNum(freq_band=(20, 5000), **FEW_FORMS).generate(svo, SIZES, seed=0)
     assert "rejected: target form frequency outside [20, 5000]" not in task.stats
     with pytest.raises(GenerationError) as err:
         SubjNum(freq_band=(500, 5000)).generate(svo, SIZES, seed=0)  # no noun that frequent
-    assert "widen freq_band" in str(err.value) and "found of needed" in str(err.value)
+    assert "widen freq_band" in str(err.value) and "train/NN: 0 of 100 items" in str(err.value)
 
 
 def changed_position(a: list[str], b: list[str]) -> int:
@@ -184,7 +187,7 @@ def test_coordinv_rejects_conjuncts_without_own_subject():
 def test_quality_report_checks_the_generated_targets_exactly(svo):
     from sentprobe.analysis.quality import quality_report
 
-    task = SubjNum(freq_band=(20, 5000)).generate(svo, SIZES, seed=4)
+    task = SubjNum(freq_band=(20, 5000), **FEW_FORMS).generate(svo, SIZES, seed=4)
     assert "target forms are disjoint across splits" in quality_report([task], baselines=False)
     leaked = next(s for s, _ in task.splits["test"])
     task.targets[leaked] = task.targets[task.splits["train"][0][0]]

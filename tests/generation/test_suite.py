@@ -15,9 +15,11 @@ from sentprobe.generation import (
 
 SIZES = {"train": 100, "dev": 20, "test": 20}
 TASKS = ["SentLen", "BShift", "Tense", "SubjNum", "ObjNum", "SOMO"]
-PARAMS = {t: {"freq_band": (20, 5000)} for t in ("Tense", "SubjNum", "ObjNum")} | {
-    "SentLen": {"bins": ((5, 7), (8, 12))}
-}
+#: 15 verb and 30 noun stems: too few forms for the default 10% per form and 30 per class
+PARAMS = {
+    t: {"freq_band": (20, 5000), "max_form_share": 0.25, "min_forms": 3}
+    for t in ("Tense", "SubjNum", "ObjNum")
+} | {"SentLen": {"bins": ((5, 7), (8, 12))}}
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +59,15 @@ def test_xprobe_layout_labels_and_manifest(corpus, tmp_path):
     subj = (root / "en" / "subj_number" / "te.txt").read_text().splitlines()
     assert {ln.split("\t")[1] for ln in subj} == {"Sing", "Plur"}
     assert all(len(ln.split("\t")) == 2 for ln in subj)
+    forms = (root / "en" / "subj_number" / "te.forms").read_text().splitlines()
+    assert len(forms) == len(subj) and all(
+        f.startswith(ln.split()[1].lower()) for f, ln in zip(forms, subj)
+    )
     manifest = json.loads(path.read_text())
+    assert manifest["tasks"]["SubjNum"]["forms"] == [
+        f"en/subj_number/{c}.forms" for c in ("tr", "va", "te")
+    ]
+    assert "forms" not in manifest["tasks"]["SOMO"]  # originals have no target form
     entry = manifest["tasks"]["SOMO"]
     assert entry["counts"]["train"] == {"O": 50, "C": 50}
     assert entry["params"]["freq_band"] == [40, 400] and entry["stats"]["used"] == 140
@@ -71,6 +81,7 @@ def test_senteval_layout_is_byte_identical_for_a_seed(corpus, tmp_path):
     _, b = write(corpus, tmp_path / "b", "senteval")
     names = sorted(p.name for p in a.parent.iterdir())
     assert "past_present.txt" in names and "odd_man_out.txt" in names
+    assert "past_present.forms" in names and "odd_man_out.forms" not in names
     for name in names:
         assert (a.parent / name).read_bytes() == (b.parent / name).read_bytes()
     first = (a.parent / "past_present.txt").read_text().splitlines()[0].split("\t")

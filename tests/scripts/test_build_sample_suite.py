@@ -1,5 +1,6 @@
 """scripts/build_sample_suite.py on gold CoNLL-U (UD English-EWT from ../shared): every task it
-writes is reproducible byte for byte, and a corpus too small for the sizes writes nothing."""
+writes is reproducible byte for byte (the target-form sidecar of a lexical task too), and a
+corpus too small for the sizes writes nothing."""
 
 import json
 from pathlib import Path
@@ -22,13 +23,17 @@ def check_identical(a: Path, b: Path) -> list[str]:
 
 def test_script_builds_a_reproducible_suite(tmp_path, ewt_subset, capsys):
     corpus = ewt_subset(tmp_path / "ewt.conllu", 6000)
-    extra = ["--tasks", "SentLen,WC,BShift,TreeDepth,SOMO,CoordInv", "--sizes", "60,12,12"]
+    extra = ["--tasks", "SentLen,WC,BShift,TreeDepth,SubjNum,SOMO,CoordInv", "--sizes", "60,12,12"]
     extra += ["--wc-targets", "500", "--wc-per-target", "2,1,1", "--task-sizes", "TreeDepth=48,8,8"]
     assert run(corpus, tmp_path / "work", tmp_path / "a", *extra) == 0
     assert run(corpus, tmp_path / "work", tmp_path / "b", *extra) == 0  # annotations reused
     names = check_identical(tmp_path / "a", tmp_path / "b")
     assert "QUALITY.md" in names and "odd_man_out.txt" in names
+    assert "subj_number.forms" in names and "odd_man_out.forms" not in names  # SOMO: no sidecar
     manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    subj = manifest["tasks"]["SubjNum"]
+    assert subj["forms"] == ["subj_number.forms"] and subj["params"]["bands"]["rule"] == "auto"
+    assert subj["params"]["max_form_share"] == 0.1
     assert manifest["suite"] == "sample-en" and manifest["annotator"]
     assert manifest["sizes"]["TreeDepth"] == {"train": 48, "dev": 8, "test": 8}
     depth_counts = manifest["tasks"]["TreeDepth"]["counts"]

@@ -25,7 +25,7 @@ from .writer import (
 )
 
 #: Bump when a change to the generators would change the output for the same corpus + seed.
-GENERATOR_VERSION = "6"
+GENERATOR_VERSION = "7"
 
 #: The generators of the parser-free tasks, by paper name.
 GENERATORS = {"SentLen": SentenceLength, "WC": WordContent, "BShift": BigramShift}

@@ -18,12 +18,16 @@ task, so ``AutoSizes`` asks each generator for the *largest* balanced sizes it c
   classes) that can (on a treebank, depths 3 and 7 share almost no sentence lengths).
 
 Frequency bands (corpus frequency of a target form: Tense/SubjNum/ObjNum; of the original and
-replacement word: SOMO) follow ``BAND_TIERS`` by the size of the filtered corpus in tokens.
+replacement word: SOMO) follow ``BAND_TIERS`` by the size of the filtered corpus in tokens;
+below the paper's tier the lexical tasks' lower bound keeps the paper's relative frequency
+(100 per 10M tokens, at least 1: 25 in the 2.5M tokens of sample-en, 2 in a 200k-token
+treebank), so a corpus keeps its rare words out whatever its size.
 Every relaxation is recorded in the task's ``params`` (and so in manifest.json).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import Counter, defaultdict
@@ -80,9 +84,9 @@ class BandTier:
 
 #: Largest first. The paper's bands come from a corpus of many millions of sentences; in a
 #: treebank of 20k-250k tokens hardly any noun reaches 40 occurrences, so the lower bounds
-#: drop to 1 (the lexical split does not need them: a form lives in one split whatever its
-#: frequency) while the upper bounds, which keep one frequent form from filling a class,
-#: stay.
+#: drop: the lexical tasks' to the paper's relative frequency (``band_tier``), SOMO's to 1;
+#: the upper bounds stay (a frequent form no longer fills a class: the lexical split caps
+#: each form's share, ``lexical.FormRules``).
 BAND_TIERS: tuple[BandTier, ...] = (
     BandTier(
         "paper",
@@ -94,16 +98,23 @@ BAND_TIERS: tuple[BandTier, ...] = (
     BandTier(
         "small corpus",
         0,
-        (1, 5000),
+        (1, 5000),  # the lower bound is scaled to the corpus by band_tier
         (1, 400),
-        "below 10M tokens: lower bounds relaxed to 1, upper bounds kept",
+        "below 10M tokens: the lexical tasks' lower bound scaled to the corpus (the paper's "
+        "100 per 10M tokens, at least 1), SOMO's relaxed to 1, upper bounds kept",
     ),
 )
 
 
 def band_tier(n_tokens: int) -> BandTier:
-    """The tier of a corpus of ``n_tokens`` tokens."""
-    return next(t for t in BAND_TIERS if n_tokens >= t.min_tokens)
+    """The tier of a corpus of ``n_tokens`` tokens; below the paper's, the lexical lower bound
+    scaled to the corpus (the paper's lower bound per ``BAND_TIERS[0].min_tokens`` tokens)."""
+    tier = next(t for t in BAND_TIERS if n_tokens >= t.min_tokens)
+    if tier is BAND_TIERS[0]:
+        return tier
+    paper = BAND_TIERS[0]
+    low = min(paper.lexical[0], max(1, round(paper.lexical[0] * n_tokens / paper.min_tokens)))
+    return dataclasses.replace(tier, lexical=(low, tier.lexical[1]))
 
 
 def corpus_tokens(sentences: Sequence[AnnotatedSentence | Tokens]) -> int:

@@ -2,7 +2,9 @@
 
 Each finds one target word per sentence (the tense-bearing verb, the subject, the object of
 the main clause), labels the sentence from its tag, and keeps only targets whose form has a
-corpus frequency inside ``freq_band``; each form is then confined to one split.
+corpus frequency inside ``freq_band``; each form is then confined to one split, and every
+class of every split rests on many forms (``max_form_share``, ``min_forms``,
+``items_per_form``, ``match_lengths``: :class:`~sentprobe.generation.lexical.FormRules`).
 
 ``annotation="ptb"`` (English, the paper): labels from Penn Treebank tags (``xpos``).
 ``annotation="ud"`` (X-Probe): labels from UD features (``Tense``, ``Number``). Labels are
@@ -20,7 +22,7 @@ from sentprobe.annotation.record import AnnotatedSentence
 
 from .base import GeneratedTask, Scan, make_rng, per_class, splits_from
 from .inputs import Item, annotated_items
-from .lexical import form_frequencies, in_band, split_by_form
+from .lexical import FormRules, form_frequencies, in_band, split_by_form
 
 __all__ = [
     "SUBJECT_REQUIRED",
@@ -86,6 +88,16 @@ class _LexicalTask:
     file: ClassVar[str]
     labels: ClassVar[list[str]]
     freq_band: tuple[int, int]
+    max_form_share: float
+    min_forms: int
+    items_per_form: int
+    match_lengths: bool
+
+    @property
+    def form_rules(self) -> FormRules:
+        return FormRules(
+            self.max_form_share, self.min_forms, self.items_per_form, self.match_lengths
+        )
 
     def target(self, sent: AnnotatedSentence) -> tuple[str, int] | str:
         """``(label, target token index)``, or the reason the sentence is rejected."""
@@ -129,6 +141,8 @@ class _LexicalTask:
             rng,
             self.name,
             relax=f"widen freq_band (now {list(self.freq_band)})",
+            lengths=[len(item) for item in chosen],
+            rules=self.form_rules,
         )
         drawn = {
             s: {lab: [chosen[i].text for i in idx] for lab, idx in by.items()}
@@ -183,6 +197,10 @@ class Tense(_LexicalTask):
     annotation: Annotation = "ptb"
     freq_band: tuple[int, int] = (100, 5000)
     ud_root_only: bool = False
+    max_form_share: float = 0.1
+    min_forms: int = 30
+    items_per_form: int = 5
+    match_lengths: bool = True
 
     _PTB: ClassVar[dict[str, str]] = {"VBD": "PAST", "VBZ": "PRES", "VBP": "PRES"}
     _UD: ClassVar[dict[str, str]] = {"Past": "PAST", "Pres": "PRES"}
@@ -335,6 +353,10 @@ class SubjNum(_LexicalTask):
     freq_band: tuple[int, int] = (100, 5000)
     relations: tuple[str, ...] = ("nsubj", "nsubj:pass")
     upos: tuple[str, ...] = ("NOUN",)
+    max_form_share: float = 0.1
+    min_forms: int = 30
+    items_per_form: int = 5
+    match_lengths: bool = True
 
     _UD: ClassVar[dict[str, str]] = {"Sing": "NN", "Plur": "NNS"}
 

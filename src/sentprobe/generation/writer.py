@@ -5,6 +5,15 @@ X-Probe (``<out>/<lang>/<task folder>/{tr,va,te}.txt``, lines ``sentence<TAB>lab
 X-Probe's label names). Each file goes to a temporary name first and is moved into place
 with ``os.replace``, so an interrupted run never leaves a half-written task; the manifest
 is written last.
+
+A task with a lexical split (every item has a target form: Tense, SubjNum, ObjNum) also gets
+a sidecar of target forms beside each task file, with the same stem and the suffix
+``.forms`` (``subj_number.txt`` -> ``subj_number.forms``; ``fr/subj_number/te.txt`` ->
+``te.forms``): UTF-8, one line per line of the task file, in the same order, holding that
+item's target form (the lower-cased word the split keeps in one partition), each line ended
+by ``\n``. The manifest's task entry lists them (``forms``: paths relative to the suite
+folder, in split order), so statistics can resample forms rather than items and audits can
+count the forms of each class.
 """
 
 from __future__ import annotations
@@ -21,6 +30,9 @@ from sentprobe.io import atomic_write_text, inside
 
 from .base import SPLIT_CODES, GeneratedTask
 
+#: Suffix of the target-form sidecar written beside a task file (same stem).
+FORMS_SUFFIX = ".forms"
+
 
 def senteval_lines(task: GeneratedTask) -> str:
     """``split<TAB>label<TAB>sentence`` lines, train then dev then test."""
@@ -31,6 +43,41 @@ def senteval_lines(task: GeneratedTask) -> str:
                 raise ValueError(f"{task.name}: tab or newline in example {sentence!r}")
             out.append(f"{SPLIT_CODES[split]}\t{label}\t{sentence}\n")
     return "".join(out)
+
+
+def item_forms(task: GeneratedTask) -> dict[str, list[str]] | None:
+    """``{split: [target form of each example]}`` in split order when every example has one
+    (a lexical split), else None (no sidecar: SOMO's originals have no target)."""
+    forms = task.target_forms
+    if forms is None:
+        return None
+    out: dict[str, list[str]] = {}
+    for split in SPLITS:
+        column = forms.get(split, [])
+        if any(f is None for f in column):
+            return None
+        strings = [str(f) for f in column]
+        bad = next((f for f in strings if not f or any(c in f for c in "\t\n\r")), None)
+        if bad is not None:
+            raise ValueError(f"{task.name}: target form {bad!r} is empty or holds a tab or newline")
+        out[split] = strings
+    return out
+
+
+def forms_text(forms: Iterable[str]) -> str:
+    """A sidecar's text: one form a line."""
+    return "".join(f"{form}\n" for form in forms)
+
+
+def forms_paths(task: GeneratedTask, layout: str, lang: str | None = None) -> list[str]:
+    """The sidecar paths of ``task`` relative to the suite folder (``[]`` without one)."""
+    forms = item_forms(task)
+    if forms is None:
+        return []
+    if layout == "xprobe":
+        folder = Path(lang or "") / Path(task.file).stem
+        return [str(folder / f"{SPLIT_CODES[s]}{FORMS_SUFFIX}") for s in SPLITS]
+    return [str(Path(task.file).with_suffix(FORMS_SUFFIX))]
 
 
 def sha256_lines(lines: Iterable[str]) -> str:
@@ -48,6 +95,9 @@ def build_manifest(tasks: Sequence[GeneratedTask], **fields) -> dict:
     manifest["tasks"] = {
         t.name: {"file": t.file, "labels": list(t.labels), "counts": t.counts()} for t in tasks
     }
+    for t in tasks:
+        if paths := forms_paths(t, "senteval"):
+            manifest["tasks"][t.name]["forms"] = paths
     return manifest
 
 
@@ -59,6 +109,10 @@ def write_suite(out_dir: str | Path, tasks: Sequence[GeneratedTask], manifest: d
     targets = [inside(out_dir, task.file) for task in tasks]  # all checked before any write
     for task, target in zip(tasks, targets):
         atomic_write_text(target, senteval_lines(task))
+        forms = item_forms(task)
+        if forms is not None:
+            column = [f for split in SPLITS for f in forms[split]]
+            atomic_write_text(target.with_suffix(FORMS_SUFFIX), forms_text(column))
     path = out_dir / "manifest.json"
     atomic_write_text(path, json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
     return path
@@ -79,6 +133,11 @@ def xprobe_files(task: GeneratedTask, lang: str) -> dict[str, str]:
                 raise ValueError(f"{task.name}: tab or newline in example {sentence!r}")
             lines.append(f"{sentence}\t{label}\n")
         out[str(folder / f"{SPLIT_CODES[split]}.txt")] = "".join(lines)
+    forms = item_forms(task)
+    if forms is not None:
+        for split in SPLITS:
+            name = f"{SPLIT_CODES[split]}{FORMS_SUFFIX}"
+            out[str(folder / name)] = forms_text(forms[split])
     return out
 
 
@@ -121,6 +180,8 @@ def suite_manifest(
         entry["stats"] = dict(sorted(t.stats.items()))
         if layout == "xprobe":
             entry["file"] = str(Path(lang) / Path(t.file).stem)
+            if paths := forms_paths(t, "xprobe", lang):
+                entry["forms"] = paths
     return manifest
 
 

@@ -15,7 +15,8 @@ reports can tabulate them.
 
 One module per family of checks: :mod:`.splits` (sizes, identical and overlapping splits,
 several labels per sentence), :mod:`.balance` (classes and lengths), :mod:`.lexical` (the
-lexical split), :mod:`.twins` (original/altered forms across splits), :mod:`.surface` (the
+lexical split), :mod:`.forms` (how many target forms carry each class of a lexical split),
+:mod:`.twins` (original/altered forms across splits), :mod:`.surface` (the
 single-position rules), :mod:`.tokens` (the best "contains token X" rule), :mod:`.ngrams`
 (the best "contains n-gram X" rule on function-word sets),
 :mod:`.agreement_cues` (article/noun agreement, segment lengths of two-sentence items),
@@ -55,6 +56,7 @@ from sentprobe.analysis.checks.baselines import (
     check_baselines,
 )
 from sentprobe.analysis.checks.cues import CueScore, score_against_majority
+from sentprobe.analysis.checks.forms import check_form_spread
 from sentprobe.analysis.checks.lexical import LEXICAL_SPLIT_TASKS, check_target_forms, perfect_forms
 from sentprobe.analysis.checks.ngrams import check_lexical_ngram
 from sentprobe.analysis.checks.reliability import (
@@ -98,6 +100,7 @@ CHECKS: tuple[Check, ...] = (
     check_missing_classes,
     check_balance,
     check_target_forms,
+    check_form_spread,
     check_twins,
     *(_rule_check(rule) for rule in RULES if rule is not CASING_RULE),
     check_casing_cue,
@@ -137,6 +140,7 @@ __all__ = [
     "check_balance",
     "check_baselines",
     "check_casing_cue",
+    "check_form_spread",
     "check_identical_splits",
     "check_labels_per_sentence",
     "check_length",
