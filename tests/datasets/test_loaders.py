@@ -304,8 +304,11 @@ def test_any_task_path_takes_its_language(tmp_path):
     assert named.content_hash() == plain.content_hash()
     senteval = tmp_path / "past_present.txt"
     senteval.write_text(
-        "".join(f"{s}\t{'PAST' if i % 2 else 'PRES'}\tune phrase {s} {i} .\n"
-                for s in ("tr", "va", "te") for i in range(6)),  # fmt: skip
+        "".join(
+            f"{s}\t{'PAST' if i % 2 else 'PRES'}\tune phrase {s} {i} .\n"
+            for s in ("tr", "va", "te")
+            for i in range(6)
+        ),  # fmt: skip
         encoding="utf-8",
     )
     assert resolve_tasks(str(senteval))[0].metadata.language == "en"
