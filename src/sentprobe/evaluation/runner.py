@@ -154,7 +154,11 @@ def _predict(estimator: Any, X: Any, task: ProbingTask) -> Predictions:
     """The fitted ``estimator``'s predictions on the task's test split (X: its inputs)."""
     test = task.splits["test"]
     return Predictions.from_labels(
-        test.labels, estimator.predict(X), task.labels, getattr(test, "groups", None)
+        test.labels,
+        estimator.predict(X),
+        task.labels,
+        getattr(test, "groups", None),
+        getattr(test, "clusters", None),
     )
 
 
