@@ -73,12 +73,33 @@ class Predictions:
     def accuracy(self) -> float:
         return float(self.correct.mean()) if len(self) else float("nan")
 
+    @property
+    def majority_share(self) -> float:
+        """The largest class's share of the gold labels: what a constant guess can score."""
+        return float(np.bincount(self.gold).max() / len(self)) if len(self) else float("nan")
+
+    def p_above_majority(self) -> float:
+        """How likely these many right items are from a probe no better than a constant guess
+        (:func:`p_above_chance` of the hits against :attr:`majority_share`)."""
+        return p_above_chance(int(self.correct.sum()), len(self), self.majority_share)
+
     def predicted_labels(self) -> np.ndarray:
         """The predictions as label strings (to compare rows with different label orders)."""
         return np.asarray(self.labels, dtype=object)[self.pred]
 
     def gold_labels(self) -> np.ndarray:
         return np.asarray(self.labels, dtype=object)[self.gold]
+
+
+def p_above_chance(hits: int, n: int, chance: float) -> float:
+    """Exact one-sided binomial p-value of ``hits`` right out of ``n`` against ``chance``, the
+    largest class share (no prediction independent of the label beats it in expectation, so a
+    small test set cannot pass for a reading of the vectors by noise); 1 when undefined."""
+    if not n or chance >= 1:
+        return 1.0
+    from scipy.stats import binomtest
+
+    return float(binomtest(hits, n, chance, alternative="greater").pvalue)
 
 
 def _dtype(n_labels: int) -> str:
