@@ -162,3 +162,35 @@ def test_builtin_sample_suite_reads_a_sidecar(tmp_path: Path) -> None:
     task = next(t for t in load_manifest_dir(suite) if t.name.endswith("SubjNum"))
     test = task.splits["test"]
     assert test.clusters is not None and len(test.clusters) == len(test)
+
+
+@pytest.mark.parametrize("fmt", ["hf", "parquet"])
+def test_export_keeps_the_forms_and_the_hash(tmp_path: Path, fmt: str) -> None:
+    """``sentprobe export`` writes each split's forms to a ``form`` column (empty in a split
+    without them) and loads them back: the same task, the same content hash."""
+    pytest.importorskip("datasets", minversion="5.2")
+    from sentprobe.datasets.builtin import resolve_tasks
+    from sentprobe.datasets.export import export_tasks
+
+    folder = tmp_path / "en" / "subj_number"
+    write(folder / "tr.txt", ["the cat sat .\tNN", "the cats sat .\tNNS"])
+    write(folder / "te.txt", ["my cow hid .\tNN", "your cows hid .\tNNS"])
+    write(folder / "te.forms", ["cow", "cows"])
+    task = load_xprobe_task(folder)
+    loaded = resolve_tasks(str(export_tasks([task], tmp_path / "out", fmt)))
+    assert [t.content_hash() for t in loaded] == [task.content_hash()]
+    assert loaded[0].splits["test"].clusters == ["cow", "cows"]
+    assert loaded[0].splits["train"].clusters is None
+
+
+def test_a_form_column_with_gaps_is_refused() -> None:
+    from sentprobe.datasets.loaders.hf import task_from_columns
+    from sentprobe.datasets.task import TaskMetadata
+
+    cols = ["sentence", "label", "form"]
+    rows = [{"sentence": "a cat .", "label": "NN", "form": "cat"},
+            {"sentence": "two cats .", "label": "NNS", "form": ""}]  # fmt: skip
+    splits = {"train": (cols, rows, None), "test": (cols, rows, None)}
+    names = {"sentence": "sentence", "label": "label"}
+    with pytest.raises(DataError, match=r"\[train split\], line 2: empty form"):
+        task_from_columns("x", splits, names, TaskMetadata(name="x"))
