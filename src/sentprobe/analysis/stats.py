@@ -45,9 +45,8 @@ def _cluster_sums(matrix: np.ndarray, clusters: Sequence[str]) -> np.ndarray:
     if len(clusters) != matrix.shape[1]:
         raise ValueError("clusters must name one cluster per item")
     _, index = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)
-    sums = np.zeros((matrix.shape[0] + 1, int(index.max()) + 1))
-    np.add.at(sums, (slice(None), index), np.vstack([np.ones(matrix.shape[1]), matrix]))
-    return sums
+    rows = np.vstack([np.ones(matrix.shape[1]), matrix])
+    return np.vstack([np.bincount(index, weights=row) for row in rows])
 
 
 def _cluster_kinds(

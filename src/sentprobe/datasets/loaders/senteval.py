@@ -63,7 +63,8 @@ def load_senteval_file(
     problems = Problems(path, rejected)
     builder = TaskBuilder(problems, metadata.labels)
     lines = list(task_lines(path, problems))
-    forms = item_forms(path, len(lines), problems) or [None] * len(lines)
+    found = item_forms(path, len(lines), problems)
+    forms: list[str | None] = [*found] if found is not None else [None] * len(lines)
     for (i, line), form in zip(lines, forms, strict=True):
         parts = line.split("\t")
         if len(parts) != 3:

@@ -91,7 +91,8 @@ def load_xprobe_task(
         if file is None:
             continue
         lines = list(task_lines(file, problems))
-        forms = item_forms(file, len(lines), problems) or [None] * len(lines)
+        found = item_forms(file, len(lines), problems)
+        forms: list[str | None] = [*found] if found is not None else [None] * len(lines)
         for (i, line), form in zip(lines, forms, strict=True):
             parts = line.split("\t")
             if len(parts) != 2:
