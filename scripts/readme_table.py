@@ -27,11 +27,15 @@ START = "<!-- readme-table:start (scripts/readme_table.py writes this block) -->
 END = "<!-- readme-table:end -->"
 LEGEND = (
     "Test accuracy (%); ±x: half the width of its 95% bootstrap confidence interval over the"
-    " test items{marks}. Every marker: [docs/legend.md](docs/legend.md)."
+    " test items (over their word forms where the split is lexical){marks}. Every marker:"
+    " [docs/legend.md](docs/legend.md)."
 )
 #: The legend's short words for a marker the run's table uses (its long note is replaced).
 SHORT = {
-    "∅": "∅: the probe says nothing there (a single class predicted, or dev at majority)",
+    "∅": "∅: the probe says nothing there (a single class predicted, or dev at majority and"
+    " test not above it)",
+    "≠": "≠: dev at majority but test significantly above it: the dev split does not"
+    " represent test",
     "°": "°: computed once, nothing depends on the seed",
     "‡": "‡: an older version of the task's data",
     "†": "†: the model's commit is unknown",

@@ -96,3 +96,22 @@ def test_agreement_per_task_and_item_weighted(results):
     assert shares[("A", "B", "all")] == pytest.approx(0.85)
     text = agreement_text(agreement, by_task=True)
     assert "all tasks (item-weighted)" in text and "85.0" in text and text.count("| A ") == 3
+
+
+def test_holm_adjusts_each_tasks_own_test(results):
+    """A lexical task (stored forms) is tested by swapping forms, the others by McNemar; Holm
+    adjusts that mix, and the table says which test each line used."""
+    frame, preds = results
+    forms = [f"w{i // 10}" for i in range(100)]
+    for key in ("a2", "b2"):
+        p = preds[key]
+        preds[key] = Predictions(p.labels, p.gold, p.pred, clusters=forms)
+    table = compare_rows(frame, preds, "A", "B").table.set_index("task")
+    assert table["test"].tolist() == ["McNemar exact", "permutation over forms"]
+    assert table["clusters"].tolist() == [0, 10] and np.isnan(table.loc["T2", "p_mcnemar"])
+    own = [table.loc["T1", "p_mcnemar"], table.loc["T2", "p_permutation"]]
+    assert table["p_holm"].tolist() == pytest.approx(holm(own).tolist())
+    preds["b2"] = Predictions(preds["b2"].labels, preds["b2"].gold, preds["b2"].pred)
+    assert compare_rows(frame, preds, "A", "B").skipped == [
+        "T2: A and B group the test items into forms differently"
+    ]

@@ -90,3 +90,55 @@ def test_report_has_ci_columns(store, fmt):
         assert by["Old"]["SentLen ci_low"] is None  # no predictions: no interval
     plain = invoke("report", "--results", str(store), "-f", fmt, "--no-ci")
     assert "ci_low" not in plain.output
+
+
+FORMS = [f"w{i // 20}" for i in range(len(GOLD))]  # a lexical split: 10 forms of 20 items
+
+
+@pytest.fixture
+def lexical(tmp_path, make_record):
+    """SubjNum stored with each test item's form: Good beats Bad on every item of one form
+    (w0) and nowhere else, 20 items that McNemar would count as 20 independent wins."""
+    path = tmp_path / "lexical.sqlite"
+    bad = Predictions.from_labels(GOLD, [g if i >= 20 else "z" for i, g in enumerate(GOLD)],
+                                  ["x", "y"], clusters=FORMS)  # fmt: skip
+    good = Predictions.from_labels(GOLD, GOLD, ["x", "y"], clusters=FORMS)
+    with ResultsStore(path) as results:
+        for encoder, predictions in (("Good", good), ("Bad", bad)):
+            record = make_record(encoder, "SubjNum", predictions.accuracy, n_test=len(GOLD))
+            results.add(record, f"{encoder}-SubjNum", predictions)
+    return path
+
+
+def test_compare_on_a_lexical_split_swaps_whole_forms(lexical):
+    from sentprobe.analysis.stats import mcnemar_exact
+
+    assert mcnemar_exact(20, 0) < 1e-5  # what an item-level test would claim
+    res = invoke("compare", "Good", "Bad", "--results", str(lexical))
+    assert res.exit_code == 0, res.output
+    line = next(row for row in res.output.splitlines() if row.startswith("| SubjNum"))
+    assert "200 / 10 forms" in line and "+10.0 " in line and "*" not in line
+    assert "swapping a's and b's results on whole forms" in res.output
+    data = json.loads(
+        invoke("compare", "Good", "Bad", "--results", str(lexical), "-f", "json").output
+    )
+    [task] = data["tasks"]
+    assert task["clusters"] == 10 and task["test"] == "permutation over forms"
+    assert task["p_mcnemar"] is None and task["p_holm"] == task["p_permutation"] == 1.0
+    assert task["diff_low"] <= 0.0  # one form of ten: the interval over forms reaches 0
+
+
+def test_report_interval_on_a_lexical_split_resamples_forms(lexical):
+    from sentprobe.analysis.stats import bootstrap_ci
+
+    res = invoke("report", "--results", str(lexical), "-f", "json")
+    assert res.exit_code == 0, res.output
+    bad = next(r for r in json.loads(res.output) if r["encoder"] == "Bad")
+    correct = [i >= 20 for i in range(len(GOLD))]
+    low, high = bootstrap_ci(correct, clusters=FORMS)
+    assert (bad["SubjNum ci_low"], bad["SubjNum ci_high"]) == (
+        pytest.approx(100 * low),
+        pytest.approx(100 * high),
+    )
+    items = bootstrap_ci(correct)
+    assert high - low > 1.5 * (items[1] - items[0])

@@ -68,3 +68,25 @@ def test_evaluate_with_baselines_and_a_cache(tmp_path, tasks):
     again = sentprobe.evaluate(letter_counts, tasks, cache_dir=tmp_path / "cache")
     first = frame[frame["encoder"] == "letter_counts"].reset_index(drop=True)
     assert list(again["test_score"]) == list(first["test_score"])
+
+
+def test_evaluate_interval_on_a_lexical_split_resamples_the_forms(tmp_path, tasks):
+    """A test split with ``clusters`` (a ``.forms`` sidecar): the runner keeps each item's
+    form with its predictions (also in a results store) and the interval resamples forms."""
+    from sentprobe.analysis.stats import bootstrap_ci
+    from sentprobe.evaluation.store import ResultsStore
+
+    task = tasks[0]
+    test = task.splits["test"]
+    test.clusters = [f"form{i % 4}" for i in range(len(test))]
+    frame = sentprobe.evaluate(letter_counts, [task], probe="logreg")
+    stored = sentprobe.run(
+        letter_counts, [task], probe="logreg", baselines="none", results=tmp_path / "r.sqlite",
+        cache_dir=tmp_path / "cache", progress=False,
+    )  # fmt: skip
+    with ResultsStore(tmp_path / "r.sqlite", readonly=True) as store:
+        predictions = store.predictions(stored["key"].iloc[0])
+    assert predictions.clusters == test.clusters
+    expected = bootstrap_ci(predictions.correct, clusters=test.clusters)
+    assert (frame["ci_low"].iloc[0], frame["ci_high"].iloc[0]) == pytest.approx(expected)
+    assert expected != bootstrap_ci(predictions.correct)

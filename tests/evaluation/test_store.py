@@ -309,3 +309,51 @@ def test_a_store_on_a_network_file_system_is_warned_about(tmp_path, monkeypatch)
         warnings.simplefilter("error")  # a local disk, or reading: no warning
         ResultsStore(tmp_path / "local.sqlite").close()
         ResultsStore(shared / "r.sqlite", readonly=True).close()
+
+
+def test_clusters_roundtrip_and_an_older_table_gains_their_columns(tmp_path):
+    """Each test item's target form (a lexical split) is stored with its predictions; a store
+    whose predictions table predates the cluster columns reads them as None read-only, gets
+    them when opened for writing, and keeps its old rows."""
+    path = tmp_path / "r.sqlite"
+    forms = [f"w{i % 300}" for i in range(600)]  # more forms than a byte indexes
+    clustered = _predictions(gold=["a"] * 600, pred=["a"] * 600, labels=["a"], clusters=forms)
+    with ResultsStore(path) as store:
+        store.add(record(), "old", _predictions(groups=["p", "q", "p", "p"]))
+    with sqlite3.connect(path) as db:  # the table as sentprobe wrote it before clusters
+        db.execute("ALTER TABLE predictions DROP COLUMN cluster_names")
+        db.execute("ALTER TABLE predictions DROP COLUMN cluster_index")
+    with ResultsStore(path, readonly=True) as store:
+        got = store.predictions("old")
+        assert got.groups == ["p", "q", "p", "p"] and got.clusters is None
+    with ResultsStore(path) as store:
+        store.add(record(seed=1), "new", clustered)
+        assert store.predictions("old").clusters is None
+    with ResultsStore(path, readonly=True) as store:
+        assert store.predictions("new").clusters == forms
+
+
+def test_a_crafted_cluster_index_is_a_clear_error(tmp_path):
+    path = tmp_path / "r.sqlite"
+    p = _predictions()
+    with ResultsStore(path) as store:
+        store.add(record(), "k", Predictions(p.labels, p.gold, p.pred, clusters=list("wxyz")))
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE predictions SET cluster_index=X'00000009'")
+    with ResultsStore(path, readonly=True) as store, pytest.raises(SentprobeError) as err:
+        store.predictions("k")
+    assert "damaged predictions of unit k" in str(err.value) and "cluster" in str(err.value)
+
+
+def test_salvage_keeps_predictions_of_a_store_without_cluster_columns(tmp_path):
+    from sentprobe.evaluation.salvage import salvage
+
+    path = tmp_path / "old.sqlite"
+    with ResultsStore(path) as store:
+        store.add(record(), "k", _predictions())
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE predictions DROP COLUMN cluster_names")
+        db.execute("ALTER TABLE predictions DROP COLUMN cluster_index")
+    assert salvage(path, tmp_path / "new.sqlite").predictions == 1
+    with ResultsStore(tmp_path / "new.sqlite", readonly=True) as store:
+        assert store.predictions("k").accuracy == 0.75

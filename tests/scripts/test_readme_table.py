@@ -53,3 +53,13 @@ def test_the_block_keeps_the_table_and_replaces_the_ci_note_by_the_legend():
 def test_replace_block_refuses_a_readme_without_markers():
     with pytest.raises(ValueError, match="needs exactly one"):
         readme_table.replace_block("no markers here", "x")
+
+
+def test_the_legend_covers_dev_unlike_test():
+    """A README row marked ≠ (dev at majority, test above it) gets its own short words, which
+    name the split's problem, not ∅'s."""
+    from sentprobe.reporting.tables import CI_NOTE, NOTES
+
+    block = readme_table.readme_block(f"| a ≠ |\n\n{CI_NOTE}\n≠ {NOTES['≠']}")
+    assert block.endswith(readme_table.LEGEND.format(marks=f"; {readme_table.SHORT['≠']}"))
+    assert "dev split does not represent test" in readme_table.SHORT["≠"]

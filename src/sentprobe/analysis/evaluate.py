@@ -4,7 +4,8 @@ The units are those ``sentprobe.run`` computes (``evaluation.runner.plan_run`` a
 ``execute``: the same loading, checks, probes, seeds and records), kept in a
 :class:`~sentprobe.evaluation.memory.MemoryStore` instead of an SQLite results store, so
 nothing is written unless ``cache_dir`` names an embedding cache. Each record gets the
-percentile bootstrap interval of its test accuracy over test items (analysis/stats.py).
+percentile bootstrap interval of its test accuracy over test items, or over their target
+word forms where the task's split is lexical (analysis/stats.py).
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def evaluate(
 
     Columns: the results store's record fields (``encoder``, ``task``, ``probe``, ``seed``,
     ``test_score``, ``dev_score``, ``config``...; scores are fractions) plus ``ci_low`` and
-    ``ci_high``, the ``confidence`` bootstrap interval of ``test_score`` over test items.
+    ``ci_high``, the ``confidence`` bootstrap interval of ``test_score`` over test items (over
+    their target word forms where the test split has ``clusters``: a lexical split).
     Nothing is written to disk: no results store, and no embedding cache unless
     ``cache_dir`` names one (then vectors are reused across calls and with ``run``).
     """
@@ -81,7 +83,9 @@ def evaluate(
     frame = execute(units, store, cache, progress=progress)
     found = store.predictions_for(frame["key"])
     bounds = [
-        accuracy_interval([found[key].correct], confidence=confidence) if key in found else None
+        accuracy_interval([found[key].correct], confidence=confidence, clusters=found[key].clusters)
+        if key in found
+        else None
         for key in frame["key"]
     ]
     at = list(frame.columns).index("test_score") + 1

@@ -4,7 +4,10 @@ A gap between two accuracies says little on its own: a paired test asks whether 
 one row gets right and the other wrong are more than chance would give. Per task this runs
 McNemar's exact test (and, as a check, a paired permutation test and a paired bootstrap CI
 of the difference); the McNemar p-values are Holm-adjusted across the compared tasks, so
-"significant" holds for the whole table at ``alpha``. Methods: docs/statistics.md.
+"significant" holds for the whole table at ``alpha``. On a task whose split is lexical (stored
+``clusters``: each test item's target form) the items of a form are not independent: there the
+test is the permutation test swapping whole forms and the CI resamples forms (McNemar's test
+is not computed). Methods: docs/statistics.md.
 """
 
 from __future__ import annotations
@@ -16,16 +19,25 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from sentprobe.analysis.stats import POWER, detectable_difference, holm, paired_test
+from sentprobe.analysis.stats import (
+    POWER,
+    detectable_difference,
+    holm,
+    paired_test,
+    shared_clusters,
+)
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions
 from sentprobe.reporting.render import csv_table, latex_escape, latex_table, markdown_table
 from sentprobe.reporting.tables import labelled, row_order
 
 ALPHA = 0.05
+#: The test behind each task's p (``test`` column): items independent, or whole forms swapped.
+TESTS = {False: "McNemar exact", True: "permutation over forms"}
 COLUMNS = [
     "task",
     "n",
+    "clusters",
     "a",
     "b",
     "diff",
@@ -35,6 +47,7 @@ COLUMNS = [
     "only_b",
     "p_mcnemar",
     "p_permutation",
+    "test",
     "p_holm",
     "significant",
     "mdd",
@@ -127,11 +140,16 @@ def compare_rows(
         if not same_items(left, right):
             skipped.append(f"{column}: {a} and {b} were scored on different test items")
             continue
-        result = paired_test(left.predictions.correct, right.predictions.correct)
+        same, clusters = shared_clusters([left.predictions, right.predictions])
+        if not same:
+            skipped.append(f"{column}: {a} and {b} group the test items into forms differently")
+            continue
+        result = paired_test(left.predictions.correct, right.predictions.correct, clusters)
         lines.append(
             {
                 "task": column,
                 "n": result.n,
+                "clusters": result.clusters,
                 "a": 100 * result.accuracy_a,
                 "b": 100 * result.accuracy_b,
                 "diff": 100 * result.diff,
@@ -141,10 +159,13 @@ def compare_rows(
                 "only_b": result.only_b,
                 "p_mcnemar": result.p_mcnemar,
                 "p_permutation": result.p_permutation,
+                "test": TESTS[bool(result.clusters)],
             }
         )
     table = pd.DataFrame(lines, columns=COLUMNS[:-3])
-    table["p_holm"] = holm(table["p_mcnemar"].to_numpy(dtype=float))
+    # each task's own test: McNemar on independent items, the form permutation test otherwise
+    chosen = table["p_permutation"].where(table["clusters"] > 0, table["p_mcnemar"])
+    table["p_holm"] = holm(chosen.to_numpy(dtype=float))
     table["significant"] = table["p_holm"] < alpha
     # what "not significant" can mean here: the smallest difference these items could show
     table["mdd"] = [
@@ -157,6 +178,16 @@ def compare_rows(
             + (f" ({'; '.join(skipped)})" if skipped else "")
         )
     return Comparison(a, b, alpha, table, skipped)
+
+
+CLUSTERED_NOTE = (
+    "n / k forms: a lexical split, whose test items share k target word forms; the items of "
+    "a form are not independent draws, so there the CI resamples forms, the test is the "
+    "paired permutation test swapping a's and b's results on whole forms (p perm., the p "
+    "that Holm adjusts), and McNemar's test, which counts items as independent, is not "
+    "computed (–); the MDD assumes independent items and so understates the difference such "
+    "a task could detect."
+)
 
 
 def _p(value: float) -> str:
@@ -175,7 +206,8 @@ def comparison_text(comparison: Comparison, fmt: str = "markdown", decimals: int
             "a": c.a,
             "b": c.b,
             "alpha": c.alpha,
-            "test": "McNemar exact (two-sided)",
+            "test": "McNemar exact (two-sided); where clusters > 0 (a lexical split), the "
+            "paired permutation test swapping whole target forms",
             "correction": "holm",
             "mdd_power": POWER,
             "tasks": json.loads(table.to_json(orient="records")),
@@ -189,14 +221,14 @@ def comparison_text(comparison: Comparison, fmt: str = "markdown", decimals: int
     rows = [
         [
             t.task,
-            str(t.n),
+            f"{t.n} / {t.clusters} forms" if t.clusters else str(t.n),
             f"{t.a:.{d}f}",
             f"{t.b:.{d}f}",
             f"{t.diff:+.{d}f}" + (star if t.significant else ""),
             f"[{t.diff_low:+.{d}f}, {t.diff_high:+.{d}f}]",
             str(t.only_a),
             str(t.only_b),
-            _p(t.p_mcnemar),
+            "–" if np.isnan(t.p_mcnemar) else _p(t.p_mcnemar),
             _p(t.p_holm),
             _p(t.p_permutation),
             "–" if np.isnan(t.mdd) else f"{t.mdd:.{d}f}",
@@ -214,6 +246,7 @@ def comparison_text(comparison: Comparison, fmt: str = "markdown", decimals: int
         "only (exact power; before Holm's correction, which raises it): a difference below it "
         "that is not significant is not evidence of no difference. –: the rows disagree on too "
         "few items for any difference to be detected.",
+        *([CLUSTERED_NOTE] if (c.table["clusters"] > 0).any() else []),
         *(f"skipped {note}" for note in c.skipped),
     ]
     if fmt == "latex":

@@ -6,7 +6,12 @@ only matters through how many items of each *kind* it draws (kind = the item's p
 right/wrong across seeds, or across two rows), so one multinomial draw over at most a few
 dozen kinds replaces an n-column index matrix. A 1,000-resample interval on 10,000 items
 takes 2-3 ms (docs/benchmarks.md). All random draws use a fixed seed, so tables are reproducible.
-Methods and their caveats: docs/statistics.md.
+
+Where the test split is lexical (``Predictions.clusters``: each item's target word form),
+items of one form are not independent draws, so the unit resampled is the form (a cluster
+bootstrap; paired tests swap whole forms): the same multinomial trick, over kinds of forms
+(a form's size and hits). When every item is its own form, this is the item bootstrap draw
+for draw. Methods and their caveats: docs/statistics.md.
 """
 
 from __future__ import annotations
@@ -34,8 +39,50 @@ def _patterns(correct: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return kinds.astype(float), counts
 
 
+def _cluster_sums(matrix: np.ndarray, clusters: Sequence[str]) -> np.ndarray:
+    """A (rows x items) matrix summed per cluster: (1 + rows) x clusters, the first row each
+    cluster's size."""
+    if len(clusters) != matrix.shape[1]:
+        raise ValueError("clusters must name one cluster per item")
+    _, index = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)
+    rows = np.vstack([np.ones(matrix.shape[1]), matrix])
+    return np.vstack([np.bincount(index, weights=row) for row in rows])
+
+
+def _cluster_kinds(
+    matrix: np.ndarray, clusters: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct kinds of cluster of a (rows x items) 0/1 matrix as (sizes, per-row hits
+    (rows x kinds)) and how many clusters are of each kind. Kinds are ordered as
+    :func:`_patterns` orders the columns, so singleton clusters give its kinds."""
+    kinds, counts = np.unique(_cluster_sums(matrix, clusters), axis=1, return_counts=True)
+    return kinds[0], kinds[1:], counts
+
+
+def _resampled_hits(
+    matrix: np.ndarray,
+    clusters: Sequence[str] | None,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """(B, rows) accuracies of each row on B resamples of the items, or of the clusters (the
+    replicate is then the accuracy over every item of the drawn clusters)."""
+    n_items = matrix.shape[1]
+    if clusters is None:
+        kinds, counts = _patterns(matrix)
+        drawn = rng.multinomial(n_items, counts / n_items, size=n_resamples)  # (B, kinds)
+        return np.asarray(drawn @ kinds.T / n_items)
+    sizes, hits, counts = _cluster_kinds(matrix, clusters)
+    m = int(counts.sum())
+    drawn = rng.multinomial(m, counts / m, size=n_resamples)
+    return np.asarray((drawn @ hits.T) / (drawn @ sizes)[:, None])
+
+
 def bootstrap_accuracies(
-    correct: np.ndarray, n_resamples: int = N_RESAMPLES, seed: int = SEED
+    correct: np.ndarray,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    clusters: Sequence[str] | None = None,
 ) -> np.ndarray:
     """Bootstrap replicates of the accuracy of ``correct`` (items, or seeds x items).
 
@@ -44,15 +91,14 @@ def bootstrap_accuracies(
     (seeds of the same unit on the same test items): a two-way bootstrap that resamples the
     test items once per replicate for all seeds (the items are shared, so their sampling
     error is too) and resamples the seeds; the replicate is the mean over resampled seeds.
+    ``clusters`` (each item's target form): whole clusters are resampled instead of items.
     """
     matrix = np.atleast_2d(np.asarray(correct, dtype=bool))
     n_seeds, n_items = matrix.shape
     if n_items == 0:
         raise ValueError("no test items")
     rng = np.random.default_rng(seed)
-    kinds, counts = _patterns(matrix)
-    drawn = rng.multinomial(n_items, counts / n_items, size=n_resamples)  # (B, kinds)
-    per_seed = drawn @ kinds.T / n_items  # (B, seeds): each seed's accuracy on the resample
+    per_seed = _resampled_hits(matrix, clusters, n_resamples, rng)  # (B, seeds)
     if n_seeds == 1:
         return per_seed[:, 0]
     weights = rng.multinomial(n_seeds, np.full(n_seeds, 1.0 / n_seeds), size=n_resamples)
@@ -64,9 +110,10 @@ def bootstrap_ci(
     n_resamples: int = N_RESAMPLES,
     confidence: float = CONFIDENCE,
     seed: int = SEED,
+    clusters: Sequence[str] | None = None,
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of the accuracy (see :func:`bootstrap_accuracies`)."""
-    replicates = bootstrap_accuracies(correct, n_resamples, seed)
+    replicates = bootstrap_accuracies(correct, n_resamples, seed, clusters)
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(replicates, [tail, 1.0 - tail])
     return float(low), float(high)
@@ -77,12 +124,22 @@ def accuracy_interval(
     n_resamples: int = N_RESAMPLES,
     confidence: float = CONFIDENCE,
     seed: int = SEED,
+    clusters: Sequence[str] | None = None,
 ) -> tuple[float, float] | None:
-    """The CI of a table cell from its seeds' correctness vectors; None when there is none
-    (no vectors, or seeds scored on different numbers of test items)."""
+    """The CI of a table cell from its seeds' correctness vectors (resampling ``clusters``
+    where the test items have them); None when there is none (no vectors, or seeds scored on
+    different numbers of test items)."""
     if not correct or len({len(c) for c in correct}) != 1 or len(correct[0]) == 0:
         return None
-    return bootstrap_ci(np.vstack(correct), n_resamples, confidence, seed)
+    return bootstrap_ci(np.vstack(correct), n_resamples, confidence, seed, clusters)
+
+
+def shared_clusters(found: Sequence[Predictions]) -> tuple[bool, list[str] | None]:
+    """The clusters of predictions on the same test items: (True, clusters), or (False,
+    None) when they disagree (a row stored before its task had a sidecar, beside one after:
+    no interval is better than one that treats the same items two ways)."""
+    clusters = found[0].clusters if found else None
+    return all(p.clusters == clusters for p in found), clusters
 
 
 def interval_function(
@@ -91,7 +148,7 @@ def interval_function(
     confidence: float = CONFIDENCE,
 ) -> Callable[[Sequence[str]], tuple[float, float] | None]:
     """A table cell's CI from its record keys (the ``interval`` of ``results_table``): None
-    unless every key has stored predictions on the same test items."""
+    unless every key has stored predictions on the same test items (and clusters)."""
 
     def interval(keys: Sequence[str]) -> tuple[float, float] | None:
         found = [predictions[key] for key in keys if key in predictions]
@@ -100,7 +157,12 @@ def interval_function(
         gold = found[0].gold_labels()
         if any(not np.array_equal(p.gold_labels(), gold) for p in found[1:]):
             return None  # seeds on different test items: no shared-item bootstrap
-        return accuracy_interval([p.correct for p in found], n_resamples, confidence)
+        same, clusters = shared_clusters(found)
+        if not same:
+            return None
+        return accuracy_interval(
+            [p.correct for p in found], n_resamples, confidence, clusters=clusters
+        )
 
     return interval
 
@@ -114,14 +176,21 @@ class PairedTest:
     accuracy_b: float
     only_a: int  # items a gets right and b wrong
     only_b: int
-    p_mcnemar: float
+    p_mcnemar: float  # NaN with clusters: McNemar's test needs independent items
     p_permutation: float
     diff_low: float
     diff_high: float
+    clusters: int = 0  # the number of clusters (target forms) resampled; 0: items
 
     @property
     def diff(self) -> float:
         return self.accuracy_a - self.accuracy_b
+
+    @property
+    def p(self) -> float:
+        """The test's p-value: McNemar's on independent items, else the permutation test
+        that swaps a's and b's results on whole clusters."""
+        return self.p_permutation if self.clusters else self.p_mcnemar
 
 
 def mcnemar_exact(only_a: int, only_b: int) -> float:
@@ -164,35 +233,53 @@ def paired_bootstrap_diff(
     n_resamples: int = N_RESAMPLES,
     confidence: float = CONFIDENCE,
     seed: int = SEED,
+    clusters: Sequence[str] | None = None,
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval of accuracy(a) - accuracy(b), resampling items jointly."""
+    """Percentile bootstrap interval of accuracy(a) - accuracy(b), resampling items (or
+    ``clusters``) jointly for both."""
     pair = np.vstack([correct_a, correct_b]).astype(bool)
-    kinds, counts = _patterns(pair)
-    n = pair.shape[1]
-    drawn = np.random.default_rng(seed).multinomial(n, counts / n, size=n_resamples)
-    replicates = drawn @ (kinds[0] - kinds[1]) / n
+    accuracies = _resampled_hits(pair, clusters, n_resamples, np.random.default_rng(seed))
+    replicates = accuracies[:, 0] - accuracies[:, 1]
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(replicates, [tail, 1.0 - tail])
     return float(low), float(high)
 
 
-def paired_test(correct_a: np.ndarray, correct_b: np.ndarray) -> PairedTest:
-    """McNemar, a paired permutation test and a paired bootstrap CI of the difference."""
+def paired_test(
+    correct_a: np.ndarray, correct_b: np.ndarray, clusters: Sequence[str] | None = None
+) -> PairedTest:
+    """McNemar, a paired permutation test and a paired bootstrap CI of the difference.
+
+    With ``clusters`` (each item's target form) the items of a form are not independent:
+    the permutation test swaps a's and b's results on whole forms (the sign of each form's
+    summed difference) and is the test, the CI resamples forms, and McNemar's test, which
+    counts discordant items as independent, is not computed (NaN)."""
     a, b = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
     if a.shape != b.shape or a.ndim != 1 or a.size == 0:
         raise ValueError("paired tests need two correctness vectors over the same test items")
     only_a, only_b = int(np.count_nonzero(a & ~b)), int(np.count_nonzero(b & ~a))
-    low, high = paired_bootstrap_diff(a, b)
+    low, high = paired_bootstrap_diff(a, b, clusters=clusters)
+    if clusters is None:
+        p_mcnemar, p_permutation, n_clusters = (
+            mcnemar_exact(only_a, only_b),
+            paired_permutation_test(a, b),
+            0,
+        )
+    else:
+        per_cluster = _cluster_sums(np.vstack([a, b]), clusters)
+        p_mcnemar, n_clusters = math.nan, per_cluster.shape[1]
+        p_permutation = paired_permutation_test(per_cluster[1], per_cluster[2])
     return PairedTest(
         n=a.size,
         accuracy_a=float(a.mean()),
         accuracy_b=float(b.mean()),
         only_a=only_a,
         only_b=only_b,
-        p_mcnemar=mcnemar_exact(only_a, only_b),
-        p_permutation=paired_permutation_test(a, b),
+        p_mcnemar=p_mcnemar,
+        p_permutation=p_permutation,
         diff_low=low,
         diff_high=high,
+        clusters=n_clusters,
     )
 
 

@@ -53,8 +53,9 @@ def _best_marks(
 ) -> set[tuple[str, str]]:
     """(row, column) cells that are the best of their column among encoder rows, or not
     significantly worse than it: exact McNemar on the first seed's test items against the
-    best row, Holm-corrected over the column's comparisons."""
-    from sentprobe.analysis.stats import holm, mcnemar_exact
+    best row (on a lexical split, the permutation test that swaps whole target forms),
+    Holm-corrected over the column's comparisons."""
+    from sentprobe.analysis.stats import holm, mcnemar_exact, paired_test, shared_clusters
 
     first = keyed.sort_values("seed").drop_duplicates(["row", "column"])
     key = {(r, c): k for r, c, k in zip(first["row"], first["column"], first["key"])}
@@ -73,9 +74,15 @@ def _best_marks(
                 continue
             if not np.array_equal(other.gold_labels(), best_pred.gold_labels()):
                 continue  # not the same test items: no paired test
+            same, clusters = shared_clusters([best_pred, other])
+            if not same:
+                continue  # the same items grouped two ways: no test
             a, b = best_pred.correct, other.correct
             others.append(row)
-            pvalues.append(mcnemar_exact(int((a & ~b).sum()), int((b & ~a).sum())))
+            if clusters is None:
+                pvalues.append(mcnemar_exact(int((a & ~b).sum()), int((b & ~a).sum())))
+            else:
+                pvalues.append(paired_test(a, b, clusters).p)
         for row, p in zip(others, holm(pvalues) if pvalues else []):
             if p >= alpha:
                 marked.add((row, column))
@@ -168,12 +175,14 @@ def results_section(
     ]
     if ci:
         notes.append(
-            "[low, high]: 95% bootstrap confidence interval over test items (1,000 resamples)."
+            "[low, high]: 95% bootstrap confidence interval over test items (1,000 resamples; "
+            "of the target word forms, not the items, where the task's split is lexical)."
         )
     if best:
         notes.append(
             "Bold: the best encoder of the column and those not significantly worse than it "
-            "(exact McNemar test on the same test items, Holm-corrected per column, "
+            "(exact McNemar test on the same test items, or where the split is lexical a "
+            "permutation test swapping whole target forms; Holm-corrected per column, "
             f"α = {alpha:g}). A bold cell is a failure to reject, not evidence of a tie: "
             "on small test sets rows several points apart can both be bold."
         )

@@ -14,7 +14,8 @@ half-written.
 
 Pairs, sub-types and folds (Kim et al.'s sets) get columns of their own: GLUE's
 ``sentence1``/``sentence2``, ``subtype``, ``pair_id``, and ``folds``, each row's place in every
-fold (``"train:17"``); the splits are those of the first fold.
+fold (``"train:17"``); the splits are those of the first fold. A lexical split's target forms
+(``Split.clusters``) go to ``form``, empty in a split without them.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 from sentprobe.datasets.loaders.common import MANIFEST
 from sentprobe.datasets.loaders.hf import (
     FOLDS,
+    FORM,
     METADATA_FILE,
     PAIR,
     PAIR_ID,
@@ -100,8 +102,8 @@ def fold_positions(task: ProbingTask) -> dict[str, list[list[str]]]:
 
 def _datasets(task: ProbingTask) -> Any:
     """The task as a ``datasets.DatasetDict`` with the Hub's split names: ``sentence`` (or
-    GLUE's ``sentence1``/``sentence2`` for pairs) and ``label``, plus ``subtype``, ``pair_id``
-    and ``folds`` where the task has them."""
+    GLUE's ``sentence1``/``sentence2`` for pairs) and ``label``, plus ``subtype``, ``pair_id``,
+    ``folds`` and ``form`` where the task has them."""
     datasets = require("datasets", "hf-datasets", "sentprobe export")
     names = task.labels
     first = next(iter(task.splits.values()))
@@ -114,6 +116,8 @@ def _datasets(task: ProbingTask) -> Any:
         columns[PAIR_ID] = datasets.Value("string")
     if task.folds:
         columns[FOLDS] = datasets.Sequence(datasets.Value("string"))
+    if any(split.clusters is not None for split in task.splits.values()):
+        columns[FORM] = datasets.Value("string")
     features = datasets.Features(columns)
     index = {label: i for i, label in enumerate(names)}
     places = fold_positions(task) if task.folds else {}
@@ -129,6 +133,8 @@ def _datasets(task: ProbingTask) -> Any:
             out[PAIR_ID] = list(split.pairs or [])
         if FOLDS in columns:
             out[FOLDS] = places[name]
+        if FORM in columns:
+            out[FORM] = list(split.clusters or [""] * len(split))
         return out
 
     return datasets.DatasetDict(

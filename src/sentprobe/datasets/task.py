@@ -72,13 +72,16 @@ class Split:
     ``groups``: each item's sub-type (e.g. the wh-word, the preposition, the negation
     pattern), kept with stored predictions so reports can break accuracy down by it;
     ``pairs``: each item's minimal-pair id (the items made from one source sentence or pair,
-    Kim et al.'s sets), for pair-level accuracy."""
+    Kim et al.'s sets), for pair-level accuracy; ``clusters``: each item's target word form
+    where the split is lexical (a task file's ``.forms`` sidecar): items of one form are not
+    independent draws, so confidence intervals and paired tests resample forms, not items."""
 
     sentences: list[str]
     labels: list[str]
     sentences2: list[str] | None = None
     groups: list[str] | None = None
     pairs: list[str] | None = None
+    clusters: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.sentences)
@@ -133,6 +136,8 @@ class ProbingTask:
                 for extra in (split.sentences2, split.groups, split.pairs):
                     if extra is not None:
                         h.update(("\x00" + "\n".join(extra)).encode())
+                if split.clusters is not None:  # its own tag: never read as another field
+                    h.update(("\x02" + "\n".join(split.clusters)).encode())
             for fold in self.folds or []:
                 h.update(b"\x01")
                 for name in sorted(fold):

@@ -94,9 +94,16 @@ class TaskBuilder:
         self.declared = set(declared_labels)
         self._rows: dict[str, tuple[list[str], list[str], list[int]]] = {}
         self._paths: dict[str, str | None] = {}
+        self._clusters: dict[str, list[str]] = {}  # each kept row's target form, where given
 
     def add(
-        self, split: str, label: str, sentence: str, line: int, path: str | Path | None = None
+        self,
+        split: str,
+        label: str,
+        sentence: str,
+        line: int,
+        path: str | Path | None = None,
+        cluster: str | None = None,
     ) -> None:
         label, sentence = label.strip(), sentence.strip()
         if not sentence:
@@ -120,6 +127,8 @@ class TaskBuilder:
         sents.append(sentence)
         labels.append(label)
         lines.append(line)
+        if cluster is not None:
+            self._clusters.setdefault(split, []).append(cluster)
 
     def build(self, metadata: TaskMetadata) -> ProbingTask:
         """Run task-level checks, raise all collected problems, else return the task."""
@@ -159,13 +168,22 @@ class TaskBuilder:
             )
         self.problems.raise_if_any()
         splits = {
-            name: Split(sentences=self._rows[name][0], labels=self._rows[name][1])
+            name: Split(
+                sentences=self._rows[name][0],
+                labels=self._rows[name][1],
+                clusters=self._split_clusters(name),
+            )
             for name in SPLITS
             if name in self._rows
         }
         task = ProbingTask(metadata=metadata, splits=splits)
         task.warnings.extend(task_warnings(task))
         return task
+
+    def _split_clusters(self, split: str) -> list[str] | None:
+        """The split's forms when every one of its rows was given one, else None."""
+        found = self._clusters.get(split)
+        return found if found is not None and len(found) == len(self._rows[split][0]) else None
 
 
 def validate_task(task: ProbingTask) -> ProbingTask:

@@ -125,6 +125,7 @@ def all_items(task: ProbingTask) -> Split:
         sentences2=cat("sentences2"),
         groups=cat("groups"),
         pairs=cat("pairs"),
+        clusters=cat("clusters"),
     )
 
 
@@ -370,7 +371,9 @@ def zero_shot(task: ProbingTask, lookup: Lookup, head: Any, pairs: NLIPairs) -> 
     items = all_items(task)
     X = split_inputs(items, task.metadata.format, lookup)
     predicted = [str(p) for p in head.predict(X)]
-    predictions = Predictions.from_labels(items.labels, predicted, task.labels, items.groups)
+    predictions = Predictions.from_labels(
+        items.labels, predicted, task.labels, items.groups, items.clusters
+    )
     return Outcome(
         predictions=predictions,
         test_score=predictions.accuracy,

@@ -157,7 +157,11 @@ def _predict(estimator: Any, X: Any, task: ProbingTask) -> Predictions:
     """The fitted ``estimator``'s predictions on the task's test split (X: its inputs)."""
     test = task.splits["test"]
     return Predictions.from_labels(
-        test.labels, estimator.predict(X), task.labels, getattr(test, "groups", None)
+        test.labels,
+        estimator.predict(X),
+        task.labels,
+        getattr(test, "groups", None),
+        getattr(test, "clusters", None),
     )
 
 
@@ -246,7 +250,8 @@ class Runner:
     ) -> None:
         """Store a unit's record. Unless the probe is ``constant`` by design (Majority), its
         ``extra`` gets what tells whether the probe says nothing (reporting/tables.py): how
-        many classes it predicted on test and the dev split's majority rate."""
+        many classes it predicted on test, the dev split's majority rate, and how likely its
+        test hits are from a constant guess (test majority share, one-sided binomial p)."""
         splits = task.splits
         values: dict[str, Any] = {  # defaults; a fold unit gives its own (evaluation/folds.py)
             "n_train": len(splits["train"]),
@@ -256,7 +261,11 @@ class Runner:
         }
         values.update(fields)
         if not constant:
-            facts: dict[str, Any] = {"predicted_classes": len(set(predictions.predicted_labels()))}
+            facts: dict[str, Any] = {
+                "predicted_classes": len(set(predictions.predicted_labels())),
+                "test_majority": predictions.majority_share,
+                "p_above_majority": predictions.p_above_majority(),
+            }
             dev = splits["dev"].labels if "dev" in splits else []
             if dev:
                 facts["dev_majority"] = Counter(dev).most_common(1)[0][1] / len(dev)

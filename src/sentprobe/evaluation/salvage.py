@@ -21,7 +21,13 @@ from pathlib import Path
 
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions, decode
-from sentprobe.evaluation.store import _PREDICTION_COLUMNS, FIELDS, ResultRecord, ResultsStore
+from sentprobe.evaluation.store import (
+    _CLUSTER_COLUMNS,
+    _PREDICTION_COLUMNS,
+    FIELDS,
+    ResultRecord,
+    ResultsStore,
+)
 
 __all__ = ["Salvaged", "salvage"]
 
@@ -118,6 +124,9 @@ def salvage(damaged: str | Path, into: str | Path) -> Salvaged:
         key, record = got
         predictions = None
         stored = _optional(db, f"SELECT {_PREDICTION_COLUMNS} FROM predictions WHERE key=?", key)
+        if stored is None:  # a store from before the cluster columns
+            older = _PREDICTION_COLUMNS.replace(", ".join(_CLUSTER_COLUMNS), "NULL, NULL")
+            stored = _optional(db, f"SELECT {older} FROM predictions WHERE key=?", key)
         if stored is not None:
             try:
                 predictions = decode(*stored)

@@ -46,9 +46,16 @@ SCHEMA_VERSION = 2
 _UPGRADABLE = {1}
 _PREDICTIONS_TABLE = (
     "CREATE TABLE IF NOT EXISTS predictions (key TEXT PRIMARY KEY, labels TEXT, dtype TEXT, "
-    "gold BLOB, pred BLOB, group_names TEXT, group_index BLOB)"
+    "gold BLOB, pred BLOB, group_names TEXT, group_index BLOB, cluster_names TEXT, "
+    "cluster_index BLOB)"
 )
-_PREDICTION_COLUMNS = "labels, dtype, gold, pred, group_names, group_index"
+#: Each test item's target form (a lexical split): optional columns, added to an older table
+#: when a store is opened for writing and read as NULL from one opened read-only; older
+#: sentprobe versions name their columns and so ignore them.
+_CLUSTER_COLUMNS = ("cluster_names", "cluster_index")
+_PREDICTION_COLUMNS = "labels, dtype, gold, pred, group_names, group_index, " + ", ".join(
+    _CLUSTER_COLUMNS
+)
 #: A sharded run's place of each unit in the unsharded run's order (``run --shard``), so
 #: ``sentprobe merge`` writes the shards' units in the order one run would have; an optional
 #: table (added when a store is opened for writing; older sentprobe versions ignore it).
@@ -247,6 +254,11 @@ class ResultsStore:
         self._check_version()
         self._has_predictions = "predictions" in tables
         self._has_positions = "positions" in tables
+        self._has_clusters = self._has_predictions and set(_CLUSTER_COLUMNS) <= self._columns()
+
+    def _columns(self) -> set[str]:
+        """The columns of the predictions table."""
+        return {r[1] for r in self._db.execute("PRAGMA table_info(predictions)")}
 
     def _check_version(self) -> int | None:
         row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
@@ -278,6 +290,9 @@ class ResultsStore:
                         "UPDATE meta SET value=? WHERE key='schema_version'",
                         (str(SCHEMA_VERSION),),
                     )
+                for column in (c for c in _CLUSTER_COLUMNS if c not in self._columns()):
+                    kind = "TEXT" if column.endswith("names") else "BLOB"
+                    db.execute(f"ALTER TABLE predictions ADD COLUMN {column} {kind}")
                 db.execute(_POSITIONS_TABLE)
             elif tables:
                 raise SentprobeError(
@@ -299,7 +314,7 @@ class ResultsStore:
                 db.execute("ROLLBACK")
             raise
         self._use_wal()
-        self._has_predictions = self._has_positions = True
+        self._has_predictions = self._has_positions = self._has_clusters = True
 
     def _check_objects(self) -> None:
         """Refuse a store holding a trigger, a view or a table sentprobe does not make
@@ -397,7 +412,7 @@ class ResultsStore:
                     if predictions is not None:
                         db.execute(
                             f"INSERT INTO predictions (key, {_PREDICTION_COLUMNS}) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             (key, *encode(predictions)),
                         )
                     db.execute("DELETE FROM positions WHERE key=?", (key,))
@@ -426,8 +441,11 @@ class ResultsStore:
         found: dict[str, Predictions] = {}
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
+            columns = _PREDICTION_COLUMNS
+            if not self._has_clusters:  # a read-only store written before they existed
+                columns = columns.replace(", ".join(_CLUSTER_COLUMNS), "NULL, NULL")
             rows = self._query(
-                f"SELECT key, {_PREDICTION_COLUMNS} FROM predictions "
+                f"SELECT key, {columns} FROM predictions "
                 f"WHERE key IN ({', '.join('?' * len(chunk))})",
                 tuple(chunk),
             )

@@ -31,7 +31,7 @@ from sentprobe.reporting.render import (
     latex_table,
     markdown_table,
 )
-from sentprobe.reporting.tables import IntervalFn, results_table, says_nothing
+from sentprobe.reporting.tables import IntervalFn, probe_mark, results_table
 
 #: A control result matches its task's result of the same row, probe, seed, source, language.
 _MATCH = ["row_id", "probe", "seed", "base", "task_source", "language"]
@@ -187,7 +187,7 @@ def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.
     notes: dict[tuple, list[str]] = {}
     cells = list(df[keys].itertuples(index=False, name=None))
     for cell, extra, dev in zip(cells, _extra(df), _dev_scores(df), strict=True):
-        if reason := says_nothing(extra, dev):
+        if reason := probe_mark(extra, dev)[1]:
             notes.setdefault(cell, []).append(reason)
     sel = selectivity_frame(frame)
     if not sel.empty:
@@ -208,7 +208,7 @@ def method_frame(frame: pd.DataFrame, interval: IntervalFn | None = None) -> pd.
                 notes.setdefault(cell, []).append(f"selectivity {reason}")
         cells = list(sel[keys].itertuples(index=False, name=None))
         for cell, extra, dev in zip(cells, _extra(sel), sel["control_dev_score"], strict=True):
-            if reason := says_nothing(extra, dev):
+            if reason := probe_mark(extra, dev)[1]:
                 notes.setdefault(cell, []).append(f"control: {reason}")
     mdl = mdl_frame(frame)
     if not mdl.empty:

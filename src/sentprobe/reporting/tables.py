@@ -11,8 +11,8 @@ or None, so these tables only format numbers and never need the stored predictio
 
 Long because every format (markdown, LaTeX, CSV/JSON, the terminal) renders one summary with
 one set of markers, and the rules that set a marker (unpinned weights, old task data, no seed
-dependence, folds, heuristic labels, a probe that says nothing, an encoder's own warnings,
-n/a cells) live beside it.
+dependence, folds, heuristic labels, a probe that says nothing, a dev split unlike test, an
+encoder's own warnings, n/a cells) live beside it.
 """
 
 from __future__ import annotations
@@ -45,7 +45,10 @@ MISSING = "-"
 UNRESOLVED, OLD_TASK, NO_SEED = "†", "‡", "°"
 FOLD_SD, FALLBACK = "§", "¶"  # cross-validated tasks (evaluation/folds.py)
 HEURISTIC = "♯"  # scored on a generator's labels, not annotators' (run --allow-heuristic-labels)
-COLLAPSED = "∅"  # the probe says nothing: one class predicted on test, or dev at majority
+COLLAPSED = "∅"  # the probe says nothing: one class predicted on test, or no better than it
+DEV_UNLIKE_TEST = "≠"  # dev at its majority, test significantly above its own: the split's fault
+#: The level at which a test score counts as above a constant guess (one-sided binomial).
+ABOVE_MAJORITY_ALPHA = 0.05
 WARNED = (
     "⚠"  # the encoder's probe checks warn (a trained run's unknown words, a student's language)
 )
@@ -66,33 +69,51 @@ NOTES = {
     HEURISTIC: "scored on labels a generator's rule assigned, not annotators' (run "
     "--allow-heuristic-labels): agreement with the rule, not with human judgments.",
     COLLAPSED: "the probe says nothing here: it predicted a single class on the test set, or "
-    "its dev (selection) score is at or below the dev split's majority rate (csv/json notes "
-    "say which); its score is that of a constant guess, not a reading of the vectors.",
+    "its dev (selection) score is at or below the dev split's majority rate and its test "
+    "score is not significantly above the test's (csv/json notes say which); its score is "
+    "that of a constant guess, not a reading of the vectors.",
+    DEV_UNLIKE_TEST: "dev at majority, test above it: the probe's dev (selection) score is at "
+    "or below the dev split's majority rate, yet its test score is significantly above the "
+    "test's (one-sided binomial test, p < 0.05): the dev split does not represent test, so "
+    "the probe was selected on a split that says nothing; the test score is a reading of "
+    "the vectors, its selection is not.",
     WARNED: "the encoder's own checks warn on this task: a trained run reads more than 25% of "
     "its test tokens as unknown, or a cross-lingual student is probed in another language "
     "(csv/json notes say which); the score says little about the sentences.",
 }
 
 
-def says_nothing(extra: dict, dev_score: float | None) -> str:
-    """Why a record's probe says nothing about its vectors ("" if it may): it predicted one
-    class on every test item (``extra["predicted_classes"]``), or its dev score is at most
-    the dev split's majority rate (``extra["dev_majority"]``); both stored by the runner."""
+def probe_mark(extra: dict, dev_score: float | None) -> tuple[str, str]:
+    """A record's mark about what its probe says, and why (("", "") if nothing to mark), from
+    what the runner stores in ``extra``: ∅ when it predicted one class on every test item
+    (``predicted_classes``), or when its dev score is at most the dev split's majority rate
+    (``dev_majority``) and its test hits are not significantly above the test's majority
+    share (``p_above_majority``, one-sided binomial); ≠ when its dev score is at the dev
+    majority but its test score is significantly above the test's: the split's fault, not
+    the probe's. A record stored without ``p_above_majority`` is judged by its dev score."""
     if extra.get("predicted_classes") == 1:
-        return "predicts a single class on test"
+        return COLLAPSED, "predicts a single class on test"
     majority = extra.get("dev_majority")
     if majority is None or dev_score is None or math.isnan(dev_score):
-        return ""
-    if dev_score <= majority + 1e-9:
-        return f"dev score {100 * dev_score:g}% at or below the dev majority {100 * majority:g}%"
-    return ""
+        return "", ""
+    if dev_score > majority + 1e-9:
+        return "", ""
+    why = f"dev score {100 * dev_score:g}% at or below the dev majority {100 * majority:g}%"
+    p = extra.get("p_above_majority")
+    if p is None:
+        return COLLAPSED, why
+    test = f"test majority {100 * extra.get('test_majority', math.nan):g}%, p = {p:.2g}"
+    if p < ABOVE_MAJORITY_ALPHA:
+        return DEV_UNLIKE_TEST, f"{why}, test significantly above its majority ({test})"
+    return COLLAPSED, f"{why}, test not significantly above its majority ({test})"
 
 
 #: A cell's record keys -> its confidence interval (fractions), or None when it has none.
 IntervalFn = Callable[[Sequence[str]], tuple[float, float] | None]
 CI_NOTE = (
     "±x after a score: half the width of its 95% bootstrap confidence interval (1,000 "
-    "resamples of the test items; in brackets after mean ± sd over seeds or folds; with "
+    "resamples of the test items, or of their target word forms where the task's split is "
+    "lexical; in brackets after mean ± sd over seeds or folds; with "
     "several seeds, seeds are resampled too); csv/json give the interval's bounds. No ±x: "
     "no stored predictions."
 )
@@ -232,13 +253,16 @@ def _mark(summary: _Summary, df: pd.DataFrame) -> None:
         dev = df["dev_score"] if "dev_score" in df.columns else pd.Series(None, index=df.index)
         for (row, column), group in df.groupby(["row", "column"], sort=False):
             extras = [e if isinstance(e, dict) else {} for e in group["extra"]]
-            reasons = [says_nothing(e, d) for e, d in zip(extras, dev[group.index], strict=True)]
-            if any(reasons):
-                summary.cell_marks[(row, column)] = (
-                    summary.cell_marks.get((row, column), "") + COLLAPSED
-                )
-                for reason in dict.fromkeys(r for r in reasons if r):
-                    notes.setdefault(row, []).append(f"{column}: {reason}")
+            found = [probe_mark(e, d) for e, d in zip(extras, dev[group.index], strict=True)]
+            marks = {mark for mark, _ in found}
+            for mark in (COLLAPSED, DEV_UNLIKE_TEST):  # a seed that says nothing outranks ≠
+                if mark in marks:
+                    summary.cell_marks[(row, column)] = (
+                        summary.cell_marks.get((row, column), "") + mark
+                    )
+                    break
+            for reason in dict.fromkeys(why for _, why in found if why):
+                notes.setdefault(row, []).append(f"{column}: {reason}")
             checks = [e.get("probe_checks") or {} for e in extras]
             warned = list(dict.fromkeys(w for c in checks for w in c.get("warnings", [])))
             if warned:
@@ -370,6 +394,7 @@ _TEX_MARKS = {
     FALLBACK: r"\P",
     HEURISTIC: r"\sharp",
     COLLAPSED: r"\emptyset",
+    DEV_UNLIKE_TEST: r"\neq",
     WARNED: "!",
 }
 

@@ -17,6 +17,7 @@ from sentprobe.analysis.checks.base import (
 )
 from sentprobe.analysis.findings import Finding, Severity
 from sentprobe.datasets.task import ProbingTask
+from sentprobe.evaluation.predictions import p_above_chance
 
 
 def _majority(labels: Sequence[str]) -> str:
@@ -48,12 +49,10 @@ def score_against_majority(
     of hits against Binomial(n, largest class share), one-sided and exact, so a tiny test
     split cannot make a cue significant by noise (a cue independent of the label cannot beat
     the best constant prediction in expectation)."""
-    from scipy.stats import binomtest
-
     n = len(gold)
     hits = sum(p == g for p, g in zip(predicted, gold))
     chance = max(Counter(gold).values()) / n if n else 1.0
-    p = binomtest(hits, n, chance, alternative="greater").pvalue if n and chance < 1 else 1.0
+    p = p_above_chance(hits, n, chance)
     return CueScore(
         accuracy=hits / max(n, 1),
         majority=sum(majority == g for g in gold) / max(n, 1),

@@ -15,6 +15,7 @@ from sentprobe.datasets.validation import (
     Problems,
 )
 from sentprobe.errors import DataError
+from sentprobe.io import inside
 
 #: SentEval file stems -> paper task names (Conneau et al. 2018, Table 2).
 SENTEVAL_FILES: dict[str, str] = {
@@ -39,6 +40,10 @@ XPROBE_SPLIT_FILES = {"train": "tr", "dev": "va", "test": "te"}
 
 
 MANIFEST = "manifest.json"
+
+#: The suffix of a task file's sidecar of target word forms (a lexical split): one form per
+#: item line of the task file, in order (``subj_number.txt`` -> ``subj_number.forms``).
+FORMS_SUFFIX = ".forms"
 
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -102,6 +107,45 @@ def task_lines(path: Path, problems: Problems) -> Iterator[tuple[int, str]]:
             line = line[:-1]
         if line.strip():
             yield i, line
+
+
+def forms_file(path: Path) -> Path:
+    """Where a task file's sidecar of target forms lies: beside it, with its stem and
+    :data:`FORMS_SUFFIX` (``te.txt.gz`` -> ``te.forms``)."""
+    return path.with_name(stem(path) + FORMS_SUFFIX)
+
+
+def item_forms(path: Path, items: int, problems: Problems) -> list[str] | None:
+    """The target form of each of the ``items`` item lines (non-blank lines) of the task file
+    ``path``, read from its ``.forms`` sidecar; None when there is none. A sidecar that does not
+    give one non-empty form per item line is recorded in ``problems`` (and None returned): a
+    form paired with the wrong item would make the intervals resample the wrong groups."""
+    sidecar = forms_file(path)
+    if not sidecar.is_file():
+        return None
+    sidecar = inside(path.parent, sidecar.name)  # a link leading out of the suite is refused
+    data = read_task_bytes(sidecar)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        problems.add(None, f"not valid UTF-8 (byte {e.start + 1}); re-save it as UTF-8", sidecar)
+        return None
+    lines = [line.removesuffix("\r") for line in text.removeprefix("\ufeff").split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()  # the final newline
+    if len(lines) != items:
+        problems.add(
+            None,
+            f"{len(lines)} lines, but {path.name} has {items} item lines: a forms sidecar "
+            "needs one target form per item line, in order",
+            sidecar,
+        )
+        return None
+    empty = next((i for i, line in enumerate(lines, start=1) if not line.strip()), None)
+    if empty is not None:
+        problems.add(empty, "empty form: every item line needs its target form", sidecar)
+        return None
+    return [line.strip() for line in lines]
 
 
 def json_objects(

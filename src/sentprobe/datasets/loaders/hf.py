@@ -112,9 +112,10 @@ def _split_of(raw: str, origin: str) -> str:
     return split
 
 
-#: The extra columns ``sentprobe export`` writes for pairs, sub-types and folds.
+#: The extra columns ``sentprobe export`` writes for pairs, sub-types, folds and the target
+#: forms of a lexical split (``form``: empty in a split that has none).
 PAIR = ("sentence1", "sentence2")
-SUBTYPE, PAIR_ID, FOLDS = "subtype", "pair_id", "folds"
+SUBTYPE, PAIR_ID, FOLDS, FORM = "subtype", "pair_id", "folds", "form"
 #: Columns read as a sentence pair when the spec names no sentence column: GLUE's (RTE, MRPC,
 #: what ``sentprobe export`` writes), the NLI sets', QQP's and QNLI's spellings.
 PAIR_COLUMNS = (
@@ -155,9 +156,9 @@ def task_from_columns(
     """Build a validated task from ``{split: (column names, rows as dicts, label names)}``.
 
     Label names (a ``ClassLabel``'s) turn integer labels into their names; without them a
-    label is its ``str``. The columns ``sentprobe export`` adds for pairs, sub-types and folds
-    (``sentence1``/``sentence2``, ``subtype``, ``pair_id``, ``folds``) are read back. Every
-    problem is collected first and raised as one DataError.
+    label is its ``str``. The columns ``sentprobe export`` adds for pairs, sub-types, folds and
+    target forms (``sentence1``/``sentence2``, ``subtype``, ``pair_id``, ``folds``, ``form``)
+    are read back. Every problem is collected first and raised as one DataError.
     """
     problems = Problems(origin)
     builder = TaskBuilder(problems, metadata.labels)
@@ -176,7 +177,7 @@ def task_from_columns(
                 "name the columns with ?sentence=COL&label=COL",
             )
         kept: dict[str, list[Any]] = {
-            c: [] for c in (second, SUBTYPE, PAIR_ID, FOLDS) if c and c in column_names
+            c: [] for c in (second, SUBTYPE, PAIR_ID, FOLDS, FORM) if c and c in column_names
         }
         extras[split] = kept
         names = names or label_names
@@ -208,6 +209,8 @@ def task_from_columns(
                 part.groups = [str(v) for v in values]
             elif column == PAIR_ID:
                 part.pairs = [str(v) for v in values]
+            elif column == FORM:
+                part.clusters = _forms(values, f"{origin} [{split_name} split]")
             elif column != FOLDS:
                 part.sentences2 = [str(v).strip() for v in values]
     pairs = any(part.sentences2 is not None for part in task.splits.values())
@@ -217,6 +220,18 @@ def task_from_columns(
         task.folds = _folds(task, {name: kept.get(FOLDS, []) for name, kept in extras.items()})
         task.splits = task.folds[0]
     return task
+
+
+def _forms(values: list[Any], where: str) -> list[str] | None:
+    """A split's ``form`` column: None when empty throughout (the split has no forms), else
+    every row's form; a form on some rows only would group the others as one form."""
+    forms = ["" if v is None else str(v).strip() for v in values]
+    if not any(forms):
+        return None
+    if not all(forms):
+        row = forms.index("") + 1
+        raise DataError(where, row, "empty form: a split with forms needs one on every row")
+    return forms
 
 
 def _folds(task: ProbingTask, places: Mapping[str, list[Any]]) -> list[dict[str, Split]]:
@@ -240,6 +255,8 @@ def _folds(task: ProbingTask, places: Mapping[str, list[Any]]) -> list[dict[str,
             out.groups = [(s.groups or [])[r] for s, r in pick]
         if first.pairs is not None:
             out.pairs = [(s.pairs or [])[r] for s, r in pick]
+        if first.clusters is not None:
+            out.clusters = [(s.clusters or [])[r] for s, r in pick]
         return out
 
     return [{name: item_split(chosen) for name, chosen in fold.items()} for fold in slots]

@@ -8,8 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from sentprobe.datasets.loaders.common import (
+    FORMS_SUFFIX,
     MANIFEST,
     SENTEVAL_FILES,
+    XPROBE_SPLIT_FILES,
+    forms_file,
     stem,
     task_order,
 )
@@ -69,6 +72,7 @@ def manifest_tasks(directory: str | Path) -> list[tuple[TaskMetadata, Path]]:
                 f"task {key!r} names {entry['file']!r}, which is missing (expected a SentEval "
                 "file or an X-Probe task folder with tr.txt and te.txt)",
             )
+        _check_forms(directory, key, entry.get("forms"), file)
         paper = key if key in PAPER_TASKS else SENTEVAL_FILES.get(stem(file))
         labels = entry.get("labels") or ()
 
@@ -93,6 +97,32 @@ def manifest_tasks(directory: str | Path) -> list[tuple[TaskMetadata, Path]]:
             )
         )
     return out
+
+
+def _check_forms(directory: Path, key: str, declared: Any, file: Path) -> None:
+    """A task entry's ``forms``: the sidecar(s) of target forms its lexical split was made
+    with (a name, or a list of names for an X-Probe folder's split files). The loaders read a
+    sidecar from beside its task file; a declared one that is missing, or that is not where
+    the loaders look, is refused, so a copy that lost it cannot pass for an item-level split."""
+    if declared is None:
+        return
+    source = directory / MANIFEST
+    names = [declared] if isinstance(declared, str) else declared
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names) or not names:
+        raise DataError(source, None, f'task {key!r}: "forms" must name a file or list files')
+    if file.is_dir():
+        expected = {file / f"{short}{FORMS_SUFFIX}" for short in XPROBE_SPLIT_FILES.values()}
+    else:
+        expected = {forms_file(file)}
+    for name in names:
+        path = inside(directory, name, source)
+        if path.resolve() not in {p.resolve() for p in expected}:
+            where = " or ".join(sorted(str(p.relative_to(directory)) for p in expected))
+            raise DataError(
+                source, None, f"task {key!r}: forms {name!r} must lie beside its data as {where}"
+            )
+        if not path.is_file():
+            raise DataError(source, None, f"task {key!r} names forms {name!r}, which is missing")
 
 
 def load_manifest_entry(metadata: TaskMetadata, path: Path) -> ProbingTask:

@@ -9,6 +9,7 @@ from sentprobe.datasets.loaders.common import (
     SENTEVAL_FILES,
     column_error,
     first_line,
+    item_forms,
     stem,
     task_lines,
 )
@@ -46,7 +47,9 @@ def load_senteval_file(
 
     Known file names (``tree_depth.txt`` ...) get the paper's task name and category; others
     are named by their stem with category "other". ``metadata`` overrides all of that (and its
-    declared ``labels`` are enforced); ``name`` overrides the name only.
+    declared ``labels`` are enforced); ``name`` overrides the name only. A ``.forms`` sidecar
+    beside the file (one target form per item line: a lexical split) gives each split's
+    ``clusters``.
 
     Lenient mode: with a ``rejected`` list, the problems are appended to it instead of raised
     and the task is built from the lines that could be read (a file that cannot be read at all
@@ -59,7 +62,10 @@ def load_senteval_file(
         metadata = dataclasses.replace(metadata, name=name)
     problems = Problems(path, rejected)
     builder = TaskBuilder(problems, metadata.labels)
-    for i, line in task_lines(path, problems):
+    lines = list(task_lines(path, problems))
+    found = item_forms(path, len(lines), problems)
+    forms: list[str | None] = [*found] if found is not None else [None] * len(lines)
+    for (i, line), form in zip(lines, forms, strict=True):
         parts = line.split("\t")
         if len(parts) != 3:
             problems.add(i, column_error(3, len(parts), "split, label, sentence"))
@@ -68,7 +74,7 @@ def load_senteval_file(
         if split is None:
             problems.add(i, f"unknown split {parts[0]!r} (allowed: {ALLOWED_SPLITS})")
             continue
-        builder.add(split, parts[1], parts[2], i)
+        builder.add(split, parts[1], parts[2], i, cluster=form)
     return builder.build(metadata)
 
 

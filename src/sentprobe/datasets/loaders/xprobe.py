@@ -10,6 +10,7 @@ from sentprobe.datasets.loaders.common import (
     XPROBE_FOLDERS,
     XPROBE_SPLIT_FILES,
     column_error,
+    item_forms,
     task_lines,
     task_order,
 )
@@ -68,7 +69,9 @@ def load_xprobe_task(
 
     The task is named ``<language>/<PaperName>`` (just the paper name if the language is
     unknown), so several languages can be probed in one run without clashing; ``metadata``
-    (from a manifest) replaces all of that, and its declared ``labels`` are enforced.
+    (from a manifest) replaces all of that, and its declared ``labels`` are enforced. A
+    split file's ``.forms`` sidecar (``te.forms`` beside ``te.txt``: one target form per item
+    line, a lexical split) gives that split's ``clusters``.
 
     Lenient mode: with a ``rejected`` list, the problems (a missing split file included) are
     appended to it instead of raised and the task is built from the lines that could be read.
@@ -87,12 +90,15 @@ def load_xprobe_task(
         file = split_file(folder, short)
         if file is None:
             continue
-        for i, line in task_lines(file, problems):
+        lines = list(task_lines(file, problems))
+        found = item_forms(file, len(lines), problems)
+        forms: list[str | None] = [*found] if found is not None else [None] * len(lines)
+        for (i, line), form in zip(lines, forms, strict=True):
             parts = line.split("\t")
             if len(parts) != 2:
                 problems.add(i, column_error(2, len(parts), "sentence, label"), file)
                 continue
-            builder.add(split, parts[1], parts[0], i, file)
+            builder.add(split, parts[1], parts[0], i, file, cluster=form)
     return builder.build(metadata)
 
 
