@@ -116,14 +116,16 @@ def test_without_a_sidecar_nothing_is_claimed(tmp_path):
     assert not spread_findings(audit_suite(suite, baselines=False))
 
 
-def test_a_sidecar_out_of_step_is_a_warning(tmp_path):
+def test_a_sidecar_out_of_step_is_refused_and_claims_nothing(tmp_path):
+    """The loaders read the sidecar (one reader): out of step with its task file, it is a load
+    error naming it, and no form figure is claimed from it."""
     suite = write_senteval(tmp_path / "s", healthy(Maker(2)))
     lines = (suite / "subj_number.forms").read_text().splitlines()
     (suite / "subj_number.forms").write_text("".join(f"{f}\n" for f in lines[:-1]))
-    (finding,) = spread_findings(audit_suite(suite, baselines=False))
-    assert (
-        finding.severity == "warning" and "has 1799 lines, subj_number.txt 1800" in finding.message
-    )
+    report = audit_suite(suite, baselines=False)
+    (load,) = [f for f in report.findings if f.check == "load"]
+    assert load.severity == "error" and "subj_number.forms" in " ".join(load.examples)
+    assert not spread_findings(report)
 
 
 def test_xprobe_layout_reads_one_sidecar_per_split(tmp_path):

@@ -19,7 +19,6 @@ from rich.console import Group
 from rich.text import Text
 
 from sentprobe.analysis.checks import CheckOptions, Thresholds, run_checks
-from sentprobe.analysis.checks.forms import sidecar_targets
 from sentprobe.analysis.findings import AuditReport, Finding, Severity
 from sentprobe.datasets.loaders import (
     MANIFEST,
@@ -47,7 +46,7 @@ from sentprobe.datasets.loaders.dnc import (
     load_dnc_set,
     set_stem,
 )
-from sentprobe.datasets.task import PAPER_TASKS, SPLITS, ProbingTask
+from sentprobe.datasets.task import PAPER_TASKS, ProbingTask
 from sentprobe.datasets.validation import Problem
 from sentprobe.errors import DataError, SentprobeError
 
@@ -64,13 +63,17 @@ def audit_task(
     thresholds: Thresholds | None = None,
     annotate: bool = False,
 ) -> list[Finding]:
-    """Every check on one task (see :mod:`sentprobe.analysis.checks`); ``annotate``: also
-    the checks that re-annotate sentences with the language's default annotator."""
+    """Every check on one task (see :mod:`sentprobe.analysis.checks`); ``targets``: each
+    item's target form per split (a generator's), else the task's own ``Split.clusters``
+    (read by the loaders from a suite's ``.forms`` sidecars); ``annotate``: also the checks
+    that re-annotate sentences with the language's default annotator."""
+    if targets is None:
+        targets = {n: s.clusters for n, s in task.splits.items() if s.clusters is not None}
     options = CheckOptions(
         thresholds=thresholds or Thresholds(),
         baselines=baselines,
         files=files,
-        targets=targets,
+        targets=targets or None,
         annotate=annotate,
     )
     return run_checks(task, options)
@@ -111,15 +114,13 @@ def _load_finding(name: str, error: DataError, problems: list[Problem] | None) -
 
 @dataclasses.dataclass
 class _Unit:
-    """One task to audit: how to load it strictly and leniently, its split files (X-Probe:
-    one per split) and the task file(s) each split is read from (where a ``.forms`` sidecar
-    of target forms may sit)."""
+    """One task to audit: how to load it strictly and leniently, and its split files (X-Probe:
+    one per split)."""
 
     name: str
     strict: Callable[[], ProbingTask]
     lenient: Callable[[], tuple[ProbingTask, list[Problem]]] | None
     files: dict[str, Path] | None = None
-    sources: dict[str, Path] | None = None
 
 
 def _xprobe_units(directory: Path, language: str | None = None) -> list[_Unit]:
@@ -135,7 +136,6 @@ def _xprobe_units(directory: Path, language: str | None = None) -> list[_Unit]:
                 xprobe_metadata(directory, lang).name,
                 partial(load_xprobe_task, directory, lang),
                 partial(_lenient, load_xprobe_task, directory, lang),
-                files,
                 files,
             )
         ]
@@ -163,7 +163,6 @@ def _senteval_units(directory: Path, suite: list[Finding]) -> list[_Unit]:
                 meta.name,
                 partial(load_senteval_file, file, metadata=meta),
                 partial(_lenient, load_senteval_file, file, metadata=meta),
-                sources=dict.fromkeys(SPLITS, file),
             )
         )
     return units
@@ -180,8 +179,7 @@ def _units(path: Path, suite: list[Finding]) -> list[_Unit]:
             if looks_like_senteval(path)
             else None
         )
-        sources = dict.fromkeys(SPLITS, path) if lenient is not None else None
-        return [_Unit(meta.name, lambda: load_table(path), lenient, sources=sources)]
+        return [_Unit(meta.name, lambda: load_table(path), lenient)]
     if is_dnc_dir(path):  # Kim et al. (2019)'s release, or a suite generated in its format
         return [
             _Unit(describe_set(set_stem(f), False).paper_name, partial(load_dnc_set, f), None)
@@ -246,16 +244,8 @@ def audit_suite(
             for f in findings:
                 if f.task == unit.name:
                     f.task = task.name
-        targets, problem = sidecar_targets(task, unit.sources) if unit.sources else (None, None)
-        if problem:
-            findings.append(Finding("lexical-forms", "warning", problem, task=task.name, count=1))
         findings += audit_task(
-            task,
-            baselines=baselines,
-            files=unit.files,
-            targets=targets,
-            thresholds=thresholds,
-            annotate=annotate,
+            task, baselines=baselines, files=unit.files, thresholds=thresholds, annotate=annotate
         )
     order = [*PAPER_TASKS, *TASK_ORDER]
 

@@ -25,13 +25,11 @@ from pathlib import Path
 from typing import Literal
 
 from sentprobe.annotation.record import AnnotatedSentence
+from sentprobe.datasets.loaders.common import FORMS_SUFFIX
 from sentprobe.datasets.task import SPLITS
 from sentprobe.io import atomic_write_text, inside
 
 from .base import SPLIT_CODES, GeneratedTask
-
-#: Suffix of the target-form sidecar written beside a task file (same stem).
-FORMS_SUFFIX = ".forms"
 
 
 def senteval_lines(task: GeneratedTask) -> str:

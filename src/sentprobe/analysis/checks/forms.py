@@ -3,7 +3,8 @@
 A class whose items share a handful of target forms measures those forms: one subject noun
 filling a dev class lets a probe fail or pass on what it knows of that noun, and the items of
 one form are not independent draws. With the target forms known (a generator's output, or the
-``.forms`` sidecar a suite writes beside each task file: :mod:`sentprobe.generation.writer`),
+``.forms`` sidecar a suite writes beside each task file, which the loaders read into
+``Split.clusters``),
 each class of each split is held to the generator's own rules
 (:class:`sentprobe.generation.lexical.FormRules`): no form above ``max_share`` of the class,
 at least ``min_distinct`` forms.
@@ -13,21 +14,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from sentprobe.analysis.checks.base import CheckOptions, _finding, _splits, task_labels
 from sentprobe.analysis.findings import Finding
-from sentprobe.datasets.task import SPLITS, ProbingTask
-from sentprobe.datasets.validation import normalize_split
-from sentprobe.errors import DataError
+from sentprobe.datasets.task import ProbingTask
 from sentprobe.generation.lexical import FormRules
-from sentprobe.generation.writer import FORMS_SUFFIX
-from sentprobe.io import open_text
 
 #: The rules a class is held to: the generators' defaults.
 FORM_RULES = FormRules()
 
-__all__ = ["FORM_RULES", "check_form_spread", "form_spread", "sidecar", "sidecar_targets"]
+__all__ = ["FORM_RULES", "check_form_spread", "form_spread"]
 
 
 def form_spread(task: ProbingTask, targets: Mapping[str, Sequence[str | None]]) -> list[dict]:
@@ -106,58 +102,3 @@ def check_form_spread(task: ProbingTask, options: CheckOptions) -> list[Finding]
             data=data,
         )
     ]
-
-
-# ---------------------------------------------------------------------------- sidecar
-
-
-def sidecar(task_file: Path) -> Path:
-    """The target-form sidecar of a task file: same folder and stem, suffix ``.forms``."""
-    name = task_file.name.removesuffix(".gz")
-    return task_file.with_name(Path(name).stem + FORMS_SUFFIX)
-
-
-def _lines(path: Path) -> list[str]:
-    with open_text(path) as f:
-        text = f.read()
-    return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
-
-
-def sidecar_targets(
-    task: ProbingTask, files: Mapping[str, Path]
-) -> tuple[dict[str, list[str | None]] | None, str | None]:
-    """The target form of each loaded item, read from the sidecars of ``files`` (split ->
-    the task file it was read from; the same SentEval file for every split): ``(targets,
-    None)``, ``(None, None)`` without a sidecar, ``(None, problem)`` when a sidecar does not
-    match its task file line for line."""
-    by_item: dict[str, dict[str, str]] = {s: {} for s in SPLITS}
-    found = False
-    for file in dict.fromkeys(files.values()):
-        forms_file = sidecar(file)
-        if not forms_file.is_file():
-            continue
-        found = True
-        try:
-            rows, forms = _lines(file), _lines(forms_file)
-        except (DataError, OSError, EOFError, UnicodeDecodeError) as e:
-            return None, f"{forms_file.name}: cannot be read ({e})"
-        if len(rows) != len(forms):
-            return None, (
-                f"{forms_file.name} has {len(forms)} lines, {file.name} {len(rows)}: the "
-                "sidecar must hold one target form per line of the task file"
-            )
-        splits = [s for s, f in files.items() if f == file]
-        for row, form in zip(rows, forms):
-            parts = row.rstrip("\r").split("\t")
-            if len(parts) == 3:  # SentEval: split, label, sentence
-                split = normalize_split(parts[0])
-                sentence = parts[2]
-            elif len(parts) == 2 and len(splits) == 1:  # X-Probe: sentence, label
-                split, sentence = splits[0], parts[0]
-            else:
-                continue
-            if split in by_item and form.strip():
-                by_item[split][sentence.strip()] = form.strip()
-    if not found:
-        return None, None
-    return {s: [by_item[s].get(x) for x in data.sentences] for s, data in task.splits.items()}, None
