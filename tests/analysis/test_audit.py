@@ -20,7 +20,6 @@ from conftest import (
 from sentprobe.analysis import audit_suite
 from sentprobe.cli.main import main
 
-
 #: The fixtures' test splits hold 80 items, fewer than the 193 the test-power check asks for,
 #: to keep them fast: that warning is expected on every one of them (and tested on its own in
 #: tests/analysis/test_reliability_checks.py).
