@@ -16,9 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from sentprobe.analysis.checks.baselines import baseline_predictions
-from sentprobe.analysis.checks.forms import form_spread, sidecar_targets
+from sentprobe.analysis.checks.forms import form_spread
 from sentprobe.datasets.loaders import load_senteval_file, task_files
-from sentprobe.datasets.task import SPLITS
 
 BASELINES = ("Length", "NB-uni-tfidf")
 
@@ -30,11 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     print("| task | split | class | items | forms | top form | top share |")
     print("|---|---|---|---:|---:|---|---:|")
     tasks = [load_senteval_file(f) for f in task_files(args.suite)]
-    for file, task in zip(task_files(args.suite), tasks):
-        targets, problem = sidecar_targets(task, dict.fromkeys(SPLITS, file))
-        if problem:
-            print(f"{task.name}: {problem}", file=sys.stderr)
-        for r in form_spread(task, targets or {}):
+    for task in tasks:
+        targets = {n: s.clusters for n, s in task.splits.items() if s.clusters is not None}
+        for r in form_spread(task, targets):
             print(
                 f"| {task.name} | {r['split']} | {r['label']} | {r['items']} | {r['forms']} "
                 f"| {r['top']} | {100 * r['top_share']:.1f}% |"
