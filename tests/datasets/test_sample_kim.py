@@ -50,6 +50,11 @@ def test_sample_kim_en_records_every_mutation():
 def test_sample_kim_en_passes_the_audit():
     report = audit_suite("sample-kim-en", baselines=False)
     problems = [f for f in report.findings if f.severity != "info"]
+    # the one set that is not cross-validated (Def-collocations, 40 test items) is too small
+    # to tell rows 10 points apart: the test-power warning says so, and nothing else warns
+    small = [f for f in problems if f.check == "test-power"]
+    assert [f.task for f in small] == ["sample-kim-en/Def-collocations"]
+    problems = [f for f in problems if f not in small]
     assert not problems, [f"{f.task}: {f.check}: {f.message}" for f in problems]
     assert "None: every split is balanced" in (SAMPLE / "QUALITY.md").read_text()
 

@@ -158,6 +158,8 @@ def _lexical_leak(folder: Path) -> None:
     of test is then a train form with the same label (what a character split lets through)."""
     rows = [("A " + x.split(" ", 1)[1], y) for x, y in read(folder, "tr")]
     (folder / "te.txt").write_text("".join(f"{x}\t{y}\n" for x, y in rows), encoding="utf-8")
+    if (folder / "tr.forms").is_file():  # test's forms are train's, line for line
+        (folder / "te.forms").write_bytes((folder / "tr.forms").read_bytes())
 
 
 def _casing(folder: Path) -> None:
@@ -174,7 +176,12 @@ CORRUPTIONS = {
     "multi-label": ("SOMO", _multi_label, "multi-label", None),
     "imbalance": ("BShift", _imbalance, "imbalance", None),
     "missing class": ("SubjNum", _missing_class, "missing-class", "error"),
-    "lexical-split violation": ("SubjNum", _lexical_leak, "lexical-split", "warning"),
+    "lexical-split violation": (
+        "SubjNum",
+        _lexical_leak,
+        "lexical-split",
+        "error",
+    ),  # exact: .forms
     "casing cue": ("BShift", _casing, "casing-cue", "error"),
 }
 

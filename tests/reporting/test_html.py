@@ -304,7 +304,8 @@ def test_provenance_names_the_versions_that_computed_the_results(report_html):
     page, _ = report_html
     start = page.index("Versions that computed the results")
     section = page[start : start + 2000]
-    assert f"sentprobe {__version__}, numpy " in section  # as the store recorded them
+    assert f"sentprobe {__version__}, sentprobe-code " in section  # as the store recorded them
+    assert ", numpy " in section
 
 
 def test_a_dollar_in_a_name_is_drawn_as_written(tmp_path, make_record):

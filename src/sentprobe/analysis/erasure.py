@@ -54,7 +54,8 @@ def _checks(
         p = predictions[r.key]
         low, high = accuracy_interval([p.correct]) or (np.nan, np.nan)
         folds = r.extra.get("fold_scores")
-        found[(r.base_row, erasure["of"], *(getattr(r, c) for c in TASK), r.probe)] = {
+        key = (r.base_row, erasure["of"]) + tuple(getattr(r, c) for c in TASK) + (r.probe,)
+        found[key] = {
             "heldout": 100 * float(np.mean(p.correct)),
             "heldout_low": 100 * low,
             "heldout_high": 100 * high,

@@ -300,8 +300,9 @@ def _load_with_options(item: str) -> list[ProbingTask]:
         raise SentprobeError(f"{item}: ?sentence= and ?label= name a dataset folder's columns")
     else:
         tasks = load_tasks(path)
-    for task in tasks if language is not None else ():
-        task.metadata = dataclasses.replace(task.metadata, language=language.lower())
+    if language is not None:
+        for task in tasks:
+            task.metadata = dataclasses.replace(task.metadata, language=language.lower())
     return tasks
 
 

@@ -32,6 +32,7 @@ import zipfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import IO, Any
@@ -307,10 +308,11 @@ def _from_archive(archive: Path, wanted: list[str], directory: Path, folder: str
     root = _archive_root((name for name, _ in _archive_members(archive)), wanted, folder)
     found: set[str] = set()
     for name, src in _archive_members(archive) if root is not None else ():
-        rel = name[len(root) :] if name.startswith(root) else None
+        rel = name[len(root) :] if root is not None and name.startswith(root) else ""
         if rel not in wanted or rel in found:
             continue
-        atomic_write_bytes(directory / rel, iter(lambda src=src: src.read(_CHUNK), b""))
+        chunks: Iterator[bytes] = iter(partial(src.read, _CHUNK), b"")
+        atomic_write_bytes(directory / rel, chunks)
         found.add(rel)
     return {rel: f"not in {archive.name}" for rel in wanted if rel not in found}
 

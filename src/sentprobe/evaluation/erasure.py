@@ -178,8 +178,8 @@ def heldout_task(task: ProbingTask, fit: str) -> HeldOutTask:
     the eraser never saw dev (``train``) and there is one, else cross-fitted on the test
     split (the eraser never saw it)."""
     dev, test = task.splits.get("dev"), task.splits["test"]
-    made = HeldOutTask(task.metadata, {"train": dev, "test": test}, list(task.warnings))
     if fit == "train" and dev is not None and len(dev):
+        made = HeldOutTask(task.metadata, {"train": dev, "test": test}, list(task.warnings))
         made.source_hash = task.content_hash()
         return made
     from sklearn.model_selection import StratifiedKFold

@@ -76,7 +76,7 @@ def environment() -> dict[str, Any]:
     """What else can change a score on one machine: the threads sentprobe computes with, the
     BLAS numpy calls (threadpoolctl's report) and the platform."""
     import numpy  # noqa: F401  (threadpoolctl reports only the libraries already loaded)
-    from threadpoolctl import threadpool_info
+    from threadpoolctl import threadpool_info  # type: ignore[import-untyped]
 
     blas = [
         {k: info.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}

@@ -57,6 +57,8 @@ def check_test_power(task: ProbingTask, options: CheckOptions) -> list[Finding]:
     if test is None:
         return []
     n, need = len(test[1]), min_test_items()
+    if task.folds:  # cross-validation: every fold's test split is scored, once each
+        n = sum(len(fold["test"]) for fold in task.folds)
     half = 100 * POWER_Z * math.sqrt(0.5 / n)
     data = {"n": n, "min_items": need, "half_width_points": round(half, 1)}
     if n >= need:
