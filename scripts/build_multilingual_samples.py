@@ -27,13 +27,19 @@ files (``DIR/<lang>_*/*-ud-{dev,test}.conllu*``;
 ``sentprobe.analysis.agreement.gold_label_accuracy``) goes into ``QUALITY.md`` and into
 ``manifest.json`` (``label_accuracy``); ``--gold-ud none`` leaves it out.
 
-``--skip-failed``: a task the text cannot fill even at one unit is refused instead of failing
-the build; the refusal and its reason go into ``manifest.json`` (``refused``) and QUALITY.md.
+``--min-test N`` (default 193, ``min_test_items()``: what two rows 10 points apart need to be
+told apart): a task whose largest test split the text can fill is smaller is refused, not
+shipped too small to compare rows on (``--min-test 0`` builds it anyway).
+
+``--skip-failed``: a task the text cannot fill (even at one unit, or at ``--min-test``) is
+refused instead of failing the build; the refusal and its reason go into ``manifest.json``
+(``refused``) and QUALITY.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shutil
 import sys
@@ -52,7 +58,7 @@ from corpora.packages import package_version
 from sentprobe.analysis.agreement import gold_accuracy_markdown, gold_label_accuracy
 from sentprobe.analysis.quality import write_quality_report
 from sentprobe.errors import SentprobeError
-from sentprobe.generation.autosize import AutoSizes
+from sentprobe.generation.autosize import AutoSizes, min_test_items
 from sentprobe.generation.pipeline import build
 from sentprobe.io import atomic_write_text
 
@@ -247,6 +253,13 @@ def main(argv: list[str] | None = None) -> int:
         default=str(DEFAULT_GOLD) if DEFAULT_GOLD.is_dir() else "none",
         help="folder of gold UD treebanks for the Tense label accuracy, or none",
     )
+    ap.add_argument(
+        "--min-test",
+        type=int,
+        default=min_test_items(),
+        help="refuse a task whose largest test split is smaller (default: %(default)s, what "
+        "two rows 10 points apart need); 0 builds every task",
+    )
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument(
         "--skip-failed",
@@ -260,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         args.sizes = AutoSizes.parse(args.sizes)
         if args.sizes is None:
             raise SentprobeError("--sizes must be auto or auto:TRAIN,DEV,TEST")
+        args.sizes = dataclasses.replace(args.sizes, min_test=args.min_test)
         langs = [lang.strip() for lang in args.langs.split(",") if lang.strip()]
         for lang in langs:  # check every package first: fail before hours of parsing
             package_version(help_package(lang))

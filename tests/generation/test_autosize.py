@@ -17,6 +17,7 @@ from sentprobe.generation.autosize import (
     band_tier,
     choose_depths,
     largest_task,
+    min_test_items,
 )
 from sentprobe.generation.base import GeneratedTask, GenerationError
 from sentprobe.generation.pipeline import parse_sizes
@@ -106,6 +107,26 @@ def test_every_task_is_built_at_its_largest_size():
                     prepare(corpus, 5, 28, Counter()), AutoSizes().sizes(k + 1, n_classes), 2018
                 )
     assert tasks[0].params["sizes"]["units"] >= 5
+
+
+def test_a_task_under_the_test_floor_is_refused_with_its_figures():
+    """``min_test``: the built-in suites' rule that a task too small to compare rows on is not
+    shipped (the audit's test-power floor); below it the build says what the corpus gave."""
+    corpus = synthetic_treebank()
+    built = build_suite(corpus, ["SentLen", "BShift"], AutoSizes(), lang="xx", bands="auto")
+    n_test = {t.name: sum(t.counts()["test"].values()) for t in built}
+    floor = min(n_test.values()) + 1
+    failures: dict[str, str] = {}
+    kept = build_suite(
+        corpus, ["SentLen", "BShift"], AutoSizes(min_test=floor), lang="xx", bands="auto",
+        failures=failures,
+    )  # fmt: skip
+    smallest = min(n_test, key=n_test.get)
+    assert smallest in failures and smallest not in {t.name for t in kept}
+    assert f"only {n_test[smallest]} test items" in failures[smallest]
+    assert f"need {floor}" in failures[smallest]
+    assert "at least" in AutoSizes(min_test=floor).describe()
+    assert min_test_items() == 193
 
 
 def test_tree_depth_range_is_narrowed_only_when_the_lengths_do_not_overlap():

@@ -49,6 +49,8 @@ __all__ = [
     "LEXICAL_TASKS",
     "MIN_DEPTH_CLASSES",
     "MIN_UNITS",
+    "POWER_POINTS",
+    "POWER_Z",
     "WC_FIRST_RANKS",
     "AutoSizes",
     "BandTier",
@@ -57,6 +59,7 @@ __all__ = [
     "choose_wc",
     "corpus_tokens",
     "largest_task",
+    "min_test_items",
 ]
 
 #: Tasks whose target forms are confined to one split and filtered by ``freq_band``.
@@ -126,12 +129,30 @@ def corpus_tokens(sentences: Sequence[AnnotatedSentence | Tokens]) -> int:
 
 # ---------------------------------------------------------------------------- sizes
 
+#: Two rows this many points apart must be separable on the test split.
+POWER_POINTS = 10.0
+#: Two-sided level of the interval used for that.
+POWER_Z = 1.96
+
+
+def min_test_items(points: float = POWER_POINTS, z: float = POWER_Z) -> int:
+    """Smallest test split on which two accuracies ``points`` apart (both near 50%, the
+    widest case) have a ``z`` interval of their difference that excludes 0."""
+    return math.ceil(2 * 0.25 * (z / (points / 100)) ** 2)
+
 
 @dataclass(frozen=True)
 class AutoSizes:
-    """Per task, the largest balanced sizes in the proportions of ``largest`` (at most it)."""
+    """Per task, the largest balanced sizes in the proportions of ``largest`` (at most it).
+
+    ``min_test``: a task whose largest test split falls under it is refused (a
+    GenerationError) rather than built too small to compare rows on; 0 (the default) builds
+    whatever fits and leaves the warning to the audit's ``test-power`` check. The built-in
+    suites use ``min_test_items()``.
+    """
 
     largest: tuple[int, int, int] = (100_000, 10_000, 10_000)
+    min_test: int = 0
 
     def __post_init__(self) -> None:
         if len(self.largest) != 3 or min(self.largest) < 1:
@@ -190,7 +211,11 @@ class AutoSizes:
 
     def describe(self) -> str:
         ratio = ":".join(f"{p:g}" for p in self.parts.values())
-        return f"auto (largest balanced sizes, {ratio}, at most {'/'.join(map(str, self.largest))})"
+        floor = f", at least {self.min_test} test items" if self.min_test else ""
+        return (
+            f"auto (largest balanced sizes, {ratio}, at most "
+            f"{'/'.join(map(str, self.largest))}{floor})"
+        )
 
 
 def largest_task(

@@ -38,6 +38,7 @@ from sentprobe.registry import generators
 
 from .autosize import (
     LEXICAL_TASKS,
+    POWER_POINTS,
     WC_FIRST_RANKS,
     AutoSizes,
     band_tier,
@@ -277,6 +278,13 @@ def _auto_generate(
     else:
         make = lambda sizes: gen.generate(corpus, sizes, seed)  # noqa: E731
     task, k = largest_task(make, auto, n_classes, len(corpus), name, upper)
+    n_test = auto.sizes(k, n_classes)["test"]
+    if n_test < auto.min_test:
+        raise GenerationError(
+            f"{name}: the corpus fills only {n_test} test items ({auto.per_class(k)['test']} "
+            f"per class); two rows {POWER_POINTS:.0f} points apart need {auto.min_test} to be "
+            "told apart (a larger corpus, or fixed --sizes to build it anyway)"
+        )
     info["units"] = k
     info["per_class"] = auto.per_class(k)
     info["bound"] = "largest sizes" if k >= auto.max_units(n_classes) else "corpus"

@@ -32,22 +32,13 @@ from sentprobe.analysis.checks.baselines import BASELINES, Baseline
 from sentprobe.analysis.checks.cues import _scored_test
 from sentprobe.analysis.findings import Finding
 from sentprobe.datasets.task import ProbingTask
+from sentprobe.generation.autosize import POWER_POINTS, POWER_Z, min_test_items
 
-#: Two rows this many points apart must be separable on the test split.
-POWER_POINTS = 10.0
-#: Two-sided level of the interval used for that.
-POWER_Z = 1.96
 #: The baselines whose dev and test scores are compared (the cheapest, and the ones a lexical
 #: or length confound between dev and test moves).
 DEV_TEST_BASELINES = ("Length", "NB-uni-tfidf")
 #: Sentences of each evaluation split a tense check re-annotates at most.
 TENSE_CHECK_LIMIT = 1000
-
-
-def min_test_items(points: float = POWER_POINTS, z: float = POWER_Z) -> int:
-    """Smallest test split on which two accuracies ``points`` apart (both near 50%, the
-    widest case) have a ``z`` interval of their difference that excludes 0."""
-    return math.ceil(2 * 0.25 * (z / (points / 100)) ** 2)
 
 
 def check_test_power(task: ProbingTask, options: CheckOptions) -> list[Finding]:
