@@ -167,7 +167,7 @@ def with_refused(quality: str, failures: dict[str, str]) -> str:
     if not failures:
         return quality
     lines = ["## Tasks refused", ""]
-    lines += [f"- {task}: {why}" for task, why in sorted(failures.items())]
+    lines += [f"- {t}: {why.removeprefix(f'{t}: ')}" for t, why in sorted(failures.items())]
     title, _, rest = quality.partition("\n\n")
     return title + "\n\n" + "\n".join(lines) + "\n\n" + rest
 
