@@ -199,12 +199,13 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
     manifest.update(
         {
             "suite": f"sample-{lang}",
-            "description": f"A small {name} sample of the nine X-Probe probing tasks "
-            "(Ravishankar et al. 2019), built with sentprobe's rules (balanced, disjoint "
-            "splits, lexical splits by word form, no casing cue) from the LibreOffice help, "
-            "each task at the largest balanced size the text supports up to "
-            f"{'/'.join(map(str, args.sizes.largest))}. Technical prose: not comparable in "
-            "number to X-Probe's Wikipedia sets.",
+            "description": f"A small {name} sample of {len(manifest['tasks'])} of the nine "
+            "X-Probe probing tasks (Ravishankar et al. 2019), built with sentprobe's rules "
+            "(balanced, disjoint splits, lexical splits by word form, no casing cue) from the "
+            "LibreOffice help, each task at the largest balanced size the text supports up to "
+            f"{'/'.join(map(str, args.sizes.largest))} and with at least {args.sizes.min_test} "
+            "test items (the others are refused: QUALITY.md). Technical prose: not comparable "
+            "in number to X-Probe's Wikipedia sets.",
             "source": f"the {name} LibreOffice help ({source['package']} {source['version']})",
             "license": "MPL-2.0",
             "citation": CITATION,
