@@ -167,7 +167,7 @@ def with_refused(quality: str, failures: dict[str, str]) -> str:
     if not failures:
         return quality
     lines = ["## Tasks refused", ""]
-    lines += [f"- {t}: {why.removeprefix(f'{t}: ')}" for t, why in sorted(failures.items())]
+    lines += [f"- {task}: {why}" for task, why in sorted(failures.items())]
     title, _, rest = quality.partition("\n\n")
     return title + "\n\n" + "\n".join(lines) + "\n\n" + rest
 
@@ -193,6 +193,7 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
             + " | ".join(result.failures.values())
         )
     write_quality_report(suite_dir, result)
+    refused = {t: why.removeprefix(f"{t}: ") for t, why in sorted(result.failures.items())}
     accuracy = label_accuracy(lang, args)
     manifest = json.loads((suite_dir / "manifest.json").read_text(encoding="utf-8"))
     name = LANGUAGES.get(lang, lang)
@@ -211,7 +212,7 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
             "citation": CITATION,
             "extraction": source["extraction"],
             "label_accuracy": None if accuracy is None else {"Tense": accuracy},
-            "refused": dict(sorted(result.failures.items())),
+            "refused": refused,
         }
     )
     out = args.out_root / f"sample_{lang}"
@@ -222,7 +223,7 @@ def build_language(lang: str, args: argparse.Namespace) -> dict:
     quality = quality.replace(f"Quality report: sample_{lang}", f"Quality report: sample-{lang}")
     quality = quality.replace(f"- corpus: {corpus}", f"- corpus: {manifest['source']}")
     quality = with_accuracy(quality, accuracy)
-    quality = with_refused(quality, result.failures)
+    quality = with_refused(quality, refused)
     atomic_write_text(out / "QUALITY.md", quality)
     atomic_write_text(
         out / "manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
