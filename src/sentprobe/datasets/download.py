@@ -43,7 +43,15 @@ from sentprobe.datasets.loaders.senteval import load_senteval_file
 from sentprobe.datasets.loaders.xprobe import load_xprobe_task
 from sentprobe.datasets.task import ProbingTask
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.io import atomic_write_bytes, atomic_write_text
+from sentprobe.io import (
+    atomic_write_bytes,
+    atomic_write_text,
+    inside,
+    make_dirs,
+    open_partial,
+    open_regular,
+    replace_file,
+)
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +175,7 @@ def git_blob_id(path: Path) -> tuple[str, str]:
     size = path.stat().st_size
     blob = hashlib.sha1(f"blob {size}\0".encode())  # noqa: S324 (git's own content id)
     sha = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         while chunk := f.read(_CHUNK):
             blob.update(chunk)
             sha.update(chunk)
@@ -239,35 +247,43 @@ def _mismatch(path: Path, blob: str, locked: str | None) -> tuple[str | None, st
     return None, sha
 
 
-def _fetch_url(url: str, dest: Path, timeout: float) -> None:
-    """Fetch ``url`` into ``dest`` through ``dest.part``, continuing a partial one."""
+def _fetch_url(url: str, dest: Path, timeout: float, root: Path) -> None:
+    """Fetch ``url`` into ``dest`` through ``dest.part``, continuing a partial one; both stay
+    inside ``root`` and neither is written through a link (``sentprobe.io.open_partial``)."""
     part = dest.with_name(dest.name + ".part")
-    start = part.stat().st_size if part.is_file() else 0
-    headers = {"User-Agent": "sentprobe-download"}
-    if start:
-        headers["Range"] = f"bytes={start}-"
-    request = urllib.request.Request(url, headers=headers)
-    try:
-        response = urllib.request.urlopen(request, timeout=timeout)  # noqa: S310 (http/file)
-    except urllib.error.HTTPError as e:
-        if e.code == 416 and start:  # nothing left to send: the part is whole
-            os.replace(part, dest)
-            return
-        raise
-    with response:
-        resumed = bool(start) and getattr(response, "status", None) == 206
+    with open_partial(part, resume=True, root=root) as out:
+        start = out.tell()
+        headers = {"User-Agent": "sentprobe-download"}
         if start:
-            log.info(
-                "%s: %s %d bytes", dest.name, "resuming after" if resumed else "restarting;", start
-            )
-        length = response.headers.get("Content-Length")
-        with open(part, "ab" if resumed else "wb") as out:
+            headers["Range"] = f"bytes={start}-"
+        request = urllib.request.Request(url, headers=headers)
+        try:
+            response = urllib.request.urlopen(request, timeout=timeout)  # noqa: S310
+        except urllib.error.HTTPError as e:
+            if e.code == 416 and start:  # nothing left to send: the part is whole
+                out.close()
+                replace_file(part, dest, root)
+                return
+            raise
+        with response:
+            resumed = bool(start) and getattr(response, "status", None) == 206
+            if start:
+                log.info(
+                    "%s: %s %d bytes",
+                    dest.name,
+                    "resuming after" if resumed else "restarting;",
+                    start,
+                )
+            if not resumed:
+                out.seek(0)
+                out.truncate()
+            length = response.headers.get("Content-Length")
             before = out.tell()
             shutil.copyfileobj(response, out, _CHUNK)
             got = out.tell() - before
     if length is not None and length.isdigit() and got < int(length):
         raise ConnectionError(f"interrupted after {got} of {length} bytes")
-    os.replace(part, dest)
+    replace_file(part, dest, root)
 
 
 def _archive_members(archive: Path) -> Iterator[tuple[str, IO[bytes]]]:
@@ -312,7 +328,7 @@ def _from_archive(archive: Path, wanted: list[str], directory: Path, folder: str
         if rel not in wanted or rel in found:
             continue
         chunks: Iterator[bytes] = iter(partial(src.read, _CHUNK), b"")
-        atomic_write_bytes(directory / rel, chunks)
+        atomic_write_bytes(directory / rel, chunks, root=directory)
         found.add(rel)
     return {rel: f"not in {archive.name}" for rel in wanted if rel not in found}
 
@@ -342,7 +358,8 @@ def download(
     """
     directory = Path(directory).expanduser()
     directory.mkdir(parents=True, exist_ok=True)
-    lock_path = Path(lock).expanduser() if lock is not None else directory / LOCK
+    lock_path = Path(lock).expanduser() if lock is not None else inside(directory, LOCK)
+    _check_layout(directory, suite.files)
     locked = _read_lock(lock_path, suite.name)
     outcome = Outcome(directory, lock_path)
     sums: dict[str, str] = dict(locked)
@@ -385,11 +402,11 @@ def download(
         if rel in outcome.problems:
             continue
         if archive is None:
-            dest.parent.mkdir(parents=True, exist_ok=True)
+            make_dirs(dest.parent, directory)
             url = _source_url(base, suite, rel)
             log.info("fetching %s", url)
             try:
-                _fetch_url(url, dest, timeout)
+                _fetch_url(url, dest, timeout, directory)
             except urllib.error.HTTPError as e:
                 outcome.problems[rel] = f"HTTP {e.code} {e.reason}"
                 continue
@@ -415,6 +432,25 @@ def download(
         _write_lock(lock_path, suite, verified)
     outcome.identical = _identical_files(verified)
     return outcome
+
+
+def _check_layout(directory: Path, files: Iterable[str]) -> None:
+    """Refuse, before anything is read, written or deleted, an output folder where a file of
+    the layout, its ``.part`` or a folder on the way is a link (a cloned project can carry
+    one: git keeps links) or leads outside the folder: one line naming it."""
+    for rel in files:
+        for name in (rel, rel + ".part"):
+            path = inside(directory, name)
+            for link in (path, *path.parents):
+                if directory not in link.parents:
+                    break
+                if link.is_symlink():
+                    raise DataError(
+                        link,
+                        None,
+                        f"a symbolic link (to {os.readlink(link)}) in the download folder; "
+                        "refused, nothing read or written through it (remove it and rerun)",
+                    )
 
 
 def _identical_files(sums: Mapping[str, str]) -> list[tuple[str, str]]:
