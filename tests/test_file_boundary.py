@@ -28,7 +28,10 @@ def run_cli(monkeypatch, capsys, *args: str) -> tuple[int, list[str]]:
         main()
     except SystemExit as e:
         code = int(e.code or 0)
-    return code, capsys.readouterr().err.strip().splitlines()
+    lines = capsys.readouterr().err.strip().splitlines()
+    errors = [line for line in lines if line.startswith("error:")]
+    assert "Traceback" not in "\n".join(lines)
+    return code, errors if code else lines
 
 
 @pytest.fixture
@@ -106,3 +109,77 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+TEACHER = """
+import numpy as np
+
+def encode(sentences):
+    out = np.zeros((len(sentences), 6), dtype=np.float32)
+    for i, s in enumerate(sentences):
+        for w in s.split():
+            out[i, sum(map(ord, w)) % 6] += 1.0
+    return out
+"""
+
+
+def _map_encoder_args(tmp_path: Path) -> tuple[list[str], Path]:
+    import numpy as np
+
+    teacher = tmp_path / "teacher.py"
+    teacher.write_text(TEACHER, encoding="utf-8")
+    rng = np.random.default_rng(0)
+    words = ["chat", "chien", "dort", "mange", "le", "un"]
+    lines = [" ".join(rng.choice(words, size=4)) for _ in range(40)]
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("".join(f"{s}\t{s}\n" for s in lines), encoding="utf-8")
+    run = tmp_path / "map"
+    args = ["map-encoder", "--teacher", f"{teacher}:encode", "--parallel", str(pairs),
+            "--lang", "fr", "-o", str(run), "--valid-size", "8", "--batch-size", "8",
+            "--emb-dim", "8", "--cache-dir", str(tmp_path / "cache"), "-q"]  # fmt: skip
+    return args, run
+
+
+def test_a_planted_teacher_partial_link_is_refused_on_resume(tmp_path, monkeypatch, capsys):
+    args, run = _map_encoder_args(tmp_path)
+    code, err = run_cli(monkeypatch, capsys, *args, "--epochs", "1")
+    assert code == 0, err
+    teacher = next(run.glob("teacher-*.f32"))
+    teacher.unlink()  # as after a run killed while encoding
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious")
+    (run / f"{teacher.name}.partial").symlink_to(victim)
+    epochs = sorted(p.name for p in run.glob("epoch-*"))
+    code, err = run_cli(monkeypatch, capsys, *args, "--epochs", "2")
+    assert code == 1 and len(err) == 1, err
+    assert ".partial" in err[0] and "link" in err[0]
+    assert victim.read_bytes() == b"precious"
+    assert sorted(p.name for p in run.glob("epoch-*")) == epochs  # nothing lost
+
+
+def test_a_planted_teacher_file_link_is_refused(tmp_path, monkeypatch, capsys):
+    """The complete teacher file was trusted on its size: a link to a file of that size
+    elsewhere would be read as the teacher's vectors."""
+    args, run = _map_encoder_args(tmp_path)
+    code, err = run_cli(monkeypatch, capsys, *args, "--epochs", "1")
+    assert code == 0, err
+    teacher = next(run.glob("teacher-*.f32"))
+    elsewhere = tmp_path / "elsewhere.f32"
+    elsewhere.write_bytes(bytes(teacher.stat().st_size))
+    teacher.unlink()
+    teacher.symlink_to(elsewhere)
+    code, err = run_cli(monkeypatch, capsys, *args, "--epochs", "2")
+    assert code == 1 and len(err) == 1 and "symbolic link" in err[0], err
+
+
+def test_a_pairs_link_is_refused_as_a_link(tmp_path, monkeypatch, capsys):
+    args, run = _map_encoder_args(tmp_path)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep").write_text("keep")
+    run.mkdir()
+    (run / ".pairs").symlink_to(victim, target_is_directory=True)
+    code, err = run_cli(monkeypatch, capsys, *args, "--epochs", "1")
+    assert code == 1 and len(err) == 1, err
+    assert ".pairs" in err[0] and "link" in err[0] and "File exists" not in err[0]
+    assert [p.name for p in victim.iterdir()] == ["keep"]

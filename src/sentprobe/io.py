@@ -612,6 +612,24 @@ def open_partial(
         raise
 
 
+def open_text_writer(path: str | Path, root: str | Path | None = None) -> io.TextIOWrapper:
+    """``open_partial`` (emptied) as UTF-8 text with ``\\n`` line ends: a scratch file that a
+    later step reads back (a spooled corpus)."""
+    return io.TextIOWrapper(open_partial(path, root=root), encoding="utf-8", newline="\n")
+
+
+def fresh_dir(folder: str | Path, root: str | Path | None = None) -> Path:
+    """``folder`` made anew and empty (one left by a killed run is removed first); a link or
+    a file there is refused in one line, never removed through or written into. ``root``:
+    the folder it must stay inside."""
+    folder = Path(folder) if root is None else _under(root, folder)
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise _refused_write(folder, "a symbolic link" if folder.is_symlink() else "a file")
+    shutil.rmtree(folder, ignore_errors=True)
+    make_dirs(folder, root)
+    return folder
+
+
 def replace_file(src: str | Path, dest: str | Path, root: str | Path | None = None) -> Path:
     """Rename ``src`` onto ``dest`` (one atomic rename; a link at ``dest`` is replaced, not
     followed); ``root``: the folder ``dest`` must stay inside."""
