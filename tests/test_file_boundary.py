@@ -183,3 +183,50 @@ def test_a_pairs_link_is_refused_as_a_link(tmp_path, monkeypatch, capsys):
     assert code == 1 and len(err) == 1, err
     assert ".pairs" in err[0] and "link" in err[0] and "File exists" not in err[0]
     assert [p.name for p in victim.iterdir()] == ["keep"]
+
+
+TASK = [f"tr\t{'a' if i % 2 else 'b'}\tsentence number {i} here" for i in range(20)] + [
+    "va\ta\tdev sentence one",
+    "va\tb\tdev sentence two",
+    "te\ta\ttest sentence one",
+    "te\tb\ttest sentence two",
+]
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        ["CREATE UNIQUE INDEX ix ON results(seed)"],
+        ["CREATE INDEX ix2 ON predictions(dtype)"],
+        [  # the results table made again without its primary key: REPLACE keeps duplicates
+            "ALTER TABLE results RENAME TO old",
+            "CREATE TABLE results AS SELECT * FROM old",
+            "DROP TABLE old",
+        ],
+    ],
+    ids=["unique-index", "index", "no-primary-key"],
+)
+def test_a_store_whose_schema_differs_is_refused_and_keeps_its_rows(
+    tmp_path, monkeypatch, capsys, planted
+):
+    import sqlite3
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.txt").write_text("\n".join(TASK) + "\n", encoding="utf-8")
+    args = ["run", "-t", "t.txt", "--results", "r.sqlite", "--cache-dir", "cache", "-q"]
+    code, err = run_cli(monkeypatch, capsys, *args, "--baselines", "none")
+    assert code == 0, err
+    db = sqlite3.connect("r.sqlite")
+    for sql in planted:
+        db.execute(sql)
+    db.commit()
+    rows = db.execute("SELECT * FROM results ORDER BY key").fetchall()
+    preds = db.execute("SELECT * FROM predictions ORDER BY key").fetchall()
+    db.close()
+    code, err = run_cli(monkeypatch, capsys, *args, "--baselines", "all", "--seeds", "2")
+    assert code == 1 and len(err) == 1, err
+    assert "r.sqlite: holds" in err[0] and "refused" in err[0]
+    db = sqlite3.connect("r.sqlite")
+    assert db.execute("SELECT * FROM results ORDER BY key").fetchall() == rows
+    assert db.execute("SELECT * FROM predictions ORDER BY key").fetchall() == preds
+    db.close()

@@ -71,6 +71,31 @@ Position = tuple[str, int, int]
 _TABLES = frozenset({"meta", "results", "predictions", "positions"})
 
 
+def _known_columns() -> dict[str, list[list[tuple]]]:
+    """Each table's columns as ``PRAGMA table_info`` lists them (name, type, NOT NULL,
+    default, primary key), in every form this sentprobe writes or upgrades."""
+
+    def cols(*spec: str) -> list[tuple]:
+        return [(n, t, 0, None, int(i == 0)) for i, (n, t) in enumerate(c.split() for c in spec)]
+
+    predictions = cols("key TEXT", "labels TEXT", "dtype TEXT", "gold BLOB", "pred BLOB",
+                       "group_names TEXT", "group_index BLOB")  # fmt: skip
+    return {
+        "meta": [cols("key TEXT", "value TEXT")],
+        "results": [cols("key TEXT", *(f"{n} {_SQL_TYPES.get(n, 'TEXT')}" for n in FIELDS))],
+        "predictions": [predictions, predictions + cols("x X", *_CLUSTER_SPEC)[1:]],
+        "positions": [cols("key TEXT", "plan TEXT", "row INTEGER", "task INTEGER")],
+    }
+
+
+_CLUSTER_SPEC = ("cluster_names TEXT", "cluster_index BLOB")
+
+
+def _column_text(columns: list[tuple]) -> str:
+    shown = (f"{c[0]} {c[1]}" + (" PRIMARY KEY" if c[4] else "") for c in columns)
+    return "(" + ", ".join(shown) + ")"
+
+
 # How long a process waits for another one's lock on the store before giving up.
 _BUSY_TIMEOUT_S = 30.0
 
@@ -317,21 +342,30 @@ class ResultsStore:
         self._has_predictions = self._has_positions = self._has_clusters = True
 
     def _check_objects(self) -> None:
-        """Refuse a store holding a trigger, a view or a table sentprobe does not make
-        (before any write, so none of it runs); indexes on sentprobe's tables are kept."""
-        foreign = [
-            f"{kind} {name!r}"
-            for kind, name, table in self._db.execute(
-                "SELECT type, name, tbl_name FROM sqlite_master"
-            )
-            if not (kind == "table" and name in _TABLES)
-            and not (kind == "index" and table in _TABLES)
-        ]
-        if foreign:
+        """Compare the store's schema with sentprobe's own before any write, so none of a
+        planted one runs or shapes what is written: the tables (those of the schema
+        versions this sentprobe upgrades), each one's columns (name, type, NOT NULL, default,
+        primary key) and no index, trigger or view beyond the primary keys' own. A trigger
+        runs on the next write; a planted UNIQUE index makes ``INSERT OR REPLACE`` delete
+        other results; one line names what differs."""
+        found = []
+        for kind, name, table, sql in self._db.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master"
+        ):
+            if kind == "table" and name in _TABLES:
+                continue
+            if kind == "index" and sql is None and name == f"sqlite_autoindex_{table}_1":
+                continue  # the PRIMARY KEY's own
+            found.append(f"{kind} {name!r}")
+        for table, expected in _known_columns().items():
+            columns = [tuple(r[1:]) for r in self._db.execute(f"PRAGMA table_info({table})")]
+            if columns and columns not in expected:
+                found.append(f"table {table!r} with columns {_column_text(columns)}")
+        if found:
             raise SentprobeError(
-                f"{self.path}: holds {', '.join(foreign)}, which "
-                "sentprobe never makes; refused: a results store opened for writing may hold "
-                "only sentprobe's tables (a trigger would run on the next write)"
+                f"{self.path}: holds {', '.join(found)}, which sentprobe never makes; "
+                "refused: a results store opened for writing must have exactly sentprobe's "
+                "schema (a trigger would run on the next write, an index could delete results)"
             )
 
     def _use_wal(self) -> None:
