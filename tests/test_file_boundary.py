@@ -230,3 +230,33 @@ def test_a_store_whose_schema_differs_is_refused_and_keeps_its_rows(
     assert db.execute("SELECT * FROM results ORDER BY key").fetchall() == rows
     assert db.execute("SELECT * FROM predictions ORDER BY key").fetchall() == preds
     db.close()
+
+
+@pytest.mark.parametrize("linked", ["data", "metadata", "folder"])
+def test_a_dnc_suite_that_links_out_is_refused(tmp_path, monkeypatch, capsys, linked):
+    import shutil
+
+    from sentprobe.datasets import resolve_tasks
+    from sentprobe.errors import DataError
+
+    suite = write_release(tmp_path / "suite")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    if linked == "folder":
+        shutil.move(suite / "ACCEPTABILITY", victim / "ACCEPTABILITY")
+        (suite / "ACCEPTABILITY").symlink_to(victim / "ACCEPTABILITY")
+        named = "ACCEPTABILITY"
+    else:
+        name = f"acceptability-eos_{linked}.json"
+        shutil.move(suite / "ACCEPTABILITY" / name, victim / "other.txt")
+        (suite / "ACCEPTABILITY" / name).symlink_to(victim / "other.txt")
+        named = name
+    with pytest.raises(DataError, match="outside") as e:
+        resolve_tasks(str(suite))
+    assert named in str(e.value)
+    store, cache = str(tmp_path / "r.sqlite"), str(tmp_path / "c")
+    code, err = run_cli(
+        monkeypatch, capsys, "run", "-t", str(suite), "--results", store, "--cache-dir", cache
+    )
+    assert code == 1 and len(err) == 1 and "outside" in err[0], err
+    assert not (tmp_path / "r.sqlite").exists()
