@@ -260,3 +260,40 @@ def test_a_dnc_suite_that_links_out_is_refused(tmp_path, monkeypatch, capsys, li
     )
     assert code == 1 and len(err) == 1 and "outside" in err[0], err
     assert not (tmp_path / "r.sqlite").exists()
+
+
+def test_a_fifo_vocab_in_a_run_folder_is_refused_not_waited_on(tmp_path):
+    """``-e runs/f`` with ``vocab.json`` a FIFO hung (nothing ever writes to it): refused in
+    one line, in a child process so that a hang fails the test instead of stopping it."""
+    import subprocess
+
+    pairs = tmp_path / "pairs.tsv"
+    words = ["a", "b", "c", "d", "e"]
+    rows = [f"{words[i % 5]} {words[i % 3]}\t{words[i % 4]} {words[i % 2]}" for i in range(40)]
+    pairs.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    run = tmp_path / "f"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    cli = [sys.executable, "-m", "sentprobe"]
+    subprocess.run([*cli, "train", "--arch", "cnn-max", "--objective", "translation", "--data",
+                    str(pairs), "-o", str(run), "--vectors", "none", "--preset", "demo",
+                    "--dim", "8", "--batch-size", "8", "-q", "--epochs", "1"],
+                   env=env, check=True, capture_output=True, timeout=300)  # fmt: skip
+    (run / "vocab.json").unlink()
+    os.mkfifo(run / "vocab.json")
+    task = tmp_path / "t.txt"
+    task.write_text("\n".join(TASK) + "\n", encoding="utf-8")
+    store = tmp_path / "r.sqlite"
+    res = subprocess.run([*cli, "run", "-e", str(run), "-t", str(task), "--results", str(store),
+                          "--cache-dir", str(tmp_path / "c"), "--baselines", "none", "-q"],
+                         env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    errors = [line for line in res.stderr.splitlines() if line.startswith("error:")]
+    assert res.returncode == 1 and len(errors) == 1, res.stderr
+    assert "vocab.json" in errors[0] and "FIFO" in errors[0]
+    assert not store.exists() or _rows(store) == 0
+
+
+def _rows(store: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(store) as db:
+        return db.execute("SELECT COUNT(*) FROM results").fetchone()[0]

@@ -51,7 +51,7 @@ from ..encoders.filehash import file_digests
 from ..encoders.hf import set_torch_threads, sorted_batches
 from ..encoders.static import load_word_vectors
 from ..errors import SentprobeError
-from ..io import atomic_write_text, inside
+from ..io import atomic_write_text, inside, read_text
 from .architectures import SentenceEncoder, build_from_spec
 from .subwords import FILE as BPE_FILE
 from .vocab import SPECIALS, UNK, Vocabulary, pad
@@ -70,7 +70,7 @@ def epoch_dir(run_dir: Path, epoch: int) -> Path:
 def read_manifest(run_dir: str | Path) -> dict[str, Any]:
     path = Path(run_dir) / MANIFEST
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(read_text(inside(run_dir, MANIFEST)))
     except FileNotFoundError:
         raise SentprobeError(f"{run_dir}: not a training run (no {MANIFEST})") from None
     except ValueError as e:
@@ -162,7 +162,15 @@ def _read_state(path: Path) -> dict[str, Any]:
 
 
 def load_vocab(run_dir: Path, name: str = "vocab.json") -> Vocabulary:
-    return Vocabulary.from_json(json.loads((run_dir / name).read_text(encoding="utf-8")))
+    """The vocabulary file ``name`` of a run folder (inside it, a regular file: a FIFO there
+    is refused in one line, never waited on)."""
+    path = inside(run_dir, name)
+    try:
+        return Vocabulary.from_json(json.loads(read_text(path)))
+    except FileNotFoundError:
+        raise SentprobeError(f"{path}: missing; not a complete training run") from None
+    except (ValueError, KeyError, TypeError) as e:
+        raise SentprobeError(f"{path}: damaged vocabulary ({e})") from None
 
 
 def load_encoder(
