@@ -297,3 +297,20 @@ def _rows(store: Path) -> int:
 
     with sqlite3.connect(store) as db:
         return db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "hf"])
+def test_an_export_folder_keeps_the_umasks_permissions(tmp_path, fmt):
+    """``export`` made its folder with mkdtemp's 0700 (drwx------ under umask 0022)."""
+    from sentprobe.datasets import resolve_tasks
+    from sentprobe.datasets.export import export_tasks
+
+    (tmp_path / "t.txt").write_text("\n".join(TASK) + "\n", encoding="utf-8")
+    old = os.umask(0o022)
+    try:
+        out = export_tasks(resolve_tasks(str(tmp_path / "t.txt")), tmp_path / "out", fmt)
+    finally:
+        os.umask(old)
+    assert oct(out.stat().st_mode & 0o777) == oct(0o755)
+    assert all(p.stat().st_mode & 0o077 == 0o055 for p in out.rglob("*") if p.is_dir())
+    assert all(p.stat().st_mode & 0o077 == 0o044 for p in out.rglob("*") if p.is_file())

@@ -525,6 +525,8 @@ def open_regular(path: str | Path, root: str | Path | None = None) -> io.Buffere
     fd = os.open(path, os.O_RDONLY | _NONBLOCK | _CLOEXEC)
     try:
         mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):  # as open() says it
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         if not stat.S_ISREG(mode):
             raise DataError(
                 path,
@@ -686,6 +688,32 @@ def create_private(path: str | Path, data: bytes) -> bool:
         return True
     finally:
         os.unlink(tmp)
+
+
+@contextmanager
+def scratch(prefix: str) -> Iterator[Path]:
+    """A new private folder in the system's temporary folder for the block, then removed."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        yield Path(tmp)
+
+
+def write_folder(target: str | Path, fill: Callable[[str], object]) -> Path:
+    """``target`` made whole by ``fill(folder)`` (a library's own writer, such as
+    ``Dataset.save_to_disk``) in a new folder beside it (``atomic_dir``: the umask's
+    permissions, renamed into place once complete, removed if ``fill`` fails)."""
+    with atomic_dir(target) as tmp:
+        fill(str(tmp))
+    return Path(target)
+
+
+def check_writable_file(path: str | Path, what: str, elsewhere: str = "path") -> None:
+    """An existing ``path`` can be opened for writing (nothing is written): a one-line
+    SentprobeError (``write_problem``) otherwise."""
+    try:
+        fd = os.open(path, os.O_RDWR | _NONBLOCK | _CLOEXEC)
+    except OSError as e:
+        raise SentprobeError(write_problem(path, e, what, elsewhere)) from None
+    os.close(fd)
 
 
 def scratch_dir(prefix: str) -> Path:

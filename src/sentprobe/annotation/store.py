@@ -30,7 +30,7 @@ from typing import Any
 from sentprobe.annotation.backends import Annotator, ConlluAnnotator, Sentence, get_annotator
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.io import atomic_write_bytes, inside, iter_lines, write_problem
+from sentprobe.io import atomic_write_bytes, inside, iter_lines, make_dirs, write_problem
 
 FORMAT = "sentprobe-annotations/1"
 MANIFEST = "manifest.json"
@@ -114,7 +114,7 @@ def annotate_corpus(
     """
     out_dir = Path(out_dir)
     created = not out_dir.exists()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(out_dir)
     try:
         return _annotate(source, out_dir, annotator, chunk_size, pretokenized, progress, total)
     except BaseException:

@@ -357,7 +357,7 @@ def download(
     file that could not be fetched or does not verify; such a file is not left in place).
     """
     directory = Path(directory).expanduser()
-    directory.mkdir(parents=True, exist_ok=True)
+    make_dirs(directory)
     lock_path = Path(lock).expanduser() if lock is not None else inside(directory, LOCK)
     _check_layout(directory, suite.files)
     locked = _read_lock(lock_path, suite.name)

@@ -69,7 +69,6 @@ def _read_sidecar(path: Path) -> dict[str, str]:
 def _write_sidecar(path: Path, entries: dict[str, str]) -> None:
     """Merge ``entries`` into the sidecar, atomically; failures only cost a later rehash."""
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
         # A file hashed again (new size or mtime) replaces its old entry: no unbounded growth.
         paths = {stamp.split("\0", 1)[0] for stamp in entries}
         old = {k: v for k, v in _read_sidecar(path).items() if k.split("\0", 1)[0] not in paths}

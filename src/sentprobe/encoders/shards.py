@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
 import stat
 import time
@@ -40,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.io import atomic_write_bytes, write_problem
+from sentprobe.io import atomic_write_bytes, make_dirs, replace_file, write_problem
 
 MAGIC = b"SPSHARD1\n"
 KEY_BYTES = 16
@@ -219,7 +218,7 @@ class EncoderDir:
             self.index = {k: v for k, v in self.index.items() if v >> ROW_BITS != number}
         # Renamed so the warning is given once; on a read-only cache it repeats, honestly.
         with contextlib.suppress(OSError):
-            os.replace(path, path.with_name(path.name + ".damaged"))
+            replace_file(path, path.with_name(path.name + ".damaged"))
 
     def codes(self, keys: Sequence[bytes]) -> np.ndarray:
         """Where each key is stored (shard number << ROW_BITS | row), -1 when not cached."""
@@ -299,7 +298,7 @@ class EncoderDir:
             raise SentprobeError(f"{problem} (what was stored before is intact)") from None
 
     def _write(self, keys: Sequence[bytes], vectors: np.ndarray, meta: dict) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.path)
         if self.meta is None:
             self._load_meta()
         if self.meta is None:

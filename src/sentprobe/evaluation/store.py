@@ -37,8 +37,9 @@ from sentprobe.evaluation.provenance import environment, package_versions
 from sentprobe.io import (
     NETWORK_FILE_SYSTEMS,
     check_writable_dir,
+    check_writable_file,
+    connect_sqlite,
     file_system_type,
-    write_problem,
 )
 
 SCHEMA_VERSION = 2
@@ -206,13 +207,7 @@ class ResultsStore:
         beside the store) and the file itself are known to be writable."""
         check_writable_dir(self.path.parent, "results store", "--results", self.path)
         if self.path.exists():
-            try:
-                with open(self.path, "r+b"):
-                    pass
-            except OSError as e:
-                raise SentprobeError(
-                    write_problem(self.path, e, "results store", "--results")
-                ) from None
+            check_writable_file(self.path, "results store", "--results")
         kind = file_system_type(self.path.parent)
         if kind in NETWORK_FILE_SYSTEMS:
             warnings.warn(
@@ -225,14 +220,14 @@ class ResultsStore:
         self._created = not self.path.exists()
         # isolation_level=None: transactions are ours (BEGIN IMMEDIATE in _setup), not the
         # sqlite3 module's implicit ones, which commit a CREATE TABLE on its own.
-        return _defensive(sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None))
+        return _defensive(connect_sqlite(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None))
 
     def _connect_readonly(self) -> sqlite3.Connection:
         """``mode=ro``; in a read-only folder, a WAL store whose ``-shm`` file is gone cannot
         be opened that way, so it is opened ``immutable`` (safe then: with no ``-wal`` file
         there is nothing outside the main file, and no writer can start in that folder)."""
         uri = self.path.resolve().as_uri()
-        db = sqlite3.connect(
+        db = connect_sqlite(
             f"{uri}?mode=ro", timeout=_BUSY_TIMEOUT_S, isolation_level=None, uri=True
         )
         try:
@@ -243,7 +238,7 @@ class ResultsStore:
                 db.close()
                 raise
             db.close()
-            db = sqlite3.connect(f"{uri}?immutable=1", isolation_level=None, uri=True)
+            db = connect_sqlite(f"{uri}?immutable=1", isolation_level=None, uri=True)
         return _defensive(db)
 
     def _error(self, e: sqlite3.Error) -> SentprobeError:

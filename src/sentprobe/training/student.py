@@ -63,7 +63,7 @@ from ..encoders.hf import set_torch_threads, sorted_batches
 from ..encoders.static import BUILTIN_VECTORS, BoVEncoder, load_word_vectors
 from ..errors import SentprobeError
 from ..generation.corpus import MosesPreprocessor
-from ..io import atomic_write_text, fresh_dir
+from ..io import atomic_write_text, fresh_dir, make_dirs
 from .architectures import ARCHITECTURES, SentenceEncoder, build_encoder
 from .checkpoint import (
     FORMAT,
@@ -413,7 +413,7 @@ def _open_run(
     }
     if vectors_entry:
         manifest["vectors"] = vectors_entry
-    run_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(run_dir)
     atomic_write_text(run_dir / "vocab.json", json.dumps(vocab.to_json(), ensure_ascii=False))
     write_manifest(run_dir, manifest)
     return _Run(student, vocab, manifest, 0, None)
@@ -494,7 +494,6 @@ def train_student(
     run_dir = Path(run_dir)
     set_torch_threads(threads)
     created = not run_dir.exists()
-    run_dir.mkdir(parents=True, exist_ok=True)
     # the tokenised corpus; one left by a killed run is replaced, a link there refused
     folder = fresh_dir(run_dir / ".pairs", run_dir)
     try:
