@@ -314,3 +314,64 @@ def test_an_export_folder_keeps_the_umasks_permissions(tmp_path, fmt):
     assert oct(out.stat().st_mode & 0o777) == oct(0o755)
     assert all(p.stat().st_mode & 0o077 == 0o055 for p in out.rglob("*") if p.is_dir())
     assert all(p.stat().st_mode & 0o077 == 0o044 for p in out.rglob("*") if p.is_file())
+
+
+@pytest.fixture(scope="module")
+def one_result(tmp_path_factory) -> Path:
+    """A folder with ``t.txt`` and ``r.sqlite`` holding one result of it."""
+    from typer.testing import CliRunner
+
+    from sentprobe.cli.main import app
+
+    folder = tmp_path_factory.mktemp("one-result")
+    (folder / "t.txt").write_text("\n".join(TASK) + "\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["run", "-t", str(folder / "t.txt"), "--results",
+                                   str(folder / "r.sqlite"), "--cache-dir", str(folder / "c"),
+                                   "-q", "--baselines", "none"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "said"),
+    [
+        ("seed", "'x'", "not an integer"),
+        ("extra", "'" + "[" * 100_000 + "]" * 100_000 + "'", "nested deeper"),
+        ("extra", """'{"run_config": [1, 2]}'""", "run_config"),
+        ("config", "'[1]'", "not a dict"),
+        ("test_score", "9e999", "not a finite number"),
+        ("test_score", "1.5", "outside 0..1"),
+        ("n_test", "-3", "below 0"),
+        ("encoder", "'enc' || char(10) || '# heading'", "control characters"),
+    ],
+    ids=[
+        "seed",
+        "deep-extra",
+        "run-config-list",
+        "config-list",
+        "inf",
+        "score",
+        "count",
+        "newline",
+    ],
+)
+def test_a_crafted_stored_value_is_one_line_naming_store_and_row(
+    one_result, tmp_path, monkeypatch, capsys, column, value, said
+):
+    import shutil
+    import sqlite3
+
+    for name in ("r.sqlite", "t.txt"):
+        shutil.copy(one_result / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "-t", "t.txt", "--results", "r.sqlite", "--cache-dir", "cache", "-q",
+            "--baselines", "none"]  # fmt: skip
+    with sqlite3.connect("r.sqlite") as db:
+        (key,) = db.execute("SELECT key FROM results").fetchone()
+        db.execute(f"UPDATE results SET {column} = {value}")
+    for command in (["report", "--results", "r.sqlite"],
+                    ["report", "--results", "r.sqlite", "--provenance"], args):  # fmt: skip
+        code, err = run_cli(monkeypatch, capsys, *command)
+        assert code == 1 and len(err) == 1, (command, err)
+        assert "r.sqlite" in err[0] and key in err[0] and column in err[0] and said in err[0]
+        assert "bug" not in err[0]

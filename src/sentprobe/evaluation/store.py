@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import sqlite3
 import time
 import warnings
@@ -40,6 +41,7 @@ from sentprobe.io import (
     check_writable_file,
     connect_sqlite,
     file_system_type,
+    printable,
 )
 
 SCHEMA_VERSION = 2
@@ -403,7 +405,7 @@ class ResultsStore:
 
     def get(self, key: str) -> ResultRecord | None:
         rows = self._query(f"SELECT {', '.join(FIELDS)} FROM results WHERE key=?", (key,))
-        return _to_record(rows[0]) if rows else None
+        return _to_record(rows[0], self.path, key) if rows else None
 
     def add(
         self,
@@ -528,7 +530,7 @@ class ResultsStore:
         if where:
             sql += " WHERE " + " AND ".join(where)
         rows = self._query(sql + " ORDER BY rowid", params)
-        return [(row[0], _to_record(row[1:])) for row in rows]
+        return [(row[0], _to_record(row[1:], self.path, row[0])) for row in rows]
 
     def to_frame(self) -> pd.DataFrame:
         """One row per record (columns: ``key`` plus the record fields), in write order."""
@@ -574,11 +576,83 @@ def _to_sql(name: str, value: Any) -> Any:
     return str(value)
 
 
-def _to_record(row: tuple) -> ResultRecord:
-    values = {
-        name: json.loads(v) if name in _JSON_FIELDS else v
-        for name, v in zip(FIELDS, row, strict=True)
-    }
+#: How deep a stored JSON value may nest (sentprobe's own are 3 or 4 levels deep).
+MAX_JSON_DEPTH = 32
+_COUNTS = {"n_train", "n_dev", "n_test", "n_classes", "dim"}
+_SCORES = {"dev_score", "test_score"}
+_OPTIONAL = {"dev_score"}
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+def _json_value(name: str, text: Any) -> tuple[Any, str | None]:
+    """(value, problem) of a JSON column: valid JSON of the field's type, nested at most
+    ``MAX_JSON_DEPTH`` deep."""
+    if not isinstance(text, str):
+        return None, f"is {type(text).__name__}, not JSON text"
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        return None, f"is JSON nested deeper than {MAX_JSON_DEPTH} levels"
+    except ValueError as e:
+        return None, f"is not valid JSON ({e})"
+    wanted = list if name == "warnings" else dict
+    if not isinstance(value, wanted):
+        return None, f"is a JSON {type(value).__name__}, not a {wanted.__name__}"
+    if _depth(value) > MAX_JSON_DEPTH:
+        return None, f"is JSON nested deeper than {MAX_JSON_DEPTH} levels"
+    if name == "warnings" and not all(isinstance(w, str) for w in value):
+        return None, "holds a warning that is not text"
+    if name == "extra" and not isinstance(value.get("run_config", {}), dict):
+        return None, "holds a run_config that is not a table of settings"
+    return value, None
+
+
+def _value_problem(name: str, value: Any) -> str | None:
+    """What is wrong with a stored scalar value (type, range, finiteness), or None."""
+    if value is None:
+        return None if name in _OPTIONAL else "is missing (NULL)"
+    if name in _SQL_TYPES and _SQL_TYPES[name] == "INTEGER":
+        if not isinstance(value, int) or isinstance(value, bool):
+            return f"is {value!r}, not an integer"
+        return f"is {value}, below 0" if name in _COUNTS and value < 0 else None
+    if name in _SQL_TYPES:  # REAL
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return f"is {value!r}, not a number"
+        if not math.isfinite(value):
+            return f"is {value}, not a finite number"
+        if name in _SCORES and not 0.0 <= value <= 1.0:
+            return f"is {value}, outside 0..1"
+        return f"is {value}, below 0" if value < 0 else None
+    if not isinstance(value, str):
+        return f"is {value!r}, not text"
+    if printable(value) != value:
+        return f"is {printable(value)!r}, with control characters"
+    return None
+
+
+def _to_record(row: tuple, store: Path | None = None, key: str | None = None) -> ResultRecord:
+    """A stored row as a record, every value checked (type, range, finiteness, JSON nesting):
+    a crafted store is refused in one line naming it and the row, never a traceback."""
+    values: dict[str, Any] = {}
+    for name, v in zip(FIELDS, row, strict=True):
+        if name in _JSON_FIELDS:
+            values[name], problem = _json_value(name, v)
+        else:
+            values[name], problem = v, _value_problem(name, v)
+        if problem is not None:
+            where = f"{store}: " if store is not None else ""
+            row_name = f"row {printable(key)!r}" if key is not None else "a row"
+            raise SentprobeError(
+                f"{where}{row_name}: {name} {problem}; not a value sentprobe stores "
+                "(the store was changed by hand or damaged)"
+            )
     return ResultRecord(**values)
 
 
