@@ -375,3 +375,54 @@ def test_a_crafted_stored_value_is_one_line_naming_store_and_row(
         assert code == 1 and len(err) == 1, (command, err)
         assert "r.sqlite" in err[0] and key in err[0] and column in err[0] and said in err[0]
         assert "bug" not in err[0]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")], ids=["nan", "inf"])
+def test_a_cache_shard_with_non_finite_vectors_is_set_aside_and_recomputed(tmp_path, bad):
+    """NaN in a shared shard with a matching checksum was "unexpected ValueError", inf "this
+    is a bug", on every rerun: such a shard is set aside like a damaged one and its
+    sentences encoded again."""
+    import hashlib
+    import json
+
+    import numpy as np
+
+    from sentprobe.encoders.cache import CacheWarning, EmbeddingCache
+    from sentprobe.encoders.custom import CallableEncoder
+    from sentprobe.encoders.shards import MAGIC, fingerprint_dirname
+
+    def encoder() -> CallableEncoder:
+        ones = lambda s: np.ones((len(s), 4), dtype=np.float32)  # noqa: E731
+        return CallableEncoder(ones, name="ones", fingerprint="ones-v1")
+
+    sentences = ["one sentence .", "another one ."]
+    root = tmp_path / "cache"
+    EmbeddingCache(root).encode(encoder(), sentences, progress=False)
+    shard = next((root / fingerprint_dirname("ones-v1")).glob("*.shard"))
+    data = shard.read_bytes()[len(MAGIC) :]
+    line, rest = data.split(b"\n", 1)
+    header = json.loads(line)
+    size = header["n"] * header["width"] * 4
+    vectors = np.frombuffer(rest[-size:], dtype=np.float32).copy()
+    vectors[1] = bad
+    header["vectors_sha256"] = hashlib.sha256(vectors.tobytes()).hexdigest()
+    shard.write_bytes(
+        MAGIC + json.dumps(header).encode() + b"\n" + rest[:-size] + vectors.tobytes()
+    )
+    saved = shard.read_bytes()
+    with pytest.warns(CacheWarning, match="NaN or infinite"):  # read whole, or streamed
+        got = EmbeddingCache(root).vectors(encoder(), sentences, progress=False).take(np.arange(2))
+    assert np.asarray(got).tolist() == np.ones((2, 4)).tolist()
+    assert shard.with_name(shard.name + ".damaged").is_file()
+    for old in shard.parent.glob("*.shard"):
+        old.unlink()
+    shard.write_bytes(saved)
+    with pytest.warns(CacheWarning, match="NaN or infinite"):
+        got = EmbeddingCache(root).encode(encoder(), sentences, progress=False)
+    assert np.asarray(got).tolist() == np.ones((2, 4)).tolist()
+    import warnings
+
+    with warnings.catch_warnings():  # the rerun does not meet it again
+        warnings.simplefilter("error", CacheWarning)
+        got = EmbeddingCache(root).encode(encoder(), sentences, progress=False)
+    assert np.asarray(got).tolist() == np.ones((2, 4)).tolist()

@@ -133,25 +133,38 @@ def _read_vectors(shard: _Shard) -> np.ndarray:
         raise _DamagedShard("truncated vectors")
     if hashlib.sha256(data).hexdigest() != shard.vectors_sha256:
         raise _DamagedShard("vector checksum mismatch")
-    return np.frombuffer(data, dtype=shard.dtype).reshape(shard.n, shard.width)
+    vectors = np.frombuffer(data, dtype=shard.dtype).reshape(shard.n, shard.width)
+    if np.issubdtype(shard.dtype, np.floating) and not np.isfinite(vectors).all():
+        raise _DamagedShard("NaN or infinite vectors")  # see _verify_vectors
+    return vectors
 
 
 def _verify_vectors(shard: _Shard, chunk: int = 16 * 2**20) -> None:
-    """Check a shard's vector checksum by streaming it (no copy of the whole shard in memory)."""
+    """Check a shard's vector checksum and that every value is finite, by streaming it (no
+    copy of the whole shard in memory). A shared cache is trusted for nothing more than what
+    these checks prove: a shard whose NaN or infinite values carry a matching checksum (made
+    by hand) is set aside like a damaged one, and its sentences encoded again."""
     h = hashlib.sha256()
     size = 0
+    finite = True
+    floating = np.issubdtype(shard.dtype, np.floating)
+    chunk -= chunk % shard.dtype.itemsize
     try:
         with open(shard.path, "rb") as f:
             f.seek(shard.offset)
             while block := f.read(chunk):
                 h.update(block)
                 size += len(block)
+                if floating and finite and len(block) % shard.dtype.itemsize == 0:
+                    finite = bool(np.isfinite(np.frombuffer(block, dtype=shard.dtype)).all())
     except OSError as e:
         raise _DamagedShard(f"unreadable ({e})") from None
     if size != shard.n * shard.width * shard.dtype.itemsize:
         raise _DamagedShard("truncated vectors")
     if h.hexdigest() != shard.vectors_sha256:
         raise _DamagedShard("vector checksum mismatch")
+    if not finite:
+        raise _DamagedShard("NaN or infinite vectors")
 
 
 class EncoderDir:
