@@ -426,3 +426,71 @@ def test_a_cache_shard_with_non_finite_vectors_is_set_aside_and_recomputed(tmp_p
         warnings.simplefilter("error", CacheWarning)
         got = EmbeddingCache(root).encode(encoder(), sentences, progress=False)
     assert np.asarray(got).tolist() == np.ones((2, 4)).tolist()
+
+
+class _FakeHub:
+    """Records what ``push`` would upload."""
+
+    uploaded: dict[str, bytes] = {}
+
+    def create_repo(self, repo_id, **kwargs):
+        pass
+
+    def upload_folder(self, *, folder_path, repo_id, repo_type, commit_message):
+        root = Path(folder_path)
+        _FakeHub.uploaded = {
+            p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()
+        }
+        return type("Commit", (), {"commit_url": f"https://huggingface.co/datasets/{repo_id}"})
+
+
+def _exported(tmp_path: Path) -> Path:
+    from sentprobe.datasets import resolve_tasks
+    from sentprobe.datasets.export import export_tasks
+
+    (tmp_path / "t.txt").write_text("\n".join(TASK) + "\n", encoding="utf-8")
+    return export_tasks(resolve_tasks(str(tmp_path / "t.txt")), tmp_path / "out", "parquet")
+
+
+def test_push_refuses_a_link_out_of_the_folder(tmp_path, monkeypatch, capsys):
+    import huggingface_hub
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", _FakeHub)
+    _FakeHub.uploaded = {}
+    out = _exported(tmp_path)
+    (tmp_path / "secret").mkdir()
+    (tmp_path / "secret" / "id_rsa").write_text("PRIVATE KEY")
+    (out / "id_rsa").symlink_to(tmp_path / "secret" / "id_rsa")
+    code, err = run_cli(monkeypatch, capsys, "push", str(out), "me/x")
+    assert code == 1 and len(err) == 1 and "id_rsa" in err[0] and "link" in err[0], err
+    assert _FakeHub.uploaded == {}
+
+
+def test_push_sends_no_absolute_local_path(tmp_path, monkeypatch, capsys):
+    import huggingface_hub
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", _FakeHub)
+    (tmp_path / "t.txt").write_text("\n".join(TASK) + "\n", encoding="utf-8")
+    code, err = run_cli(monkeypatch, capsys, "push", str(tmp_path / "t.txt"), "me/x")
+    assert code == 0, err
+    meta = [data for name, data in _FakeHub.uploaded.items() if name.endswith("sentprobe.json")]
+    assert meta and all(str(tmp_path).encode() not in data for data in meta)
+    assert all(str(tmp_path).encode() not in data for data in _FakeHub.uploaded.values())
+
+
+def test_a_card_config_cannot_name_a_file_outside_a_local_hf_folder(tmp_path, monkeypatch, capsys):
+    import json
+
+    out = _exported(tmp_path)
+    config = next(p.name for p in out.iterdir() if p.is_dir())
+    card = (out / "README.md").read_text(encoding="utf-8")
+    (out / "README.md").write_text(card.replace(f"config_name: {config}", "config_name: .."))
+    planted = json.loads((out / config / "sentprobe.json").read_text())
+    (tmp_path / "sentprobe.json").write_text(json.dumps({**planted, "name": "PLANTED"}))
+    from sentprobe.datasets import resolve_tasks
+    from sentprobe.errors import SentprobeError
+
+    with pytest.raises(SentprobeError) as e:
+        tasks = resolve_tasks(f"hf:{out}:..")
+        assert "PLANTED" not in [t.name for t in tasks]  # read from ../sentprobe.json
+    assert "\n" not in str(e.value) and "PLANTED" not in str(e.value)

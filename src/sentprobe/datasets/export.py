@@ -21,6 +21,7 @@ fold (``"train:17"``); the splits are those of the first fold. A lexical split's
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +36,7 @@ from sentprobe.datasets.loaders.hf import (
     PAIR_ID,
     SUBTYPE,
     metadata_json,
+    shared_source,
 )
 from sentprobe.datasets.task import ProbingTask, Split
 from sentprobe.errors import SentprobeError, require
@@ -197,7 +199,7 @@ def license_text(tasks: Sequence[ProbingTask], folders: Sequence[str], suite: st
             "",
             f"License: {task.metadata.license or 'not stated'}",
             "",
-            f"Source: {task.metadata.source or 'not stated'}",
+            f"Source: {shared_source(task.metadata.source) or 'not stated'}",
             "",
         ]
     return "\n".join(lines)
@@ -249,7 +251,9 @@ def dataset_card(
         for t, folder in zip(tasks, folders, strict=True)
     )
     description = next((t.metadata.description for t in tasks if t.metadata.description), "")
-    sources = list(dict.fromkeys(t.metadata.source for t in tasks if t.metadata.source))
+    sources = list(
+        dict.fromkeys(shared_source(t.metadata.source) for t in tasks if t.metadata.source)
+    )
     entries = list(dict.fromkeys(bibtex(c) for c in citations))
     body = [
         f"# {suite}",
@@ -327,6 +331,25 @@ def export_tasks(
     return out
 
 
+def _check_uploadable(folder: Path) -> None:
+    """Refuse, in one line and before anything is sent, a folder to upload that holds a
+    symbolic link (``../secret/id_rsa`` would be uploaded as its target) or anything but
+    regular files and folders: only what ``export`` writes goes to the Hub."""
+    for parent, dirs, files in os.walk(folder):  # links to folders are not followed
+        for name in [*dirs, *files]:
+            path = Path(parent) / name
+            if path.is_symlink():
+                raise SentprobeError(
+                    f"{path}: a symbolic link (to {os.readlink(path)}) in the folder to upload; "
+                    "refused, nothing uploaded: push uploads only the files export wrote"
+                )
+            if not (path.is_dir() or path.is_file()):
+                raise SentprobeError(
+                    f"{path}: not a regular file; refused, nothing uploaded: push uploads "
+                    "only the files export wrote"
+                )
+
+
 def push_export(folder: str | Path, repo: str, *, private: bool = False) -> str:
     """Upload an export folder to the Hub dataset repository ``repo`` (created if missing,
     ``private`` then); returns the commit's URL. Credentials are huggingface_hub's own
@@ -337,6 +360,7 @@ def push_export(folder: str | Path, repo: str, *, private: bool = False) -> str:
         raise SentprobeError(
             f"{folder}: no dataset card (README.md); write it with sentprobe export"
         )
+    _check_uploadable(folder)
     api = hub.HfApi()
     try:
         api.create_repo(repo, repo_type="dataset", private=private, exist_ok=True)
