@@ -494,3 +494,72 @@ def test_a_card_config_cannot_name_a_file_outside_a_local_hf_folder(tmp_path, mo
         tasks = resolve_tasks(f"hf:{out}:..")
         assert "PLANTED" not in [t.name for t in tasks]  # read from ../sentprobe.json
     assert "\n" not in str(e.value) and "PLANTED" not in str(e.value)
+
+
+def _within(seconds: float, fifo: Path, call):
+    """``call()``'s result or exception, failing the test if it waits on ``fifo`` longer
+    than ``seconds`` (the FIFO is then opened and closed, so the waiting thread ends)."""
+    import threading
+
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = call()
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            box["error"] = e
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.close(fd)
+        thread.join(5)
+        pytest.fail(f"waited on the FIFO {fifo}")
+    return box
+
+
+def test_a_fifo_cache_meta_is_refused_not_waited_on(tmp_path):
+    import numpy as np
+
+    from sentprobe.encoders.cache import EmbeddingCache
+    from sentprobe.encoders.custom import CallableEncoder
+    from sentprobe.encoders.shards import fingerprint_dirname
+    from sentprobe.errors import DataError
+
+    root = tmp_path / "cache"
+    folder = root / fingerprint_dirname("ones-v1")
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "meta.json")
+    encoder = CallableEncoder(
+        lambda s: np.ones((len(s), 4), dtype=np.float32), name="ones", fingerprint="ones-v1"
+    )
+    cache = EmbeddingCache(root)
+    box = _within(10, folder / "meta.json", lambda: cache.encode(encoder, ["a ."], progress=False))
+    assert isinstance(box.get("error"), DataError), box
+    assert "FIFO" in str(box["error"]) and "\n" not in str(box["error"])
+
+
+@pytest.mark.parametrize("name", ["manifest.json", "sentprobe.json"])
+def test_a_suite_file_linking_out_is_refused(tmp_path, name):
+    """A suite's ``manifest.json`` or an exported task's ``sentprobe.json`` that links out of
+    its folder is refused in one line, not read."""
+    from sentprobe.datasets import resolve_tasks
+    from sentprobe.errors import DataError
+
+    if name == "manifest.json":
+        suite = tmp_path / "suite"
+        suite.mkdir()
+        (suite / "t.txt").write_text("\n".join(TASK) + "\n", encoding="utf-8")
+        manifest = {"tasks": {"t": {"file": "t.txt"}}}
+        (tmp_path / "elsewhere.json").write_text(__import__("json").dumps(manifest))
+        (suite / name).symlink_to(tmp_path / "elsewhere.json")
+    else:
+        suite = _exported(tmp_path)
+        config = next(p for p in suite.iterdir() if p.is_dir())
+        (config / name).rename(tmp_path / "elsewhere.json")
+        (config / name).symlink_to(tmp_path / "elsewhere.json")
+    with pytest.raises(DataError, match="outside") as e:
+        resolve_tasks(str(suite))
+    assert name in str(e.value) and "\n" not in str(e.value)

@@ -535,7 +535,7 @@ def open_regular(path: str | Path, root: str | Path | None = None) -> io.Buffere
                 "files here)",
             )
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return open(fd, "rb")  # noqa: SIM115 - the caller closes it
     except BaseException:
         os.close(fd)
         raise

@@ -39,7 +39,14 @@ from pathlib import Path
 import numpy as np
 
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.io import atomic_write_bytes, make_dirs, replace_file, write_problem
+from sentprobe.io import (
+    atomic_write_bytes,
+    inside,
+    make_dirs,
+    read_text,
+    replace_file,
+    write_problem,
+)
 
 MAGIC = b"SPSHARD1\n"
 KEY_BYTES = 16
@@ -186,7 +193,7 @@ class EncoderDir:
         if not meta_path.exists():
             return
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            meta = json.loads(read_text(inside(self.path, META_FILE)))  # no FIFO waited on
             _ = meta["fingerprint"], int(meta["width"]), _vector_dtype(meta["dtype"])
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise DataError(

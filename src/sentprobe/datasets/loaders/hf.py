@@ -32,7 +32,7 @@ from sentprobe.datasets.validation import (
     normalize_split,
 )
 from sentprobe.errors import DataError, SentprobeError, require
-from sentprobe.io import inside
+from sentprobe.io import inside, read_text
 
 #: Metadata sidecar written by ``sentprobe export`` next to each task's data.
 METADATA_FILE = "sentprobe.json"
@@ -84,11 +84,11 @@ def holds_hf_dirs(path: Path) -> bool:
 
 
 def _read_metadata(folder: Path) -> TaskMetadata | None:
-    file = folder / METADATA_FILE
+    file = inside(folder, METADATA_FILE)  # a link out of the task folder is refused
     if not file.is_file():
         return None
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = json.loads(read_text(file))
         fields = {f.name for f in dataclasses.fields(TaskMetadata)}
         unknown = sorted(set(data) - fields)
         if unknown:
