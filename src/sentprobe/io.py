@@ -7,6 +7,13 @@ line number. Output goes through ``atomic_write_*``: a temporary file in the sam
 ``os.replace``d into place once complete, so an interrupted run never leaves a half-written
 file behind, and two writers never share a temporary name (``.tmp-<name>.<random>.part``).
 
+It is the one writer: no other module opens a file for writing, makes a temporary file or
+folder, renames one into place or opens an SQLite file (tests/test_architecture.py), so its
+rules hold everywhere: no link followed or FIFO opened where sentprobe writes
+(``open_partial``, ``atomic_writer``), nothing made outside the folder the user named
+(``make_dirs``), the umask's permissions kept. And the one reader of others' files:
+``open_regular``/``read_bytes``/``read_text`` refuse a FIFO or device instead of waiting on it.
+
 The boundary of what others made is here too: ``inside`` (a file name read from a suite,
 store, run or cache stays inside it), ``path_part`` (text from a file as one safe file name)
 and ``printable`` (text from a file shown without its control characters). Long because
@@ -41,8 +48,24 @@ __all__ = [
     "atomic_dir",
     "atomic_write_bytes",
     "atomic_write_text",
+    "atomic_writer",
     "check_replaceable_dir",
     "check_writable_dir",
+    "check_writable_file",
+    "connect_sqlite",
+    "create_private",
+    "fresh_dir",
+    "make_dirs",
+    "open_partial",
+    "open_regular",
+    "open_text_writer",
+    "read_bytes",
+    "read_text",
+    "redirect_to_devnull",
+    "replace_file",
+    "scratch",
+    "scratch_dir",
+    "write_folder",
     "file_system_type",
     "read_csv_table",
     "write_problem",
@@ -535,7 +558,7 @@ def open_regular(path: str | Path, root: str | Path | None = None) -> io.Buffere
                 "files here)",
             )
         os.set_blocking(fd, True)
-        return open(fd, "rb")  # noqa: SIM115 - the caller closes it
+        return open(fd, "rb")  # the caller closes it
     except BaseException:
         os.close(fd)
         raise
