@@ -103,7 +103,7 @@ def open_binary(path: str | Path) -> BinaryReader:
     return f
 
 
-_COMPRESSED: list[tuple[bytes, Callable[[Path, str], BinaryReader]]] = [
+_COMPRESSED: list[tuple[bytes, Callable[..., BinaryReader]]] = [
     (b"\x1f\x8b", gzip.GzipFile),
     (b"BZh", bz2.BZ2File),
     (b"\xfd7zXZ\x00", lzma.LZMAFile),

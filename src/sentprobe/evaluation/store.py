@@ -609,7 +609,8 @@ def _json_value(name: str, text: Any) -> tuple[Any, str | None]:
         return None, f"is JSON nested deeper than {MAX_JSON_DEPTH} levels"
     if name == "warnings" and not all(isinstance(w, str) for w in value):
         return None, "holds a warning that is not text"
-    if name == "extra" and not isinstance(value.get("run_config", {}), dict):
+    run_config = value.get("run_config", {}) if isinstance(value, dict) else {}
+    if name == "extra" and not isinstance(run_config, dict):
         return None, "holds a run_config that is not a table of settings"
     return value, None
 
