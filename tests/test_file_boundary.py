@@ -342,7 +342,7 @@ def one_result(tmp_path_factory) -> Path:
         ("test_score", "9e999", "not a finite number"),
         ("test_score", "1.5", "outside 0..1"),
         ("n_test", "-3", "below 0"),
-        ("encoder", "'enc' || char(10) || '# heading'", "control characters"),
+        ("extra", """'{"run_config": {"command": "run"}}'""", "run_config"),
     ],
     ids=[
         "seed",
@@ -352,7 +352,7 @@ def one_result(tmp_path_factory) -> Path:
         "inf",
         "score",
         "count",
-        "newline",
+        "run-config-keys",
     ],
 )
 def test_a_crafted_stored_value_is_one_line_naming_store_and_row(
@@ -563,3 +563,20 @@ def test_a_suite_file_linking_out_is_refused(tmp_path, name):
     with pytest.raises(DataError, match="outside") as e:
         resolve_tasks(str(suite))
     assert name in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_newline_in_an_encoder_name_does_not_split_the_provenance_heading(
+    one_result, tmp_path, monkeypatch, capsys
+):
+    import shutil
+    import sqlite3
+
+    shutil.copy(one_result / "r.sqlite", tmp_path / "r.sqlite")
+    with sqlite3.connect(tmp_path / "r.sqlite") as db:
+        db.execute("UPDATE results SET encoder = 'enc' || char(10) || '# injected'")
+    store = str(tmp_path / "r.sqlite")
+    monkeypatch.setattr(sys, "argv", ["sentprobe", "report", "--results", store, "--provenance"])
+    main()
+    out = capsys.readouterr().out
+    assert "enc\\n# injected" in out
+    assert not [line for line in out.splitlines() if line.startswith("# injected")]

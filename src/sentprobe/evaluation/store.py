@@ -609,10 +609,18 @@ def _json_value(name: str, text: Any) -> tuple[Any, str | None]:
         return None, f"is JSON nested deeper than {MAX_JSON_DEPTH} levels"
     if name == "warnings" and not all(isinstance(w, str) for w in value):
         return None, "holds a warning that is not text"
-    run_config = value.get("run_config", {}) if isinstance(value, dict) else {}
-    if name == "extra" and not isinstance(run_config, dict):
-        return None, "holds a run_config that is not a table of settings"
+    run_config = value.get("run_config") if isinstance(value, dict) else None
+    if name == "extra" and run_config is not None and not _is_run_config(run_config):
+        return None, "holds a run_config that is not a command and a table of its settings"
     return value, None
+
+
+def _is_run_config(value: Any) -> bool:
+    """What ``RUN_CONFIG`` records: {} or {"command": str, "settings": {...}}."""
+    return isinstance(value, dict) and (
+        not value
+        or (isinstance(value.get("command"), str) and isinstance(value.get("settings"), dict))
+    )
 
 
 def _value_problem(name: str, value: Any) -> str | None:
@@ -633,9 +641,7 @@ def _value_problem(name: str, value: Any) -> str | None:
         return f"is {value}, below 0" if value < 0 else None
     if not isinstance(value, str):
         return f"is {value!r}, not text"
-    if printable(value) != value:
-        return f"is {printable(value)!r}, with control characters"
-    return None
+    return None  # control characters in names are shown escaped (sentprobe.io.printable)
 
 
 def _to_record(row: tuple, store: Path | None = None, key: str | None = None) -> ResultRecord:
