@@ -34,19 +34,26 @@ def entry(suite: str, clone: Path) -> dict:
     git = ["git", "-C", str(clone)]
     commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
     tree = subprocess.run(
-        [*git, "ls-tree", "-r", "HEAD", folder or "."], capture_output=True, text=True, check=True
+        [*git, "ls-tree", "-r", "-l", "HEAD", folder or "."],
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    files = {}
+    files, sizes = {}, {}
     for line in tree.stdout.splitlines():
         meta, path = line.split("\t", 1)
         rel = path[len(folder) :]
         if re.fullmatch(pattern, rel):
             files[rel] = meta.split()[2]
+            size = meta.split()[3]
+            if size.isdigit():  # a blob-less clone may not know it: the download's cap bounds it
+                sizes[rel] = int(size)
     return {
         "repository": repository,
         "commit": commit.stdout.strip(),
         "folder": folder,
         "files": dict(sorted(files.items())),
+        "bytes": dict(sorted(sizes.items())),
     }
 
 

@@ -7,6 +7,13 @@ line number. Output goes through ``atomic_write_*``: a temporary file in the sam
 ``os.replace``d into place once complete, so an interrupted run never leaves a half-written
 file behind, and two writers never share a temporary name (``.tmp-<name>.<random>.part``).
 
+It is the one writer: no other module opens a file for writing, makes a temporary file or
+folder, renames one into place or opens an SQLite file (tests/test_architecture.py), so its
+rules hold everywhere: no link followed or FIFO opened where sentprobe writes
+(``open_partial``, ``atomic_writer``), nothing made outside the folder the user named
+(``make_dirs``), the umask's permissions kept. And the one reader of others' files:
+``open_regular``/``read_bytes``/``read_text`` refuse a FIFO or device instead of waiting on it.
+
 The boundary of what others made is here too: ``inside`` (a file name read from a suite,
 store, run or cache stays inside it), ``path_part`` (text from a file as one safe file name)
 and ``printable`` (text from a file shown without its control characters). Long because
@@ -25,11 +32,14 @@ import lzma
 import os
 import re
 import shutil
+import sqlite3
+import stat
 import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sentprobe.errors import DataError, SentprobeError
 
@@ -38,8 +48,24 @@ __all__ = [
     "atomic_dir",
     "atomic_write_bytes",
     "atomic_write_text",
+    "atomic_writer",
     "check_replaceable_dir",
     "check_writable_dir",
+    "check_writable_file",
+    "connect_sqlite",
+    "create_private",
+    "fresh_dir",
+    "make_dirs",
+    "open_partial",
+    "open_regular",
+    "open_text_writer",
+    "read_bytes",
+    "read_text",
+    "redirect_to_devnull",
+    "replace_file",
+    "scratch",
+    "scratch_dir",
+    "write_folder",
     "file_system_type",
     "read_csv_table",
     "write_problem",
@@ -65,24 +91,30 @@ def open_binary(path: str | Path) -> BinaryReader:
     """
     path = Path(path)
     try:
-        with open(path, "rb") as f:
-            head = f.read(6)
+        f = open_regular(path)  # a FIFO or device is refused, not waited on
+        head = f.read(6)
     except OSError as e:
         raise DataError(path, None, f"cannot read file: {e.strerror or e}") from None
-    if head.startswith(b"\x1f\x8b"):
-        return gzip.GzipFile(path, "rb")
-    if head.startswith(b"BZh"):
-        return bz2.BZ2File(path, "rb")
-    if head.startswith(b"\xfd7zXZ\x00"):
-        return lzma.LZMAFile(path, "rb")
-    return open(path, "rb")
+    for magic, kind in _COMPRESSED:
+        if head.startswith(magic):
+            f.close()
+            return kind(path, "rb")
+    f.seek(0)
+    return f
+
+
+_COMPRESSED: list[tuple[bytes, Callable[..., BinaryReader]]] = [
+    (b"\x1f\x8b", gzip.GzipFile),
+    (b"BZh", bz2.BZ2File),
+    (b"\xfd7zXZ\x00", lzma.LZMAFile),
+]
 
 
 def file_sha256(path: str | Path, *, decompress: bool = True) -> str:
     """SHA-256 (hex) of a file's content, decompressed as ``open_binary`` reads it (a
     corpus is the same whether gzipped or not); ``decompress=False``: of its bytes as stored."""
     h = hashlib.sha256()
-    with open_binary(path) if decompress else open(path, "rb") as f:
+    with open_binary(path) if decompress else open_regular(path) as f:
         try:
             while block := f.read(1 << 20):
                 h.update(block)
@@ -299,30 +331,18 @@ def locked_dir(folder: str | Path, on_wait: Callable[[], None] | None = None) ->
 
 
 def atomic_write_bytes(
-    path: str | Path, data: bytes | Iterable[bytes], fsync: bool = False
+    path: str | Path,
+    data: bytes | Iterable[bytes],
+    fsync: bool = False,
+    root: str | Path | None = None,
 ) -> Path:
-    """Write ``data`` (bytes, or chunks of bytes) to ``path``, replacing it only once complete.
-
-    The file gets the permissions any new file gets (0666 less the umask: mkstemp's 0600
-    would hide a shared cache from the group; a umask of 077 keeps it private). ``fsync``
-    flushes to disk before the rename, for stores that must survive a power cut.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for chunk in [data] if isinstance(data, bytes) else data:
-                f.write(chunk)
-            if fsync:
-                f.flush()
-                os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """Write ``data`` (bytes, or chunks of bytes) to ``path``, replacing it only once complete
+    (``atomic_writer``: a temporary file beside it, no link followed, the umask's
+    permissions; ``root``: the folder ``path`` must stay inside)."""
+    with atomic_writer(path, root=root, fsync=fsync) as f:
+        for chunk in [data] if isinstance(data, bytes) else data:
+            f.write(chunk)
+    return Path(path)
 
 
 def _umask() -> int:
@@ -339,9 +359,9 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write_text(path: str | Path, text: str) -> Path:
+def atomic_write_text(path: str | Path, text: str, root: str | Path | None = None) -> Path:
     """Write UTF-8 text with ``\\n`` line ends, replacing ``path`` only once complete."""
-    return atomic_write_bytes(path, text.encode("utf-8"))
+    return atomic_write_bytes(path, text.encode("utf-8"), root=root)
 
 
 #: errno values that mean "no room": the fix is space, not another path.
@@ -484,3 +504,265 @@ def inside(root: str | Path, name: str | Path, source: str | Path | None = None)
             "only name files inside its own folder",
         )
     return path
+
+
+# The one reader of files someone else made, and the one writer of every file sentprobe makes.
+# Every other module reads a shared folder's files and writes its outputs through these
+# (tests/test_architecture.py::test_only_sentprobe_io_writes_files), so the rules below hold
+# for every stage by construction: no link followed where sentprobe writes, nothing written or
+# read outside the folder named, no FIFO or device waited on, the umask's permissions kept.
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a regular file"
+
+
+def _under(root: str | Path, path: str | Path) -> Path:
+    """``path`` (``root / name``, or a name relative to ``root``) checked by ``inside``."""
+    root, path = Path(root), Path(path)
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        rel = path  # absolute elsewhere, or relative to root: inside decides
+    return inside(root, rel)
+
+
+def open_regular(path: str | Path, root: str | Path | None = None) -> io.BufferedReader:
+    """Open a file for reading bytes, refusing anything but a regular file (a FIFO, device or
+    socket is a one-line DataError, never waited on: the open does not block); ``root``: the
+    folder someone else made that ``path`` must stay inside (``inside``). An ``OSError``
+    (missing, no permission) is raised as it is, for the caller to word."""
+    path = Path(path) if root is None else _under(root, path)
+    fd = os.open(path, os.O_RDONLY | _NONBLOCK | _CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):  # as open() says it
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(mode):
+            raise DataError(
+                path,
+                None,
+                f"{_kind(mode)}, not a regular file; refused (sentprobe reads only regular "
+                "files here)",
+            )
+        os.set_blocking(fd, True)
+        return open(fd, "rb")  # the caller closes it
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_bytes(path: str | Path, root: str | Path | None = None) -> bytes:
+    """The bytes of a regular file (``open_regular``)."""
+    with open_regular(path, root) as f:
+        return f.read()
+
+
+def read_text(path: str | Path, root: str | Path | None = None) -> str:
+    """The UTF-8 text of a regular file (``open_regular``); a bad byte is a UnicodeDecodeError
+    (a ValueError) for the caller to word."""
+    return read_bytes(path, root).decode("utf-8")
+
+
+def _refused_write(path: Path, why: str) -> SentprobeError:
+    return SentprobeError(
+        f"{path}: {why} where sentprobe writes; refused, nothing written through it "
+        "(remove it and run again)"
+    )
+
+
+def make_dirs(folder: str | Path, root: str | Path | None = None) -> Path:
+    """``mkdir -p folder``; with ``root`` (the folder the user named), every part of ``folder``
+    below ``root`` must stay inside it: a planted link to a folder elsewhere is refused
+    (``inside``), nothing made through it. Folders get the umask's permissions."""
+    folder = Path(folder)
+    if root is None:
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    current = root
+    for part in _under(root, folder).relative_to(root).parts:
+        current = inside(root, current.relative_to(root) / part)
+        current.mkdir(exist_ok=True)
+    return current
+
+
+def open_partial(
+    path: str | Path, *, resume: bool = False, root: str | Path | None = None
+) -> io.BufferedWriter:
+    """Open a file sentprobe fills in pieces (a download's ``.part``, a teacher's
+    ``.partial``) for writing bytes: created with the umask's permissions if missing,
+    continued at its end if ``resume``, else emptied. Never through a symbolic link
+    (``O_NOFOLLOW``), and never a FIFO, device or a file with other hard links: those are
+    refused in one line, nothing written. ``root``: the folder ``path`` must stay inside."""
+    path = Path(path)
+    if root is not None:
+        make_dirs(path.parent, root)
+        path = _under(root, path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | _NOFOLLOW | _NONBLOCK | _CLOEXEC, 0o666)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise _refused_write(path, "a symbolic link") from None
+        if e.errno == errno.ENXIO:  # a FIFO nobody reads
+            raise _refused_write(path, "a FIFO") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _refused_write(path, _kind(st.st_mode))
+        if st.st_nlink > 1:
+            raise _refused_write(path, f"a file with {st.st_nlink} hard links")
+        os.set_blocking(fd, True)
+        if resume:
+            os.lseek(fd, 0, os.SEEK_END)
+        else:
+            os.ftruncate(fd, 0)
+        return os.fdopen(fd, "wb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_text_writer(path: str | Path, root: str | Path | None = None) -> io.TextIOWrapper:
+    """``open_partial`` (emptied) as UTF-8 text with ``\\n`` line ends: a scratch file that a
+    later step reads back (a spooled corpus)."""
+    return io.TextIOWrapper(open_partial(path, root=root), encoding="utf-8", newline="\n")
+
+
+def fresh_dir(folder: str | Path, root: str | Path | None = None) -> Path:
+    """``folder`` made anew and empty (one left by a killed run is removed first); a link or
+    a file there is refused in one line, never removed through or written into. ``root``:
+    the folder it must stay inside."""
+    folder = Path(folder) if root is None else _under(root, folder)
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise _refused_write(folder, "a symbolic link" if folder.is_symlink() else "a file")
+    shutil.rmtree(folder, ignore_errors=True)
+    make_dirs(folder, root)
+    return folder
+
+
+def replace_file(src: str | Path, dest: str | Path, root: str | Path | None = None) -> Path:
+    """Rename ``src`` onto ``dest`` (one atomic rename; a link at ``dest`` is replaced, not
+    followed); ``root``: the folder ``dest`` must stay inside."""
+    dest = Path(dest) if root is None else _under(root, dest)
+    os.replace(src, dest)
+    return dest
+
+
+@contextmanager
+def atomic_writer(
+    path: str | Path, *, root: str | Path | None = None, fsync: bool = False
+) -> Iterator[io.BufferedWriter]:
+    """A binary file to write ``path`` through: a new temporary file in ``path``'s folder
+    (``mkstemp``: ``O_EXCL``, no link followed), renamed onto ``path`` once the block ends,
+    with the permissions any new file gets (0666 less the umask: mkstemp's 0600 would hide a
+    shared cache from the group; a umask of 077 keeps it private). If the block fails, the
+    temporary file is removed and ``path`` is untouched. ``root``: the folder the user named,
+    which ``path`` must stay inside (``inside``). ``fsync``: flushed to disk before the
+    rename, for stores that must survive a power cut."""
+    path = Path(path)
+    if root is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    else:
+        make_dirs(path.parent, root)
+        path = _under(root, path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def create_private(path: str | Path, data: bytes) -> bool:
+    """Make ``path`` holding ``data``, readable by this user only (0600), unless it exists
+    (another process made it first: theirs is kept); True if this call made it. Written to a
+    temporary file first and linked into place, so a reader never sees it half-written."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}.")  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        os.unlink(tmp)
+
+
+@contextmanager
+def scratch(prefix: str) -> Iterator[Path]:
+    """A new private folder in the system's temporary folder for the block, then removed."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        yield Path(tmp)
+
+
+def write_folder(target: str | Path, fill: Callable[[str], object]) -> Path:
+    """``target`` made whole by ``fill(folder)`` (a library's own writer, such as
+    ``Dataset.save_to_disk``) in a new folder beside it (``atomic_dir``: the umask's
+    permissions, renamed into place once complete, removed if ``fill`` fails)."""
+    with atomic_dir(target) as tmp:
+        fill(str(tmp))
+    return Path(target)
+
+
+def check_writable_file(path: str | Path, what: str, elsewhere: str = "path") -> None:
+    """An existing ``path`` can be opened for writing (nothing is written): a one-line
+    SentprobeError (``write_problem``) otherwise."""
+    try:
+        fd = os.open(path, os.O_RDWR | _NONBLOCK | _CLOEXEC)
+    except OSError as e:
+        raise SentprobeError(write_problem(path, e, what, elsewhere)) from None
+    os.close(fd)
+
+
+def scratch_dir(prefix: str) -> Path:
+    """A new private folder in the system's temporary folder (``mkdtemp``, mode 0700)."""
+    return Path(tempfile.mkdtemp(prefix=prefix))
+
+
+def redirect_to_devnull(fd: int) -> None:
+    """Point the file descriptor ``fd`` (stdout) at the null device."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+def connect_sqlite(database: str | Path, **kwargs: Any) -> sqlite3.Connection:
+    """``sqlite3.connect``, the one way sentprobe opens an SQLite file: a path (not a URI)
+    that exists and is not a regular file (a FIFO would block, a device is not a store) is
+    refused in one line. SQLite itself refuses ``-wal``/``-shm``/``-journal`` side files that
+    are links."""
+    if not kwargs.get("uri"):
+        try:
+            mode = os.stat(database).st_mode
+        except OSError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            raise SentprobeError(f"{database}: {_kind(mode)}, not an SQLite file; refused")
+    return sqlite3.connect(database, **kwargs)

@@ -147,8 +147,16 @@ def _unreadable(d: Path, mp: pytest.MonkeyPatch) -> None:
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
         return real_open(path, *a, **kw)
 
+    real_os_open = os.open
+
+    def deny_fd(path, *a, **kw):  # sentprobe.io.open_regular opens by os.open
+        if isinstance(path, (str, os.PathLike)) and Path(path).resolve() == target.resolve():
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_os_open(path, *a, **kw)
+
     mp.setattr(builtins, "open", deny)
     mp.setattr(io, "open", deny)  # Path.open / Path.read_bytes go through io.open
+    mp.setattr(os, "open", deny_fd)
 
 
 def _readonly_cache(d: Path, mp: pytest.MonkeyPatch) -> None:

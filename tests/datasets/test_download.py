@@ -174,7 +174,8 @@ def test_checksum_failure_is_reported_and_not_left_in_place(name, request, tmp_p
 
 
 @pytest.mark.parametrize("name", SUITES)
-def test_interrupted_download_resumes_with_range(name, request, tmp_path, serve):
+def test_interrupted_download_resumes_with_range(name, request, tmp_path, serve, monkeypatch):
+    monkeypatch.setattr(dl, "RETRIES", 1)  # no second try within the run: the rerun resumes
     tree, suite = request.getfixturevalue(name)
     victim = sorted(suite.files)[-1]
     _RangeHandler.log = []
@@ -365,3 +366,110 @@ def test_download_reports_identical_splits(xprobe, tmp_path, monkeypatch, capsys
     main()
     err = capsys.readouterr().err
     assert "de/past_present/te.txt and de/past_present/va.txt are byte-identical" in err
+
+
+def test_a_dropped_connection_is_retried_and_resumed_in_one_run(senteval, tmp_path, serve):
+    tree, suite = senteval
+    victim = sorted(suite.files)[-1]
+    _RangeHandler.log = []
+    _RangeHandler.truncate = {"/" + victim}
+    outcome = download(suite, tmp_path / "out", source=serve(tree))
+    assert outcome.problems == {} and victim in outcome.fetched
+    assert [entry[2] for entry in _RangeHandler.log if entry[0] == "/" + victim] == [200, 206]
+
+
+class _EndlessHandler(_RangeHandler):
+    """Sends an endless body for every file (no Content-Length)."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.end_headers()
+        try:
+            while True:
+                self.wfile.write(b"x" * 65536)
+        except OSError:
+            pass
+
+
+def test_the_catalog_size_bounds_every_file(senteval, tmp_path, serve):
+    """An endless body grew a ``.part`` to 200 MB for a 224 KB file: the catalog's size of
+    each file cuts it off, the part is removed, one line says so."""
+    tree, suite = senteval
+    sizes = {rel: (tree / rel).stat().st_size for rel in suite.files}
+    suite = dataclasses.replace(suite, bytes=sizes)
+    out = tmp_path / "out"
+    outcome = download(suite, out, source=serve(tree, _EndlessHandler))
+    assert set(outcome.problems) == set(suite.files)
+    assert all("more than the file's" in why for why in outcome.problems.values())
+    assert not list(out.rglob("*.part")) and not list(out.rglob("*.txt"))
+
+
+class _LoopHandler(_RangeHandler):
+    def do_GET(self) -> None:
+        self.send_response(302)
+        self.send_header("Location", self.path)
+        self.end_headers()
+
+
+def test_a_redirect_loop_is_one_line_for_the_suite(senteval, tmp_path, serve, monkeypatch, capsys):
+    tree, suite = senteval
+    monkeypatch.setattr(dl, "published_suites", lambda: {"senteval": suite})
+    mirror = serve(tree, _LoopHandler)
+    args = ["download", "senteval", "-o", str(tmp_path / "out"), "--mirror", mirror]
+    monkeypatch.setattr(sys, "argv", ["sentprobe", *args])
+    with pytest.raises(SystemExit):
+        main()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "redirect" in err[0] and f"({len(suite.files)} files)" in err[0], err
+
+
+class _SlowHandler(_RangeHandler):
+    def do_GET(self) -> None:
+        import time
+
+        self.send_response(200)
+        self.end_headers()
+        try:
+            for _ in range(40):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.05)
+        except OSError:
+            pass
+
+
+def test_the_whole_download_has_a_time_limit(senteval, tmp_path, serve):
+    """A server that keeps sending slowly, never silent for ``timeout``: the overall limit
+    stops the run; what was fetched is kept to resume."""
+    import time
+
+    tree, suite = senteval
+    start = time.monotonic()
+    outcome = download(suite, tmp_path / "out", source=serve(tree, _SlowHandler),
+                       total_timeout=0.5)  # fmt: skip
+    assert time.monotonic() - start < 1.5
+    assert set(outcome.problems) == set(suite.files)
+    assert all("time limit" in why for why in outcome.problems.values())
+
+
+def test_a_server_error_is_retried_with_a_growing_wait(senteval, tmp_path, serve, monkeypatch):
+    tree, suite = senteval
+    waits: list[float] = []
+    monkeypatch.setattr(dl.time, "sleep", waits.append)
+
+    class Failing(_RangeHandler):
+        def do_GET(self) -> None:
+            self.send_error(503)
+
+    outcome = download(suite, tmp_path / "out", source=serve(tree, Failing))
+    assert all(why == "HTTP 503 Service Unavailable" for why in outcome.problems.values())
+    assert waits == [dl.RETRY_WAIT_S, 2 * dl.RETRY_WAIT_S] * len(suite.files)
+
+
+def test_download_shows_a_progress_bar(senteval, tmp_path, monkeypatch, capsys):
+    tree, suite = senteval
+    suite = dataclasses.replace(suite, bytes={r: (tree / r).stat().st_size for r in suite.files})
+    download(suite, tmp_path / "out", source=tree.as_uri(), progress=True)
+    err = capsys.readouterr().err
+    total = sum(suite.bytes.values()) / 1000
+    assert f"senteval: {total:.2f}k/{total:.2f}k" in err

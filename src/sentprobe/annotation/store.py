@@ -30,7 +30,14 @@ from typing import Any
 from sentprobe.annotation.backends import Annotator, ConlluAnnotator, Sentence, get_annotator
 from sentprobe.annotation.record import AnnotatedSentence
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.io import atomic_write_bytes, inside, iter_lines, write_problem
+from sentprobe.io import (
+    atomic_write_bytes,
+    inside,
+    iter_lines,
+    make_dirs,
+    read_text,
+    write_problem,
+)
 
 FORMAT = "sentprobe-annotations/1"
 MANIFEST = "manifest.json"
@@ -81,8 +88,8 @@ def _load_manifest(out_dir: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
+        manifest = json.loads(read_text(inside(out_dir, MANIFEST)))  # no FIFO waited on
+    except (OSError, ValueError) as e:
         raise DataError(path, None, f"unreadable annotation manifest: {e}") from None
     if manifest.get("format") != FORMAT:
         raise DataError(path, None, f"not a sentprobe annotation manifest ({FORMAT})")
@@ -114,7 +121,7 @@ def annotate_corpus(
     """
     out_dir = Path(out_dir)
     created = not out_dir.exists()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(out_dir)
     try:
         return _annotate(source, out_dir, annotator, chunk_size, pretokenized, progress, total)
     except BaseException:

@@ -22,7 +22,7 @@ from typing import Annotated, Any
 import typer
 
 from sentprobe.errors import SentprobeError
-from sentprobe.io import atomic_write_text
+from sentprobe.io import atomic_write_text, printable
 
 #: The commands that take ``--config`` / ``--save-config``.
 CONFIG_COMMANDS = ("run", "build", "train", "map-encoder")
@@ -196,7 +196,7 @@ def run_config_text(frame: Any) -> str:
             else "(not recorded: stored before sentprobe recorded run settings, or from Python)"
         )
         key = (text, versions_line(extra), is_foreign(extra))
-        groups.setdefault(key, []).append(f"{encoder} / {task}")
+        groups.setdefault(key, []).append(f"{printable(encoder)} / {printable(task)}")
     out = []
     for i, ((text, versions, foreign), cells) in enumerate(groups.items(), start=1):
         shown = ", ".join(cells[:6]) + (f", ... ({len(cells)} results)" if len(cells) > 6 else "")

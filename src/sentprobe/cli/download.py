@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -59,7 +60,8 @@ def download(
 
     spec = published_suites()[suite.value]
     directory = output if output is not None else Path(spec.output)
-    outcome = fetch(spec, directory, source=url, lock=lock)
+    # a bar of the bytes fetched on a terminal; a log or a pipe gets the outcome's lines only
+    outcome = fetch(spec, directory, source=url, lock=lock, progress=sys.stderr.isatty())
     total = len(spec.files)
     if outcome.problems:
         raise SentprobeError(

@@ -3,6 +3,7 @@ its own module (``cli/run.py``, ``cli/report.py``...) and is wired in here."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -19,6 +20,7 @@ from sentprobe import __version__
 from sentprobe.cli.config import add_config_options
 from sentprobe.cli.console import error, note, warning
 from sentprobe.errors import SentprobeError
+from sentprobe.io import redirect_to_devnull
 
 
 class Terminated(KeyboardInterrupt):
@@ -93,13 +95,9 @@ class Commands(TyperGroup):
 def _silence_stdout() -> None:
     """Point stdout at /dev/null, so the interpreter's final flush of a closed pipe does not
     print another error (the usual idiom of command-line tools)."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # no real file descriptor (e.g. captured in tests)
-        pass
-    finally:
-        os.close(devnull)
+    # no real file descriptor (e.g. captured in tests): nothing to point
+    with contextlib.suppress(OSError, ValueError):
+        redirect_to_devnull(sys.stdout.fileno())
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from sentprobe.cli.console import note
+from sentprobe.io import scratch
 
 
 def push(
@@ -33,9 +33,9 @@ def push(
     else:
         tasks = resolve_tasks(suite)
         name = suite if "/" not in suite and not folder.exists() else folder.name
-        with tempfile.TemporaryDirectory(prefix="sentprobe-push-") as tmp:
+        with scratch("sentprobe-push-") as tmp:
             out = export_tasks(
-                tasks, Path(tmp) / name, "parquet", suite=name, manifest=suite_manifest(suite)
+                tasks, tmp / name, "parquet", suite=name, manifest=suite_manifest(suite)
             )
             url = push_export(out, repo, private=private)
     note(f"uploaded to {url}; -t hf:{repo} reads it")

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from sentprobe.io import inside, read_text
 from sentprobe.reporting import html
 
 
@@ -60,7 +61,7 @@ def suite_info(name: str, directory: Path) -> html.SuiteInfo:
         "sizes": _short(manifest.get("sizes", "")),
     }
     quality = directory / "QUALITY.md"
-    text = quality.read_text(encoding="utf-8") if quality.is_file() else ""
+    text = read_text(inside(directory, "QUALITY.md")) if quality.is_file() else ""
     findings = ""
     match = re.search(r"^## Warnings and errors\n(.*?)(?=^## |\Z)", text, re.M | re.S)
     if match:

@@ -12,7 +12,11 @@ loaders, label sets, split sizes) and the folder is the layout ``-t`` reads.
 
 Downloads resume: a file arrives as ``NAME.part`` and a later run asks for the rest (an HTTP
 Range request; a server that ignores it sends the whole file again). Files already in place
-are re-verified, not fetched again. Only the standard library's ``urllib`` is used.
+are re-verified, not fetched again. Every file is bounded by its size in the catalog (where
+the maintainers' tree gave one; else ``MAX_UNSIZED_BYTES``), the whole download by
+``TIMEOUT_S``, and a failure that may pass (a dropped connection, HTTP 429/5xx) is retried
+with a growing wait. The standard library's ``urllib`` does the fetching: resuming a
+``.part`` by Range, which the libraries that verify downloads (pooch) do not offer.
 
 Long because it holds the three suites' content checks beside the fetching they guard.
 """
@@ -24,8 +28,8 @@ import http.client
 import json
 import logging
 import os
-import shutil
 import tarfile
+import time
 import urllib.error
 import urllib.request
 import zipfile
@@ -43,12 +47,40 @@ from sentprobe.datasets.loaders.senteval import load_senteval_file
 from sentprobe.datasets.loaders.xprobe import load_xprobe_task
 from sentprobe.datasets.task import ProbingTask
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.io import atomic_write_bytes, atomic_write_text
+from sentprobe.io import (
+    atomic_write_bytes,
+    atomic_write_text,
+    inside,
+    make_dirs,
+    open_partial,
+    open_regular,
+    replace_file,
+)
+from sentprobe.progress import tqdm
 
 log = logging.getLogger(__name__)
 
 LOCK = "sentprobe-lock.json"
 _CHUNK = 1 << 20
+#: The bound of a file whose size the catalog does not record (the largest published file
+#: is a few MB): an endless body stops here, not at a full disk.
+MAX_UNSIZED_BYTES = 256 << 20
+#: Tries per file for a failure that may pass (a dropped connection, a timeout, HTTP 429 or
+#: 5xx), waiting ``RETRY_WAIT_S`` and then twice as long after each; a partial file resumes.
+RETRIES = 3
+RETRY_WAIT_S = 1.0
+#: The whole download's time limit (seconds); what is not fetched by then resumes on a rerun.
+TIMEOUT_S = 3600.0
+
+
+class _TooLarge(Exception):
+    """A body larger than the file's known size (or the cap)."""
+
+
+class _OutOfTime(Exception):
+    """The download's overall time limit passed."""
+
+
 _ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 
 #: SentEval's label sets as its ``data/probing/README.md`` lists them (word_content: 1000
@@ -117,6 +149,9 @@ class Published:
     #: SentEval: lines per split (train/dev/test; its README: "a few more" in some files);
     #: DNC: ``items``, the total number of items (Kim et al. 2019, Section 3).
     sizes: Mapping[str, int] = field(default_factory=dict)
+    #: path -> its size in bytes at ``commit``, where the catalog knows it: a body that
+    #: grows past it is cut off (where not known: ``MAX_UNSIZED_BYTES``).
+    bytes: Mapping[str, int] = field(default_factory=dict)
     #: the default output folder.
     output: str = ""
     description: str = ""
@@ -156,6 +191,7 @@ def published_suites() -> dict[str, Published]:
             commit=entry["commit"],
             folder=entry["folder"],
             files=entry["files"],
+            bytes=entry.get("bytes", {}),
             **_SUITE_INFO[name],
         )
         for name, entry in catalog.items()
@@ -167,7 +203,7 @@ def git_blob_id(path: Path) -> tuple[str, str]:
     size = path.stat().st_size
     blob = hashlib.sha1(f"blob {size}\0".encode())  # noqa: S324 (git's own content id)
     sha = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         while chunk := f.read(_CHUNK):
             blob.update(chunk)
             sha.update(chunk)
@@ -239,35 +275,113 @@ def _mismatch(path: Path, blob: str, locked: str | None) -> tuple[str | None, st
     return None, sha
 
 
-def _fetch_url(url: str, dest: Path, timeout: float) -> None:
-    """Fetch ``url`` into ``dest`` through ``dest.part``, continuing a partial one."""
+def _fetch_url(
+    url: str,
+    dest: Path,
+    timeout: float,
+    root: Path,
+    limit: int,
+    deadline: float,
+    bar: Any = None,
+) -> None:
+    """Fetch ``url`` into ``dest`` through ``dest.part``, continuing a partial one; both stay
+    inside ``root`` and neither is written through a link (``sentprobe.io.open_partial``).
+    A body growing past ``limit`` bytes is cut off (``_TooLarge``), as is one still arriving
+    at ``deadline`` (``time.monotonic``, ``_OutOfTime``: the part is kept, to resume)."""
     part = dest.with_name(dest.name + ".part")
-    start = part.stat().st_size if part.is_file() else 0
-    headers = {"User-Agent": "sentprobe-download"}
-    if start:
-        headers["Range"] = f"bytes={start}-"
-    request = urllib.request.Request(url, headers=headers)
-    try:
-        response = urllib.request.urlopen(request, timeout=timeout)  # noqa: S310 (http/file)
-    except urllib.error.HTTPError as e:
-        if e.code == 416 and start:  # nothing left to send: the part is whole
-            os.replace(part, dest)
-            return
-        raise
-    with response:
-        resumed = bool(start) and getattr(response, "status", None) == 206
+    with open_partial(part, resume=True, root=root) as out:
+        start = out.tell()
+        if start > limit:
+            start = 0  # a part larger than the file can be: start again
+        headers = {"User-Agent": "sentprobe-download"}
         if start:
-            log.info(
-                "%s: %s %d bytes", dest.name, "resuming after" if resumed else "restarting;", start
-            )
-        length = response.headers.get("Content-Length")
-        with open(part, "ab" if resumed else "wb") as out:
+            headers["Range"] = f"bytes={start}-"
+        request = urllib.request.Request(url, headers=headers)
+        try:
+            response = urllib.request.urlopen(request, timeout=timeout)  # noqa: S310
+        except urllib.error.HTTPError as e:
+            if e.code == 416 and start:  # nothing left to send: the part is whole
+                out.close()
+                replace_file(part, dest, root)
+                return
+            raise
+        with response:
+            resumed = bool(start) and getattr(response, "status", None) == 206
+            if start:
+                log.info(
+                    "%s: %s %d bytes",
+                    dest.name,
+                    "resuming after" if resumed else "restarting;",
+                    start,
+                )
+            if not resumed:
+                out.seek(0)
+                out.truncate()
+            length = response.headers.get("Content-Length")
             before = out.tell()
-            shutil.copyfileobj(response, out, _CHUNK)
+            if length is not None and length.isdigit() and before + int(length) > limit:
+                raise _TooLarge(f"{before + int(length)} bytes")
+            read = getattr(response, "read1", response.read)  # what has come, not 1 MiB
+            while block := read(_CHUNK):
+                out.write(block)
+                if bar is not None:
+                    bar.update(len(block))
+                if out.tell() > limit:
+                    raise _TooLarge(f"more than {out.tell()} bytes")
+                if time.monotonic() > deadline:
+                    raise _OutOfTime
             got = out.tell() - before
     if length is not None and length.isdigit() and got < int(length):
         raise ConnectionError(f"interrupted after {got} of {length} bytes")
-    os.replace(part, dest)
+    replace_file(part, dest, root)
+
+
+def _transient(e: BaseException) -> bool:
+    """A failure that may pass on another try: HTTP 429 or 5xx, a dropped connection, a
+    timeout; not a 404, a refused name or a redirect loop."""
+    if isinstance(e, urllib.error.HTTPError):
+        return e.code == 429 or 500 <= e.code < 600
+    if isinstance(e, urllib.error.URLError):
+        return isinstance(e.reason, (TimeoutError, ConnectionError))
+    return isinstance(e, (TimeoutError, ConnectionError, http.client.HTTPException))
+
+
+def _one_line(e: BaseException) -> str:
+    """A fetch failure as one short line, without the path or URL (one cause, one line)."""
+    if isinstance(e, urllib.error.HTTPError):
+        if 300 <= e.code < 400:
+            return f"HTTP {e.code}: a redirect loop or too many redirects"
+        return f"HTTP {e.code} {' '.join(str(e.reason).split())}"
+    reason = getattr(e, "reason", None) or e
+    if isinstance(reason, OSError) and reason.strerror:
+        reason = reason.strerror
+    return f"not fetched ({' '.join(str(reason).split()) or type(e).__name__}); rerun to resume"
+
+
+def _fetch_with_retries(
+    url: str, dest: Path, timeout: float, root: Path, limit: int, deadline: float, bar: Any
+) -> str | None:
+    """``_fetch_url`` with ``RETRIES`` tries for a failure that may pass, waiting longer
+    after each; the problem as one line, or None once fetched."""
+    wait = RETRY_WAIT_S
+    for attempt in range(1, RETRIES + 1):
+        if time.monotonic() > deadline:
+            return "not fetched in the download's time limit; rerun to resume"
+        try:
+            _fetch_url(url, dest, timeout, root, limit, deadline, bar)
+            return None
+        except _TooLarge as e:
+            dest.with_name(dest.name + ".part").unlink(missing_ok=True)
+            return f"the server sent {e}, more than the file's {limit} bytes; refused"
+        except _OutOfTime:
+            return "not fetched in the download's time limit; rerun to resume"
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as e:
+            if not _transient(e) or attempt == RETRIES or time.monotonic() + wait > deadline:
+                return _one_line(e)
+            log.info("%s: %s; trying again in %.0f s", dest.name, _one_line(e), wait)
+            time.sleep(wait)
+            wait *= 2
+    return None
 
 
 def _archive_members(archive: Path) -> Iterator[tuple[str, IO[bytes]]]:
@@ -312,7 +426,7 @@ def _from_archive(archive: Path, wanted: list[str], directory: Path, folder: str
         if rel not in wanted or rel in found:
             continue
         chunks: Iterator[bytes] = iter(partial(src.read, _CHUNK), b"")
-        atomic_write_bytes(directory / rel, chunks)
+        atomic_write_bytes(directory / rel, chunks, root=directory)
         found.add(rel)
     return {rel: f"not in {archive.name}" for rel in wanted if rel not in found}
 
@@ -330,6 +444,8 @@ def download(
     source: str | Path | None = None,
     lock: str | Path | None = None,
     timeout: float = 60.0,
+    total_timeout: float = TIMEOUT_S,
+    progress: bool = False,
 ) -> Outcome:
     """Fetch ``suite`` into ``directory``, verify every file and the content, write the lock.
 
@@ -341,8 +457,9 @@ def download(
     file that could not be fetched or does not verify; such a file is not left in place).
     """
     directory = Path(directory).expanduser()
-    directory.mkdir(parents=True, exist_ok=True)
-    lock_path = Path(lock).expanduser() if lock is not None else directory / LOCK
+    make_dirs(directory)
+    lock_path = Path(lock).expanduser() if lock is not None else inside(directory, LOCK)
+    _check_layout(directory, suite.files)
     locked = _read_lock(lock_path, suite.name)
     outcome = Outcome(directory, lock_path)
     sums: dict[str, str] = dict(locked)
@@ -380,33 +497,31 @@ def download(
 
     if archive is not None and todo:
         outcome.problems.update(_from_archive(archive, todo, directory, suite.folder))
-    for rel in todo:
-        dest = directory / rel
-        if rel in outcome.problems:
-            continue
-        if archive is None:
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            url = _source_url(base, suite, rel)
-            log.info("fetching %s", url)
-            try:
-                _fetch_url(url, dest, timeout)
-            except urllib.error.HTTPError as e:
-                outcome.problems[rel] = f"HTTP {e.code} {e.reason}"
+    deadline = time.monotonic() + total_timeout
+    fetching = [rel for rel in todo if archive is None and rel not in outcome.problems]
+    size = sum(suite.bytes.get(rel, 0) for rel in fetching)
+    with tqdm(total=size or None, unit="B", unit_scale=True, desc=suite.name,
+              disable=not (progress and fetching)) as bar:  # fmt: skip
+        for rel in todo:
+            dest = directory / rel
+            if rel in outcome.problems:
                 continue
-            except (urllib.error.URLError, http.client.HTTPException, OSError) as e:
-                # the reason without the path or URL, so that one cause reads as one line
-                reason = getattr(e, "reason", None) or e
-                if isinstance(reason, OSError) and reason.strerror:
-                    reason = reason.strerror
-                outcome.problems[rel] = f"not fetched ({reason}); rerun to resume"
+            if archive is None:
+                make_dirs(dest.parent, directory)
+                url = _source_url(base, suite, rel)
+                log.info("fetching %s", url)
+                limit = suite.bytes.get(rel, MAX_UNSIZED_BYTES)
+                problem = _fetch_with_retries(url, dest, timeout, directory, limit, deadline, bar)
+                if problem is not None:
+                    outcome.problems[rel] = problem
+                    continue
+            problem, sha = _mismatch(dest, suite.files[rel], locked.get(rel))
+            if problem is not None:
+                dest.unlink()
+                outcome.problems[rel] = problem
                 continue
-        problem, sha = _mismatch(dest, suite.files[rel], locked.get(rel))
-        if problem is not None:
-            dest.unlink()
-            outcome.problems[rel] = problem
-            continue
-        outcome.fetched.append(rel)
-        sums[rel] = sha
+            outcome.fetched.append(rel)
+            sums[rel] = sha
 
     if not outcome.problems:
         outcome.problems.update(check_content(suite, directory))
@@ -415,6 +530,25 @@ def download(
         _write_lock(lock_path, suite, verified)
     outcome.identical = _identical_files(verified)
     return outcome
+
+
+def _check_layout(directory: Path, files: Iterable[str]) -> None:
+    """Refuse, before anything is read, written or deleted, an output folder where a file of
+    the layout, its ``.part`` or a folder on the way is a link (a cloned project can carry
+    one: git keeps links) or leads outside the folder: one line naming it."""
+    for rel in files:
+        for name in (rel, rel + ".part"):
+            path = inside(directory, name)
+            for link in (path, *path.parents):
+                if directory not in link.parents:
+                    break
+                if link.is_symlink():
+                    raise DataError(
+                        link,
+                        None,
+                        f"a symbolic link (to {os.readlink(link)}) in the download folder; "
+                        "refused, nothing read or written through it (remove it and rerun)",
+                    )
 
 
 def _identical_files(sums: Mapping[str, str]) -> list[tuple[str, str]]:

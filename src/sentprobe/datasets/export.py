@@ -23,8 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,10 +36,21 @@ from sentprobe.datasets.loaders.hf import (
     PAIR_ID,
     SUBTYPE,
     metadata_json,
+    shared_source,
 )
 from sentprobe.datasets.task import ProbingTask, Split
 from sentprobe.errors import SentprobeError, require
-from sentprobe.io import WRITE_ERRORS, inside, path_part, write_problem
+from sentprobe.io import (
+    WRITE_ERRORS,
+    atomic_dir,
+    atomic_write_text,
+    atomic_writer,
+    inside,
+    make_dirs,
+    path_part,
+    write_folder,
+    write_problem,
+)
 
 FORMATS = ("hf", "parquet")
 #: sentprobe's split names -> the Hub's.
@@ -190,7 +199,7 @@ def license_text(tasks: Sequence[ProbingTask], folders: Sequence[str], suite: st
             "",
             f"License: {task.metadata.license or 'not stated'}",
             "",
-            f"Source: {task.metadata.source or 'not stated'}",
+            f"Source: {shared_source(task.metadata.source) or 'not stated'}",
             "",
         ]
     return "\n".join(lines)
@@ -242,7 +251,9 @@ def dataset_card(
         for t, folder in zip(tasks, folders, strict=True)
     )
     description = next((t.metadata.description for t in tasks if t.metadata.description), "")
-    sources = list(dict.fromkeys(t.metadata.source for t in tasks if t.metadata.source))
+    sources = list(
+        dict.fromkeys(shared_source(t.metadata.source) for t in tasks if t.metadata.source)
+    )
     entries = list(dict.fromkeys(bibtex(c) for c in citations))
     body = [
         f"# {suite}",
@@ -294,34 +305,49 @@ def export_tasks(
         raise SentprobeError(f"{out} already exists and is not empty; name a new folder")
     folders = folder_names(tasks)
     require("datasets", "hf-datasets", "sentprobe export").disable_progress_bars()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        for task, folder in zip(tasks, folders, strict=True):
-            target = inside(tmp, folder)
-            dataset = _datasets(task)
-            if fmt == "hf":
-                dataset.save_to_disk(str(target))
-            else:
-                target.mkdir()
-                for split, data in dataset.items():
-                    data.to_parquet(str(target / f"{split}.parquet"))
-            (target / METADATA_FILE).write_text(metadata_json(task.metadata), encoding="utf-8")
-        name = suite or out.name
-        (tmp / "README.md").write_text(dataset_card(tasks, folders, fmt, name), encoding="utf-8")
-        (tmp / LICENSE_FILE).write_text(license_text(tasks, folders, name), encoding="utf-8")
-        if manifest is not None:
-            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-        if out.exists():
-            out.rmdir()  # empty (checked above)
-        os.replace(tmp, out)
-    except BaseException as e:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if isinstance(e, OSError) and e.errno in WRITE_ERRORS:  # a full disk, say
+        with atomic_dir(out) as tmp:  # the umask's permissions, renamed into place once whole
+            for task, folder in zip(tasks, folders, strict=True):
+                target = inside(tmp, folder)
+                dataset = _datasets(task)
+                if fmt == "hf":
+                    write_folder(target, dataset.save_to_disk)
+                else:
+                    make_dirs(target, tmp)
+                    for split, data in dataset.items():
+                        with atomic_writer(target / f"{split}.parquet", root=tmp) as f:
+                            data.to_parquet(f)
+                atomic_write_text(target / METADATA_FILE, metadata_json(task.metadata), tmp)
+            name = suite or out.name
+            atomic_write_text(tmp / "README.md", dataset_card(tasks, folders, fmt, name), tmp)
+            atomic_write_text(tmp / LICENSE_FILE, license_text(tasks, folders, name), tmp)
+            if manifest is not None:
+                atomic_write_text(tmp / MANIFEST, json.dumps(manifest, indent=1) + "\n", tmp)
+    except OSError as e:
+        if e.errno in WRITE_ERRORS:  # a full disk, say
             problem = write_problem(out, e, "export", "-o")
             raise SentprobeError(f"{problem} (nothing of it was written)") from None
         raise
     return out
+
+
+def _check_uploadable(folder: Path) -> None:
+    """Refuse, in one line and before anything is sent, a folder to upload that holds a
+    symbolic link (``../secret/id_rsa`` would be uploaded as its target) or anything but
+    regular files and folders: only what ``export`` writes goes to the Hub."""
+    for parent, dirs, files in os.walk(folder):  # links to folders are not followed
+        for name in [*dirs, *files]:
+            path = Path(parent) / name
+            if path.is_symlink():
+                raise SentprobeError(
+                    f"{path}: a symbolic link (to {os.readlink(path)}) in the folder to upload; "
+                    "refused, nothing uploaded: push uploads only the files export wrote"
+                )
+            if not (path.is_dir() or path.is_file()):
+                raise SentprobeError(
+                    f"{path}: not a regular file; refused, nothing uploaded: push uploads "
+                    "only the files export wrote"
+                )
 
 
 def push_export(folder: str | Path, repo: str, *, private: bool = False) -> str:
@@ -334,6 +360,7 @@ def push_export(folder: str | Path, repo: str, *, private: bool = False) -> str:
         raise SentprobeError(
             f"{folder}: no dataset card (README.md); write it with sentprobe export"
         )
+    _check_uploadable(folder)
     api = hub.HfApi()
     try:
         api.create_repo(repo, repo_type="dataset", private=private, exist_ok=True)

@@ -36,8 +36,8 @@ from sentprobe.encoders.shards import (
     fingerprint_dirname,
     sentence_key,
 )
-from sentprobe.errors import SentprobeError
-from sentprobe.io import check_writable_dir, inside
+from sentprobe.errors import DataError, SentprobeError
+from sentprobe.io import check_writable_dir, inside, read_text
 from sentprobe.progress import tqdm
 
 #: Flush early for wide (e.g. all-layers) vectors: what is encoded but not yet written, and
@@ -414,9 +414,9 @@ class EmbeddingCache:
         result = []
         for path in self._fingerprint_dirs():
             try:
-                meta = json.loads((path / META_FILE).read_text(encoding="utf-8"))
+                meta = json.loads(read_text(inside(path, META_FILE)))
                 fingerprint = meta["fingerprint"]
-            except (OSError, ValueError, KeyError, TypeError):
+            except (OSError, ValueError, KeyError, TypeError, DataError):
                 warnings.warn(f"{path / META_FILE}: unreadable", CacheWarning, stacklevel=2)
                 continue
             with warnings.catch_warnings():

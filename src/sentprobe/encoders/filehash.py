@@ -16,7 +16,8 @@ import json
 import os
 from pathlib import Path
 
-from sentprobe.io import atomic_write_text
+from sentprobe.errors import DataError
+from sentprobe.io import atomic_write_text, open_regular, read_text
 
 BLOCK = 1 << 20  # 1 MiB reads: constant memory for any file size
 SIDECAR = "file-hashes.json"
@@ -51,7 +52,7 @@ def _stamp(path: Path) -> str:
 def hash_file(path: Path) -> str:
     """blake2b (16 bytes, hex) of the file's bytes, read in 1 MiB blocks."""
     h = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as f:
+    with open_regular(path) as f:  # a FIFO or device is refused, never waited on
         while block := f.read(BLOCK):
             h.update(block)
     return h.hexdigest()
@@ -59,16 +60,15 @@ def hash_file(path: Path) -> str:
 
 def _read_sidecar(path: Path) -> dict[str, str]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}  # missing or damaged: only costs a rehash
+        data = json.loads(read_text(path))
+    except (OSError, ValueError, DataError):
+        return {}  # missing, damaged or not a file: only costs a rehash
     return data if isinstance(data, dict) else {}
 
 
 def _write_sidecar(path: Path, entries: dict[str, str]) -> None:
     """Merge ``entries`` into the sidecar, atomically; failures only cost a later rehash."""
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
         # A file hashed again (new size or mtime) replaces its old entry: no unbounded growth.
         paths = {stamp.split("\0", 1)[0] for stamp in entries}
         old = {k: v for k, v in _read_sidecar(path).items() if k.split("\0", 1)[0] not in paths}

@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
 import stat
 import time
@@ -40,7 +39,14 @@ from pathlib import Path
 import numpy as np
 
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.io import atomic_write_bytes, write_problem
+from sentprobe.io import (
+    atomic_write_bytes,
+    inside,
+    make_dirs,
+    read_text,
+    replace_file,
+    write_problem,
+)
 
 MAGIC = b"SPSHARD1\n"
 KEY_BYTES = 16
@@ -134,25 +140,38 @@ def _read_vectors(shard: _Shard) -> np.ndarray:
         raise _DamagedShard("truncated vectors")
     if hashlib.sha256(data).hexdigest() != shard.vectors_sha256:
         raise _DamagedShard("vector checksum mismatch")
-    return np.frombuffer(data, dtype=shard.dtype).reshape(shard.n, shard.width)
+    vectors = np.frombuffer(data, dtype=shard.dtype).reshape(shard.n, shard.width)
+    if np.issubdtype(shard.dtype, np.floating) and not np.isfinite(vectors).all():
+        raise _DamagedShard("NaN or infinite vectors")  # see _verify_vectors
+    return vectors
 
 
 def _verify_vectors(shard: _Shard, chunk: int = 16 * 2**20) -> None:
-    """Check a shard's vector checksum by streaming it (no copy of the whole shard in memory)."""
+    """Check a shard's vector checksum and that every value is finite, by streaming it (no
+    copy of the whole shard in memory). A shared cache is trusted for nothing more than what
+    these checks prove: a shard whose NaN or infinite values carry a matching checksum (made
+    by hand) is set aside like a damaged one, and its sentences encoded again."""
     h = hashlib.sha256()
     size = 0
+    finite = True
+    floating = np.issubdtype(shard.dtype, np.floating)
+    chunk -= chunk % shard.dtype.itemsize
     try:
         with open(shard.path, "rb") as f:
             f.seek(shard.offset)
             while block := f.read(chunk):
                 h.update(block)
                 size += len(block)
+                if floating and finite and len(block) % shard.dtype.itemsize == 0:
+                    finite = bool(np.isfinite(np.frombuffer(block, dtype=shard.dtype)).all())
     except OSError as e:
         raise _DamagedShard(f"unreadable ({e})") from None
     if size != shard.n * shard.width * shard.dtype.itemsize:
         raise _DamagedShard("truncated vectors")
     if h.hexdigest() != shard.vectors_sha256:
         raise _DamagedShard("vector checksum mismatch")
+    if not finite:
+        raise _DamagedShard("NaN or infinite vectors")
 
 
 class EncoderDir:
@@ -174,7 +193,7 @@ class EncoderDir:
         if not meta_path.exists():
             return
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            meta = json.loads(read_text(inside(self.path, META_FILE)))  # no FIFO waited on
             _ = meta["fingerprint"], int(meta["width"]), _vector_dtype(meta["dtype"])
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise DataError(
@@ -219,7 +238,7 @@ class EncoderDir:
             self.index = {k: v for k, v in self.index.items() if v >> ROW_BITS != number}
         # Renamed so the warning is given once; on a read-only cache it repeats, honestly.
         with contextlib.suppress(OSError):
-            os.replace(path, path.with_name(path.name + ".damaged"))
+            replace_file(path, path.with_name(path.name + ".damaged"))
 
     def codes(self, keys: Sequence[bytes]) -> np.ndarray:
         """Where each key is stored (shard number << ROW_BITS | row), -1 when not cached."""
@@ -299,7 +318,7 @@ class EncoderDir:
             raise SentprobeError(f"{problem} (what was stored before is intact)") from None
 
     def _write(self, keys: Sequence[bytes], vectors: np.ndarray, meta: dict) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.path)
         if self.meta is None:
             self._load_meta()
         if self.meta is None:

@@ -27,7 +27,6 @@ import json
 import os
 import pickle
 import secrets
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +38,7 @@ from sentprobe.datasets.loaders.nli import NLIPairs, drop_pairs
 from sentprobe.datasets.task import ProbingTask, Split
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions
-from sentprobe.io import atomic_write_bytes
+from sentprobe.io import atomic_write_bytes, create_private
 from sentprobe.probes import MLPProbe
 from sentprobe.registry import probes
 
@@ -303,16 +302,7 @@ def signing_key() -> bytes | None:
         key = path.read_bytes()
     except FileNotFoundError:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-key.")  # mode 0600
-            with os.fdopen(fd, "wb") as f:
-                f.write(secrets.token_bytes(_TAG))
-            try:
-                os.link(tmp, path)  # fails if another process made it first: use theirs
-            except FileExistsError:
-                pass
-            finally:
-                os.unlink(tmp)
+            create_private(path, secrets.token_bytes(_TAG))  # another process's is kept
             key = path.read_bytes()
         except OSError:
             return None

@@ -29,7 +29,7 @@ from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.predictions import Predictions, encode
 from sentprobe.evaluation.shards import SHARD_META
 from sentprobe.evaluation.store import Position, ResultRecord, ResultsStore
-from sentprobe.io import write_problem
+from sentprobe.io import connect_sqlite, replace_file, write_problem
 
 #: Record fields two computations of one unit may differ in.
 _RUN_FIELDS = {"encode_seconds", "probe_seconds", "created"}
@@ -155,12 +155,12 @@ def _write(output: Path, units: list[_Unit]) -> None:
     try:
         with ResultsStore(tmp) as store:
             store.add_many((u.record, u.key, u.predictions, u.position) for u in units)
-        con = sqlite3.connect(tmp)  # one self-contained file: no -wal beside it
+        con = connect_sqlite(tmp)  # one self-contained file: no -wal beside it
         try:
             con.execute("PRAGMA journal_mode=DELETE")
         finally:
             con.close()
-        os.replace(tmp, output)
+        replace_file(tmp, output)
     except (OSError, SentprobeError) as e:  # a full disk: name the output, not the temp file
         if isinstance(e, OSError):
             problem = write_problem(output, e, "merged store", "-o")

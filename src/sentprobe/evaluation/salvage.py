@@ -28,6 +28,7 @@ from sentprobe.evaluation.store import (
     ResultRecord,
     ResultsStore,
 )
+from sentprobe.io import connect_sqlite
 
 __all__ = ["Salvaged", "salvage"]
 
@@ -111,7 +112,7 @@ def salvage(damaged: str | Path, into: str | Path) -> Salvaged:
         raise SentprobeError(f"{into}: already exists; salvage writes a new store")
     uri = damaged.resolve().as_uri()
     try:
-        db = sqlite3.connect(f"{uri}?mode=ro", isolation_level=None, uri=True)
+        db = connect_sqlite(f"{uri}?mode=ro", isolation_level=None, uri=True)
         db.execute("PRAGMA writable_schema=ON")  # read past a schema entry of a lost page
         units = _row_ids(db)
     except sqlite3.DatabaseError as e:

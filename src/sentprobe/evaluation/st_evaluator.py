@@ -18,7 +18,6 @@ checkpoint never looks at the test splits.
 from __future__ import annotations
 
 import shutil
-import tempfile
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,6 +30,7 @@ except ImportError:  # pragma: no cover - sentence-transformers 3 to 5
 
 from sentprobe.datasets import ProbingTask, resolve_tasks
 from sentprobe.encoders.sbert import SentenceTransformerEncoder
+from sentprobe.io import scratch_dir
 
 
 class ProbingEvaluator(SentenceEvaluator):
@@ -52,7 +52,7 @@ class ProbingEvaluator(SentenceEvaluator):
         loaded = all(isinstance(t, ProbingTask) for t in given)
         self.tasks: list[ProbingTask] = given if loaded else resolve_tasks(given)  # type: ignore[assignment, arg-type]
         self.probe, self.seeds, self.name, self.batch_size = probe, seeds, name, batch_size
-        scratch = Path(tempfile.mkdtemp(prefix="sentprobe-evaluator-"))
+        scratch = scratch_dir("sentprobe-evaluator-")
         weakref.finalize(self, shutil.rmtree, scratch, True)
         self.results = Path(results) if results is not None else scratch / "results.sqlite"
         self.cache_dir = Path(cache_dir) if cache_dir is not None else scratch / "cache"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import sqlite3
 import time
 import warnings
@@ -37,8 +38,10 @@ from sentprobe.evaluation.provenance import environment, package_versions
 from sentprobe.io import (
     NETWORK_FILE_SYSTEMS,
     check_writable_dir,
+    check_writable_file,
+    connect_sqlite,
     file_system_type,
-    write_problem,
+    printable,
 )
 
 SCHEMA_VERSION = 2
@@ -69,6 +72,31 @@ Position = tuple[str, int, int]
 #: trigger, a view, another table) is refused: a trigger is SQL the store brought with it,
 #: and it would run on sentprobe's next write (docs/security.md).
 _TABLES = frozenset({"meta", "results", "predictions", "positions"})
+
+
+def _known_columns() -> dict[str, list[list[tuple]]]:
+    """Each table's columns as ``PRAGMA table_info`` lists them (name, type, NOT NULL,
+    default, primary key), in every form this sentprobe writes or upgrades."""
+
+    def cols(*spec: str) -> list[tuple]:
+        return [(n, t, 0, None, int(i == 0)) for i, (n, t) in enumerate(c.split() for c in spec)]
+
+    predictions = cols("key TEXT", "labels TEXT", "dtype TEXT", "gold BLOB", "pred BLOB",
+                       "group_names TEXT", "group_index BLOB")  # fmt: skip
+    return {
+        "meta": [cols("key TEXT", "value TEXT")],
+        "results": [cols("key TEXT", *(f"{n} {_SQL_TYPES.get(n, 'TEXT')}" for n in FIELDS))],
+        "predictions": [predictions, predictions + cols("x X", *_CLUSTER_SPEC)[1:]],
+        "positions": [cols("key TEXT", "plan TEXT", "row INTEGER", "task INTEGER")],
+    }
+
+
+_CLUSTER_SPEC = ("cluster_names TEXT", "cluster_index BLOB")
+
+
+def _column_text(columns: list[tuple]) -> str:
+    shown = (f"{c[0]} {c[1]}" + (" PRIMARY KEY" if c[4] else "") for c in columns)
+    return "(" + ", ".join(shown) + ")"
 
 
 # How long a process waits for another one's lock on the store before giving up.
@@ -181,13 +209,7 @@ class ResultsStore:
         beside the store) and the file itself are known to be writable."""
         check_writable_dir(self.path.parent, "results store", "--results", self.path)
         if self.path.exists():
-            try:
-                with open(self.path, "r+b"):
-                    pass
-            except OSError as e:
-                raise SentprobeError(
-                    write_problem(self.path, e, "results store", "--results")
-                ) from None
+            check_writable_file(self.path, "results store", "--results")
         kind = file_system_type(self.path.parent)
         if kind in NETWORK_FILE_SYSTEMS:
             warnings.warn(
@@ -200,14 +222,14 @@ class ResultsStore:
         self._created = not self.path.exists()
         # isolation_level=None: transactions are ours (BEGIN IMMEDIATE in _setup), not the
         # sqlite3 module's implicit ones, which commit a CREATE TABLE on its own.
-        return _defensive(sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None))
+        return _defensive(connect_sqlite(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None))
 
     def _connect_readonly(self) -> sqlite3.Connection:
         """``mode=ro``; in a read-only folder, a WAL store whose ``-shm`` file is gone cannot
         be opened that way, so it is opened ``immutable`` (safe then: with no ``-wal`` file
         there is nothing outside the main file, and no writer can start in that folder)."""
         uri = self.path.resolve().as_uri()
-        db = sqlite3.connect(
+        db = connect_sqlite(
             f"{uri}?mode=ro", timeout=_BUSY_TIMEOUT_S, isolation_level=None, uri=True
         )
         try:
@@ -218,7 +240,7 @@ class ResultsStore:
                 db.close()
                 raise
             db.close()
-            db = sqlite3.connect(f"{uri}?immutable=1", isolation_level=None, uri=True)
+            db = connect_sqlite(f"{uri}?immutable=1", isolation_level=None, uri=True)
         return _defensive(db)
 
     def _error(self, e: sqlite3.Error) -> SentprobeError:
@@ -317,21 +339,30 @@ class ResultsStore:
         self._has_predictions = self._has_positions = self._has_clusters = True
 
     def _check_objects(self) -> None:
-        """Refuse a store holding a trigger, a view or a table sentprobe does not make
-        (before any write, so none of it runs); indexes on sentprobe's tables are kept."""
-        foreign = [
-            f"{kind} {name!r}"
-            for kind, name, table in self._db.execute(
-                "SELECT type, name, tbl_name FROM sqlite_master"
-            )
-            if not (kind == "table" and name in _TABLES)
-            and not (kind == "index" and table in _TABLES)
-        ]
-        if foreign:
+        """Compare the store's schema with sentprobe's own before any write, so none of a
+        planted one runs or shapes what is written: the tables (those of the schema
+        versions this sentprobe upgrades), each one's columns (name, type, NOT NULL, default,
+        primary key) and no index, trigger or view beyond the primary keys' own. A trigger
+        runs on the next write; a planted UNIQUE index makes ``INSERT OR REPLACE`` delete
+        other results; one line names what differs."""
+        found = []
+        for kind, name, table, sql in self._db.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master"
+        ):
+            if kind == "table" and name in _TABLES:
+                continue
+            if kind == "index" and sql is None and name == f"sqlite_autoindex_{table}_1":
+                continue  # the PRIMARY KEY's own
+            found.append(f"{kind} {name!r}")
+        for table, expected in _known_columns().items():
+            columns = [tuple(r[1:]) for r in self._db.execute(f"PRAGMA table_info({table})")]
+            if columns and columns not in expected:
+                found.append(f"table {table!r} with columns {_column_text(columns)}")
+        if found:
             raise SentprobeError(
-                f"{self.path}: holds {', '.join(foreign)}, which "
-                "sentprobe never makes; refused: a results store opened for writing may hold "
-                "only sentprobe's tables (a trigger would run on the next write)"
+                f"{self.path}: holds {', '.join(found)}, which sentprobe never makes; "
+                "refused: a results store opened for writing must have exactly sentprobe's "
+                "schema (a trigger would run on the next write, an index could delete results)"
             )
 
     def _use_wal(self) -> None:
@@ -374,7 +405,7 @@ class ResultsStore:
 
     def get(self, key: str) -> ResultRecord | None:
         rows = self._query(f"SELECT {', '.join(FIELDS)} FROM results WHERE key=?", (key,))
-        return _to_record(rows[0]) if rows else None
+        return _to_record(rows[0], self.path, key) if rows else None
 
     def add(
         self,
@@ -499,7 +530,7 @@ class ResultsStore:
         if where:
             sql += " WHERE " + " AND ".join(where)
         rows = self._query(sql + " ORDER BY rowid", params)
-        return [(row[0], _to_record(row[1:])) for row in rows]
+        return [(row[0], _to_record(row[1:], self.path, row[0])) for row in rows]
 
     def to_frame(self) -> pd.DataFrame:
         """One row per record (columns: ``key`` plus the record fields), in write order."""
@@ -545,11 +576,90 @@ def _to_sql(name: str, value: Any) -> Any:
     return str(value)
 
 
-def _to_record(row: tuple) -> ResultRecord:
-    values = {
-        name: json.loads(v) if name in _JSON_FIELDS else v
-        for name, v in zip(FIELDS, row, strict=True)
-    }
+#: How deep a stored JSON value may nest (sentprobe's own are 3 or 4 levels deep).
+MAX_JSON_DEPTH = 32
+_COUNTS = {"n_train", "n_dev", "n_test", "n_classes", "dim"}
+_SCORES = {"dev_score", "test_score"}
+_OPTIONAL = {"dev_score"}
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+def _json_value(name: str, text: Any) -> tuple[Any, str | None]:
+    """(value, problem) of a JSON column: valid JSON of the field's type, nested at most
+    ``MAX_JSON_DEPTH`` deep."""
+    if not isinstance(text, str):
+        return None, f"is {type(text).__name__}, not JSON text"
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        return None, f"is JSON nested deeper than {MAX_JSON_DEPTH} levels"
+    except ValueError as e:
+        return None, f"is not valid JSON ({e})"
+    wanted = list if name == "warnings" else dict
+    if not isinstance(value, wanted):
+        return None, f"is a JSON {type(value).__name__}, not a {wanted.__name__}"
+    if _depth(value) > MAX_JSON_DEPTH:
+        return None, f"is JSON nested deeper than {MAX_JSON_DEPTH} levels"
+    if name == "warnings" and not all(isinstance(w, str) for w in value):
+        return None, "holds a warning that is not text"
+    run_config = value.get("run_config") if isinstance(value, dict) else None
+    if name == "extra" and run_config is not None and not _is_run_config(run_config):
+        return None, "holds a run_config that is not a command and a table of its settings"
+    return value, None
+
+
+def _is_run_config(value: Any) -> bool:
+    """What ``RUN_CONFIG`` records: {} or {"command": str, "settings": {...}}."""
+    return isinstance(value, dict) and (
+        not value
+        or (isinstance(value.get("command"), str) and isinstance(value.get("settings"), dict))
+    )
+
+
+def _value_problem(name: str, value: Any) -> str | None:
+    """What is wrong with a stored scalar value (type, range, finiteness), or None."""
+    if value is None:
+        return None if name in _OPTIONAL else "is missing (NULL)"
+    if name in _SQL_TYPES and _SQL_TYPES[name] == "INTEGER":
+        if not isinstance(value, int) or isinstance(value, bool):
+            return f"is {value!r}, not an integer"
+        return f"is {value}, below 0" if name in _COUNTS and value < 0 else None
+    if name in _SQL_TYPES:  # REAL
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return f"is {value!r}, not a number"
+        if not math.isfinite(value):
+            return f"is {value}, not a finite number"
+        if name in _SCORES and not 0.0 <= value <= 1.0:
+            return f"is {value}, outside 0..1"
+        return f"is {value}, below 0" if value < 0 else None
+    if not isinstance(value, str):
+        return f"is {value!r}, not text"
+    return None  # control characters in names are shown escaped (sentprobe.io.printable)
+
+
+def _to_record(row: tuple, store: Path | None = None, key: str | None = None) -> ResultRecord:
+    """A stored row as a record, every value checked (type, range, finiteness, JSON nesting):
+    a crafted store is refused in one line naming it and the row, never a traceback."""
+    values: dict[str, Any] = {}
+    for name, v in zip(FIELDS, row, strict=True):
+        if name in _JSON_FIELDS:
+            values[name], problem = _json_value(name, v)
+        else:
+            values[name], problem = v, _value_problem(name, v)
+        if problem is not None:
+            where = f"{store}: " if store is not None else ""
+            row_name = f"row {printable(key)!r}" if key is not None else "a row"
+            raise SentprobeError(
+                f"{where}{row_name}: {name} {problem}; not a value sentprobe stores "
+                "(the store was changed by hand or damaged)"
+            )
     return ResultRecord(**values)
 
 

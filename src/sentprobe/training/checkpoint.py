@@ -34,24 +34,30 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import pickle
 import re
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file
+from safetensors.torch import save as save_tensors
 
 from ..encoders.base import Encoder
 from ..encoders.filehash import file_digests
 from ..encoders.hf import set_torch_threads, sorted_batches
 from ..encoders.static import load_word_vectors
 from ..errors import SentprobeError
-from ..io import atomic_write_text, inside
+from ..io import (
+    atomic_dir,
+    atomic_write_bytes,
+    atomic_write_text,
+    atomic_writer,
+    inside,
+    read_text,
+)
 from .architectures import SentenceEncoder, build_from_spec
 from .subwords import FILE as BPE_FILE
 from .vocab import SPECIALS, UNK, Vocabulary, pad
@@ -70,7 +76,7 @@ def epoch_dir(run_dir: Path, epoch: int) -> Path:
 def read_manifest(run_dir: str | Path) -> dict[str, Any]:
     path = Path(run_dir) / MANIFEST
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(read_text(inside(run_dir, MANIFEST)))
     except FileNotFoundError:
         raise SentprobeError(f"{run_dir}: not a training run (no {MANIFEST})") from None
     except ValueError as e:
@@ -99,14 +105,11 @@ def save_epoch(
     """Write epoch ``epoch`` (whole or not at all), then record it in the manifest; an epoch
     folder in a run folder from elsewhere that links outside it is refused, not replaced."""
     final = inside(run_dir, epoch_dir(run_dir, epoch).name)
-    tmp = inside(run_dir, f".epoch-{epoch}.partial")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
     weights = {k: v.detach().cpu().contiguous() for k, v in encoder.state_dict().items()}
-    save_file(weights, str(tmp / ENCODER_FILE))
-    torch.save(state, tmp / STATE_FILE)
-    shutil.rmtree(final, ignore_errors=True)  # a stale epoch from a run restarted afresh
-    os.replace(tmp, final)
+    with atomic_dir(final) as tmp:  # a stale epoch from a run restarted afresh is replaced
+        atomic_write_bytes(tmp / ENCODER_FILE, save_tensors(weights), root=tmp)
+        with atomic_writer(tmp / STATE_FILE, root=tmp) as f:
+            torch.save(state, f)
     epochs = [e for e in manifest.get("epochs", []) if int(e["epoch"]) < epoch]
     manifest["epochs"] = [*epochs, {"epoch": epoch, **metrics}]
     write_manifest(run_dir, manifest)
@@ -114,9 +117,8 @@ def save_epoch(
 
 def save_step(run_dir: Path, state: dict[str, Any]) -> None:
     """Write the mid-epoch checkpoint atomically (a kill while writing keeps the last one)."""
-    tmp = inside(run_dir, f".{STEP_FILE}.partial")
-    torch.save(state, tmp)
-    os.replace(tmp, inside(run_dir, STEP_FILE))
+    with atomic_writer(inside(run_dir, STEP_FILE), root=run_dir) as f:
+        torch.save(state, f)
 
 
 def load_step(run_dir: Path) -> dict[str, Any] | None:
@@ -162,7 +164,15 @@ def _read_state(path: Path) -> dict[str, Any]:
 
 
 def load_vocab(run_dir: Path, name: str = "vocab.json") -> Vocabulary:
-    return Vocabulary.from_json(json.loads((run_dir / name).read_text(encoding="utf-8")))
+    """The vocabulary file ``name`` of a run folder (inside it, a regular file: a FIFO there
+    is refused in one line, never waited on)."""
+    path = inside(run_dir, name)
+    try:
+        return Vocabulary.from_json(json.loads(read_text(path)))
+    except FileNotFoundError:
+        raise SentprobeError(f"{path}: missing; not a complete training run") from None
+    except (ValueError, KeyError, TypeError) as e:
+        raise SentprobeError(f"{path}: damaged vocabulary ({e})") from None
 
 
 def load_encoder(

@@ -38,6 +38,7 @@ from sentprobe.progress import tqdm
 from ..encoders.base import Encoder
 from ..encoders.cache import EmbeddingCache
 from ..errors import SentprobeError
+from ..io import open_partial, open_regular, open_text_writer, replace_file
 from .vocab import Vocabulary
 
 #: Teacher sentences encoded (and held) at a time.
@@ -45,9 +46,9 @@ TEACHER_CHUNK = 16384
 
 
 def _lines(path: Path) -> Iterator[str]:
-    with open(path, encoding="utf-8", newline="\n") as f:
+    with open_regular(path) as f:
         for line in f:
-            yield line[:-1]
+            yield line[:-1].decode("utf-8")
 
 
 class Rows:
@@ -62,7 +63,7 @@ class Rows:
     def take(self, rows: Iterable[int]) -> list[np.ndarray]:
         size = self.dtype.itemsize
         out = []
-        with open(self.path, "rb", buffering=0) as f:
+        with open_regular(self.path) as f:
             for j in rows:
                 start, stop = (
                     (j * self.width, (j + 1) * self.width)
@@ -109,7 +110,7 @@ class Pairs:
     def write_ids(self, vocab: Vocabulary) -> Rows:
         """Every target's token ids, one file; its rows are the pairs."""
         path = self.folder / "target.ids"
-        with open(path, "wb") as f:
+        with open_partial(path, root=self.folder) as f:
             buffer = array("i")
             for t in _lines(self.folder / "target.txt"):
                 buffer.extend(vocab.ids(t))
@@ -138,8 +139,8 @@ def spool(
     lengths = array("i")
     source_path, target_path = folder / "source.txt", folder / "target.txt"
     with (
-        open(source_path, "w", encoding="utf-8", newline="\n") as fs,
-        open(target_path, "w", encoding="utf-8", newline="\n") as ft,
+        open_text_writer(source_path, folder) as fs,
+        open_text_writer(target_path, folder) as ft,
     ):
         for raw_source, raw_target in pairs:
             s, t = source_text(raw_source), target_text(raw_target)
@@ -196,11 +197,17 @@ def teacher_file(
     complete file is there), ``dim`` wide."""
     key = hashlib.sha256(f"{pairs.sha256}|{teacher.fingerprint}".encode()).hexdigest()[:16]
     path = run_dir / f"teacher-{key}.f32"
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise SentprobeError(
+            f"{path}: {'a symbolic link' if path.is_symlink() else 'not a regular file'} "
+            "where sentprobe keeps the teacher's vectors; refused, nothing read or written "
+            "through it (remove it and run again)"
+        )
     if not (path.is_file() and path.stat().st_size == len(pairs) * dim * 4):
         partial = path.with_name(path.name + ".partial")
         sources = pairs.sources()
         with (
-            open(partial, "wb") as f,
+            open_partial(partial, root=run_dir) as f,
             tqdm(total=len(pairs), desc="teacher", unit="sent", disable=not progress) as bar,
         ):
             while chunk := list(islice(sources, TEACHER_CHUNK)):
@@ -214,5 +221,5 @@ def teacher_file(
                 bar.update(len(chunk))
             f.flush()
             os.fsync(f.fileno())
-        os.replace(partial, path)
+        replace_file(partial, path, run_dir)
     return Rows(path, np.float32, width=dim)

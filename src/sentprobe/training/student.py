@@ -63,7 +63,7 @@ from ..encoders.hf import set_torch_threads, sorted_batches
 from ..encoders.static import BUILTIN_VECTORS, BoVEncoder, load_word_vectors
 from ..errors import SentprobeError
 from ..generation.corpus import MosesPreprocessor
-from ..io import atomic_write_text
+from ..io import atomic_write_text, fresh_dir, make_dirs
 from .architectures import ARCHITECTURES, SentenceEncoder, build_encoder
 from .checkpoint import (
     FORMAT,
@@ -413,7 +413,7 @@ def _open_run(
     }
     if vectors_entry:
         manifest["vectors"] = vectors_entry
-    run_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(run_dir)
     atomic_write_text(run_dir / "vocab.json", json.dumps(vocab.to_json(), ensure_ascii=False))
     write_manifest(run_dir, manifest)
     return _Run(student, vocab, manifest, 0, None)
@@ -494,9 +494,8 @@ def train_student(
     run_dir = Path(run_dir)
     set_torch_threads(threads)
     created = not run_dir.exists()
-    folder = run_dir / ".pairs"  # the tokenised corpus; one left by a killed run is replaced
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
+    # the tokenised corpus; one left by a killed run is replaced, a link there refused
+    folder = fresh_dir(run_dir / ".pairs", run_dir)
     try:
         data = _prepare(corpus, lang, teacher, cache, config, folder, source_language)
         return _fit(run_dir, teacher, teacher_spec, lang, config, cache, data, validate,

@@ -53,7 +53,7 @@ from .. import __version__ as sentprobe_version
 from ..encoders.hf import set_torch_threads
 from ..encoders.static import BUILTIN_VECTORS, load_word_vectors
 from ..errors import SentprobeError, require
-from ..io import atomic_write_text, inside
+from ..io import atomic_write_text, inside, make_dirs
 from .architectures import ARCHITECTURES, SentenceEncoder, build_from_spec
 from .checkpoint import (
     FORMAT,
@@ -448,7 +448,7 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
         config, run_dir, spec, settings, data, vocab, target, vectors_info
     )
     if previous is None:
-        run_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(run_dir)
         _write_vocab(run_dir / "vocab.json", vocab)
         if isinstance(target, SubwordTargets):
             target.save(inside(run_dir, BPE_FILE))

@@ -15,7 +15,7 @@ from sentprobe.datasets.validation import (
     Problems,
 )
 from sentprobe.errors import DataError
-from sentprobe.io import inside
+from sentprobe.io import inside, read_bytes
 
 #: SentEval file stems -> paper task names (Conneau et al. 2018, Table 2).
 SENTEVAL_FILES: dict[str, str] = {
@@ -59,8 +59,7 @@ def read_task_bytes(path: Path) -> bytes:
     """A task file's bytes, gunzipped when gzip-compressed (by content, not name); a missing,
     unreadable or corrupt file is a DataError naming it."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_bytes(path)  # a FIFO or device is refused, not waited on
     except FileNotFoundError:
         raise DataError(path, None, "file not found") from None
     except OSError as e:

@@ -49,6 +49,7 @@ from sentprobe.datasets.loaders.common import read_task_bytes
 from sentprobe.datasets.task import ProbingTask, Split, TaskMetadata
 from sentprobe.datasets.validation import Problems, task_warnings
 from sentprobe.errors import DataError
+from sentprobe.io import inside
 
 CITATION = (
     "Kim, Patel, Poliak, Xia, Wang, McCoy, Tenney, Ross, Linzen, Van Durme, Bowman and "
@@ -246,15 +247,25 @@ def nli_folds(
 
 
 def load_dnc_set(
-    data_file: str | Path, *, suite: str | None = None, language: str = "en"
+    data_file: str | Path,
+    *,
+    suite: str | None = None,
+    language: str = "en",
+    root: str | Path | None = None,
 ) -> ProbingTask:
     """Load one ``<set>_data.json`` with its ``<set>_metadata.json`` (same folder).
 
     The task is named ``<suite>/<paper name>`` (just the paper name without ``suite``).
+    ``root``: the suite folder both files must stay inside (``sentprobe.io.inside``: a link
+    out of it is refused in one line, nothing read through it).
     """
     data_file = Path(data_file)
     stem = set_stem(data_file)
     meta_file = data_file.with_name(stem + METADATA_SUFFIX)
+    if root is not None:
+        root = Path(root)
+        data_file = inside(root, data_file.relative_to(root))
+        meta_file = inside(root, meta_file.relative_to(root))
     items = _items(data_file)
     if not meta_file.is_file():
         raise DataError(meta_file, None, f"no metadata file for {data_file.name}")
@@ -477,4 +488,4 @@ def load_dnc(
     files = data_files(directory)
     if not files:
         raise DataError(directory, None, f"no *{DATA_SUFFIX} files (not a DNC release folder)")
-    return [load_dnc_set(f, suite=suite, language=language) for f in files]
+    return [load_dnc_set(f, suite=suite, language=language, root=directory) for f in files]

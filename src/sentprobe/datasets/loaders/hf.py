@@ -32,6 +32,7 @@ from sentprobe.datasets.validation import (
     normalize_split,
 )
 from sentprobe.errors import DataError, SentprobeError, require
+from sentprobe.io import inside, read_text
 
 #: Metadata sidecar written by ``sentprobe export`` next to each task's data.
 METADATA_FILE = "sentprobe.json"
@@ -83,11 +84,11 @@ def holds_hf_dirs(path: Path) -> bool:
 
 
 def _read_metadata(folder: Path) -> TaskMetadata | None:
-    file = folder / METADATA_FILE
+    file = inside(folder, METADATA_FILE)  # a link out of the task folder is refused
     if not file.is_file():
         return None
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = json.loads(read_text(file))
         fields = {f.name for f in dataclasses.fields(TaskMetadata)}
         unknown = sorted(set(data) - fields)
         if unknown:
@@ -101,8 +102,20 @@ def _read_metadata(folder: Path) -> TaskMetadata | None:
 
 
 def metadata_json(meta: TaskMetadata) -> str:
-    """The ``sentprobe.json`` sidecar of an exported task."""
-    return json.dumps(dataclasses.asdict(meta), ensure_ascii=False, indent=2) + "\n"
+    """The ``sentprobe.json`` sidecar of an exported task. A ``source`` that is a local path
+    (where the task was read from on this machine) keeps only its file name: an export is
+    made to be shared, and a path names the user's folders."""
+    data = dataclasses.asdict(meta)
+    data["source"] = shared_source(str(data.get("source") or ""))
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def shared_source(source: str) -> str:
+    """A task's ``source`` as an export shows it: a URL or a name as it is, a local path
+    (``/home/me/...``, ``~/...``) as its file name only."""
+    if "://" not in source and (Path(source).is_absolute() or source.startswith("~")):
+        return Path(source).name
+    return source
 
 
 def _split_of(raw: str, origin: str) -> str:
@@ -358,8 +371,9 @@ def _hub_file(name: str, filename: str, revision: str | None) -> Path | None:
     """A file of a Hub dataset repository (a local folder given as NAME: its own file), or
     None when there is none or it cannot be fetched."""
     local = Path(name).expanduser()
-    if local.is_dir():
-        return local / filename if (local / filename).is_file() else None
+    if local.is_dir():  # a name from its card (a config) stays inside it
+        path = inside(local, filename, local / "README.md")
+        return path if path.is_file() else None
     try:
         from huggingface_hub import hf_hub_download
 

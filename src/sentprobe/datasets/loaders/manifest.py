@@ -27,7 +27,7 @@ from sentprobe.datasets.loaders.xprobe import (
 )
 from sentprobe.datasets.task import PAPER_TASKS, ProbingTask, TaskMetadata
 from sentprobe.errors import DataError
-from sentprobe.io import inside
+from sentprobe.io import inside, read_text
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any] | None:
@@ -36,7 +36,7 @@ def read_manifest(directory: str | Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(read_text(inside(directory, MANIFEST)))
     except json.JSONDecodeError as e:
         raise DataError(path, e.lineno, f"not valid JSON: {e.msg} (column {e.colno})") from None
     except UnicodeDecodeError:
