@@ -455,7 +455,7 @@ def test_the_whole_download_has_a_time_limit(senteval, tmp_path, serve):
 def test_a_server_error_is_retried_with_a_growing_wait(senteval, tmp_path, serve, monkeypatch):
     tree, suite = senteval
     waits: list[float] = []
-    monkeypatch.setattr(dl.time, "sleep", waits.append)
+    monkeypatch.setattr(dl, "_sleep", waits.append)
 
     class Failing(_RangeHandler):
         def do_GET(self) -> None:
