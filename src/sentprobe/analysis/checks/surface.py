@@ -13,6 +13,7 @@ from sentprobe.analysis.checks.base import (
     CheckOptions,
     _finding,
     _splits,
+    paper_name,
 )
 from sentprobe.analysis.checks.cues import (
     _cue_finding,
@@ -121,6 +122,14 @@ SEGMENT_RULES: tuple[Rule, ...] = (
          lambda s: token_class(first_token(segments(s)[1]))),
 )  # fmt: skip
 
+#: The gain over majority (points) of the segment rules on Kim et al.'s released EOS set
+#: under the audit's protocol (`tests/analysis/test_audit_by_metadata.py` measures them again
+#: when the release is present): moving a sentence boundary puts other words at it, so the
+#: words there carry some label in the paper's own set too. On a set named EOS a segment rule
+#: is held to the release's gain plus the usual margins, as the text baselines are held to
+#: the paper's margins.
+RELEASE_EOS_GAINS = {"segment1-last-token": 13.4, "segment2-first-token": 6.7}
+
 #: Its own check (:func:`check_casing_cue`) also reports the casing shares per class.
 CASING_RULE = RULES[-1]
 
@@ -152,9 +161,11 @@ def _rule_check(rule: Rule, pairs_only: bool = False) -> Check:
         train = task.splits["train"]
         predicted = rule_predictions(rule.feature, train, test[0])
         score = score_against_majority(predicted, _majority(train.labels), test[1])
+        allowed = RELEASE_EOS_GAINS.get(rule.check, 0.0) if paper_name(task) == "EOS" else 0.0
         finding = _cue_finding(
-            task, options, rule.check, rule.name, score, kind="rule", single_position=True
-        )
+            task, options, rule.check, rule.name, score, kind="rule", single_position=True,
+            allowed=allowed,
+        )  # fmt: skip
         return [finding]
 
     check.__name__ = f"check_{rule.check.replace('-', '_')}"
