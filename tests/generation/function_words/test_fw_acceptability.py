@@ -212,3 +212,20 @@ def test_a_small_corpus_builds_the_sets_it_can_fill_with_skip_failed(tmp_path, m
     assert [t.name for t in tasks] == ["wh-words"]
     for fold in tasks[0].folds or []:
         assert all(len(fold[split]) for split in ("train", "dev", "test"))
+
+
+def test_eos_refuses_a_file_of_independent_lines(tmp_path):
+    """One sentence a line and no blank line: nothing says two lines follow each other in a
+    document, so EOS pairs none of them (issue 48) and says how to mark documents."""
+    lines = [s for p in synthetic_corpus(60) for s in p]
+    corpus = tmp_path / "lines.txt"
+    corpus.write_text("\n".join(lines) + "\n")
+    result = build_function_words([corpus], tmp_path / "s", sets=["acceptability-eos"], size=40,
+                                  skip_failed=True)  # fmt: skip
+    assert "has no blank line" in result.failures["acceptability-eos"]
+    assert "--running" in result.failures["acceptability-eos"]
+    paragraphs = tmp_path / "paragraphs.txt"
+    paragraphs.write_text("\n\n".join("\n".join(p) for p in synthetic_corpus(60)) + "\n")
+    result = build_function_words([paragraphs], tmp_path / "t", sets=["acceptability-eos"],
+                                  size=40, params=UNWEIGHTED_EOS)  # fmt: skip
+    assert not result.failures
