@@ -148,7 +148,7 @@ CLAUSE_VERBS = CLAUSE_WORDS - {"that", "which", "who", "whom", "whose", "when", 
 #: "do nothing but stare": a verb follows, and "do nothing or stare" stays acceptable.
 DO_FORMS = frozenset({"do", "does", "did", "doing", "done"})
 #: "either way", "either side": "either" as a determiner of its own, not a correlative.
-EITHER_ALONE = frozenset({"way", "side", "one", "of", "end", "direction"})
+EITHER_ALONE = frozenset({"way", "side", "of", "end", "direction"})
 
 
 def clause_follows(low: Sequence[str], i: int) -> bool:
@@ -167,6 +167,9 @@ def coordination_frame(tokens: Sequence[str]) -> str | None:
     low = [t.lower() for t in tokens]
     word, after = low[i], tuple(low[i + 1 : i + 3])
     clausal = clause_follows(low, i)
+    # a correlative's second conjunct may be followed by the sentence's verb ("between the
+    # signifier and the signified is arbitrary"): only a subject pronoun makes it a clause
+    subject_next = low[i + 1 : i + 2] != [] and low[i + 1] in CLAUSE_SUBJECTS
     for cue, (conj, gap) in CORRELATIVES.items():
         if conj != word:
             continue
@@ -178,7 +181,7 @@ def coordination_frame(tokens: Sequence[str]) -> str | None:
                 j > 0 and low[j - 1] in FLOATING_BOTH_AFTER or low[j + 1] == "of"
             ):
                 continue
-            if any(t.lower() in CLAUSE_WORDS for t in between) or clausal:
+            if any(t.lower() in CLAUSE_WORDS for t in between) or subject_next:
                 continue
             if cue == "either" and low[j + 1] in EITHER_ALONE:
                 continue
