@@ -108,3 +108,14 @@ def test_the_releases_def_fails_the_audit_under_any_file_name(tmp_path, stem):
     )
     assert res.exit_code == 1, res.output
     assert "lexical-ngram: contains 'the'" in res.output
+
+
+@pytest.mark.skipif(not RELEASE.is_dir(), reason="the DNC release is not in ../shared/data")
+def test_release_eos_gains_are_what_the_release_measures():
+    from sentprobe.analysis.checks.surface import RELEASE_EOS_GAINS
+
+    task = load_dnc_set(RELEASE / "ACCEPTABILITY/acceptability-eos_data.json")
+    found = {f.check: f for f in audit_task(task, baselines=False)}
+    for check, gain in RELEASE_EOS_GAINS.items():
+        assert round(found[check].data["gain_points"], 1) == gain
+        assert found[check].severity == "info"  # the release is held to its own gain

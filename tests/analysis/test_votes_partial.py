@@ -155,3 +155,18 @@ def test_too_small_sets_are_skipped_in_one_line_the_others_run(suite, tmp_path):
     frame = run([], tasks, baselines="majority", results=tmp_path / "r.sqlite", progress=False,
                 cache_dir=tmp_path / "c")  # fmt: skip
     assert set(frame["task"]) == {"wh-words"}
+
+
+def test_without_allow_a_set_of_rule_labels_is_skipped_in_one_line(suite, tmp_path):
+    mutated = _mutated(suite, "nli-comparatives")[:50]
+    _vote(tmp_path / "v.csv", [(i, LIKERT[g]) for i, g in mutated])
+    res = _cli("annotate", "import", str(suite), str(tmp_path / "v.csv"), "-o", str(tmp_path / "f"))
+    assert res.exit_code == 0, res.output
+    from sentprobe.evaluation.runner import run
+
+    with pytest.warns(UserWarning):
+        tasks = load_dnc(tmp_path / "f", suite="gen")
+    with pytest.warns(UserWarning, match=r"skipped gen/Comp: 30 items with heuristic labels"):
+        frame = run([], tasks, baselines="majority", results=tmp_path / "r.sqlite",
+                    progress=False, cache_dir=tmp_path / "c")  # fmt: skip
+    assert set(frame["task"]) == {"wh-words"}
