@@ -193,7 +193,9 @@ def fleiss_kappa(units: Sequence[Sequence[str]]) -> float | None:
     return None if chance == 1 else float((p_item.mean() - chance) / (1 - chance))
 
 
-def table3_row(final: Sequence[tuple[Sequence[str], str]]) -> dict[str, float | int | None]:
+def table3_row(
+    final: Sequence[tuple[Sequence[str], str]],
+) -> dict[str, float | int | str | None]:
     """Agree / Unan. / Accuracy (%) / Size of final items, each (votes as labels, label).
     Agreement needs two votes: Agree, Unan. and Accuracy are over the items with at least
     two votes (None when there is none: one vote per item measures no agreement, and its

@@ -551,8 +551,8 @@ def load_dnc(
             refused.append(e)
     if not tasks:
         raise refused[0]
-    for e in refused:  # the other sets are probed; each refused set is one line
-        warnings.warn(f"skipped {e.problem}", SkippedSetWarning, stacklevel=2)
+    for skipped in refused:  # the other sets are probed; each refused set is one line
+        warnings.warn(f"skipped {skipped.problem}", SkippedSetWarning, stacklevel=2)
     return tasks
 
 
