@@ -63,9 +63,10 @@ def test_one_set_of_checks():
     import sentprobe.analysis.quality as quality
 
     assert not any(name.startswith("check_") for name in vars(quality))
-    # 17 checks (lexical-ngram, lexical-forms, tense-labels, dev-test and test-power among
-    # them) + the 6 single-position rules besides casing + 3 function-word agreement cues
-    assert len(CHECKS) == 26
+    # 18 checks (lexical-ngram, class-vocabulary, lexical-forms, tense-labels, dev-test and
+    # test-power among them) + the 6 single-position rules besides casing + 4 per-segment
+    # rules of a pair + 3 function-word agreement cues
+    assert len(CHECKS) == 31
 
 
 def test_generated_task_conversion():

@@ -74,7 +74,8 @@ def test_table3_row_matches_the_papers_arithmetic():
         (["natural", "natural", "neither"], "natural")
     ] * 6
     row = table3_row(final)
-    assert row == {"agree": 60.0, "unanimous": 40.0, "accuracy": 80.0, "size": 10}
+    assert row == {"agree": 60.0, "unanimous": 40.0, "accuracy": 80.0, "size": 10,
+                   "votes per item": "3"}  # fmt: skip
 
 
 def test_bad_votes_file_names_file_and_line(tmp_path):

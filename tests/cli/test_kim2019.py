@@ -33,6 +33,8 @@ def test_build_export_import_round_trip(tmp_path, sentprobe):
     built = sentprobe(
         "build", "--family", "kim2019", "-c", "corpus.txt", "-o", "suite", "--sizes", "80",
         "--tasks", "wh-words,Coord-collocations,EOS", "--set", "acceptability-eos.sigma=2",
+        "--set", "acceptability-eos.edge_weighting=false",  # the synthetic corpus: see
+        # UNWEIGHTED_EOS in tests/generation/function_words/test_fw_acceptability.py
         cwd=tmp_path,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr
@@ -41,11 +43,17 @@ def test_build_export_import_round_trip(tmp_path, sentprobe):
     assert manifest["sets"]["acceptability-eos"]["params"]["sigma"] == 2.0
     assert "Quality report" in (suite / "QUALITY.md").read_text()
     audit = sentprobe("audit", "suite", "--no-baselines", "--fail-on", "warning", cwd=tmp_path)
-    # the three small sets (40 test items) warn on test power, and on nothing else
-    warned = [
-        line.split()[1].rstrip(":") for line in audit.stdout.splitlines() if "  warning " in line
+    # the three small sets (40 test items) warn on test power; the paper's unweighted EOS
+    # boundaries on this corpus leave the words at the boundary reading the label, and the
+    # audit reads each segment of the pair (issue 48): nothing else is flagged
+    flagged = [
+        line.split()[1].rstrip(":")
+        for line in audit.stdout.splitlines()
+        if "  warning " in line or "  error " in line
     ]
-    assert warned == ["test-power"] * 3, audit.stdout + audit.stderr
+    assert sorted(flagged) == sorted(
+        ["test-power"] * 3 + ["segment1-last-token", "segment2-first-token"]
+    ), audit.stdout + audit.stderr
 
     exported = sentprobe("annotate", "export", "suite", "-o", "items.csv", cwd=tmp_path)
     assert exported.returncode == 0, exported.stderr
@@ -107,7 +115,8 @@ def test_build_export_import_round_trip(tmp_path, sentprobe):
     check = json.loads((final / "manifest.json").read_text())["annotation"]["sets"]
     assert check["acceptability-whwords"]["agreement"]["size"] == len(data)
     loaded = sentprobe("audit", "final", "--no-baselines", cwd=tmp_path)
-    assert loaded.returncode == 0, loaded.stdout + loaded.stderr
+    errors = [line.split()[1] for line in loaded.stdout.splitlines() if "  error " in line]
+    assert set(errors) <= {"segment2-first-token:"}, loaded.stdout + loaded.stderr  # as above
 
     # a votes file with an unknown answer: one line naming file and line, nothing written
     with (tmp_path / "bad.csv").open("w") as fh:

@@ -56,7 +56,10 @@ def test_sample_kim_en_passes_the_audit():
     assert [f.task for f in small] == ["sample-kim-en/Def-collocations"]
     problems = [f for f in problems if f not in small]
     assert not problems, [f"{f.task}: {f.check}: {f.message}" for f in problems]
-    assert "None: every split is balanced" in (SAMPLE / "QUALITY.md").read_text()
+    text = (SAMPLE / "QUALITY.md").read_text()
+    section = text.split("## Warnings and errors", 1)[1].split("\n## ", 1)[0]
+    listed = [line for line in section.splitlines() if line.startswith("- **")]
+    assert len(listed) == 1 and "Def-collocations: test-power" in listed[0], listed
 
 
 def _token_rule(train: Split, texts: list[str]) -> list[str]:

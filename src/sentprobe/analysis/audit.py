@@ -171,6 +171,9 @@ def _senteval_units(directory: Path, suite: list[Finding]) -> list[_Unit]:
 def _units(path: Path, suite: list[Finding]) -> list[_Unit]:
     """The tasks at ``path``, detected as ``load_tasks`` detects them."""
     if path.is_file():
+        if path.name.endswith(("_data.json", "_metadata.json")):  # one set of a DNC suite
+            data = path.with_name(path.name.replace("_metadata.json", "_data.json"))
+            return [_Unit(set_stem(data), partial(load_dnc_set, data), None)]
         if path.name.removesuffix(".gz").endswith((".jsonl", ".json", ".ndjson", ".tsv")):
             return [_Unit(stem(path), lambda: load_table(path), None)]
         meta = senteval_metadata(path)

@@ -357,6 +357,7 @@ def write_function_word_quality(out: str | Path, result: Any, **options: Any) ->
     loader, so the report checks what ``sentprobe run`` and ``sentprobe audit`` will see
     (folds pooled half/half, pairs joined: ``analysis.checks.views``)."""
     from sentprobe.datasets.loaders.dnc import (
+        SmallSetError,
         UnverifiedSetError,
         data_files,
         load_dnc_set,
@@ -373,6 +374,8 @@ def write_function_word_quality(out: str | Path, result: Any, **options: Any) ->
                 f"- {e.stem}: all {e.unverified} mutated items await annotation (`sentprobe "
                 "annotate export` this suite, collect votes, `sentprobe annotate import`)"
             )
+        except SmallSetError as e:
+            refused.append(f"- {e.problem}")
     manifest = result if isinstance(result, dict) else result.manifest
     set_stats = {name: entry.get("stats") or {} for name, entry in manifest.get("sets", {}).items()}
     stats = {t.name: set_stats.get(set_stem(Path(t.metadata.source))) for t in tasks}
@@ -389,9 +392,12 @@ def write_function_word_quality(out: str | Path, result: Any, **options: Any) ->
     parts = [manifest.get("description", ""), note, collocation_note(set_stats)]
     nli = sorted(name for name in set_stats if name.startswith("nli-"))
     if nli:
-        parts.append(rule_status_markdown(nli))
+        own = (manifest.get("annotation") or {}).get("rules")
+        parts.append(rule_status_markdown(nli, own))
     if refused:
-        parts.append("Not scored (sentprobe run refuses them):\n\n" + "\n".join(refused))
+        parts.append(
+            "Not scored (sentprobe run skips them, one line each):\n\n" + "\n".join(refused)
+        )
     extra = {
         "title": f"Quality report: {manifest.get('suite', Path(out).name)}",
         "description": "\n\n".join(filter(None, parts)),

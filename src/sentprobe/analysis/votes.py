@@ -36,7 +36,12 @@ from pathlib import Path
 import numpy as np
 
 from sentprobe.errors import DataError, SentprobeError
-from sentprobe.generation.function_words.labels import LABEL_MUST_CHANGE
+from sentprobe.generation.function_words.labels import (
+    LABEL_MUST_CHANGE,
+    MIN_ANNOTATED,
+    MIN_RULE_AGREEMENT,
+    rule_name,
+)
 from sentprobe.generation.function_words.release import (
     N_FOLDS,
     fold_splits,
@@ -188,11 +193,20 @@ def fleiss_kappa(units: Sequence[Sequence[str]]) -> float | None:
     return None if chance == 1 else float((p_item.mean() - chance) / (1 - chance))
 
 
-def table3_row(final: Sequence[tuple[Sequence[str], str]]) -> dict[str, float | int | None]:
-    """Agree / Unan. / Accuracy (%) / Size of final items, each (votes as labels, label)."""
-    pairs = agree = unanimous = hits = votes = 0
+def table3_row(
+    final: Sequence[tuple[Sequence[str], str]],
+) -> dict[str, float | int | str | None]:
+    """Agree / Unan. / Accuracy (%) / Size of final items, each (votes as labels, label).
+    Agreement needs two votes: Agree, Unan. and Accuracy are over the items with at least
+    two votes (None when there is none: one vote per item measures no agreement, and its
+    "unanimity" would be 100 by construction); ``votes per item`` says how many there were."""
+    pairs = agree = unanimous = hits = votes = multi = 0
+    per_item = sorted({len(labels) for labels, _ in final})
     for labels, label in final:
         m = len(labels)
+        if m < 2:
+            continue
+        multi += 1
         counts = Counter(labels)
         pairs += m * (m - 1)
         agree += sum(c * (c - 1) for c in counts.values())
@@ -202,10 +216,53 @@ def table3_row(final: Sequence[tuple[Sequence[str], str]]) -> dict[str, float | 
     size = len(final)
     return {
         "agree": round(100 * agree / pairs, 1) if pairs else None,
-        "unanimous": round(100 * unanimous / size, 1) if size else None,
+        "unanimous": round(100 * unanimous / multi, 1) if multi else None,
         "accuracy": round(100 * hits / votes, 1) if votes else None,
         "size": size,
+        "votes per item": (
+            None
+            if not per_item
+            else str(per_item[0])
+            if len(per_item) == 1
+            else f"{per_item[0]}-{per_item[-1]}"
+        ),
     }
+
+
+def _wilson(k: int, n: int) -> list[float]:
+    """95 % Wilson interval of k successes in n, in %."""
+    from scipy.stats import binomtest
+
+    ci = binomtest(k, n).proportion_ci(method="wilson")
+    return [round(100 * ci.low, 1), round(100 * ci.high, 1)]
+
+
+def rule_sample(
+    name: str, items: dict[str, tuple[dict, dict]], votes: dict[str, list[str]]
+) -> dict[str, dict]:
+    """Per labelling rule of NLI set ``name``: its annotated sample, the voted mutated items
+    (``n``), how many of them the votes' strict majority labels as the rule does (``agree``;
+    a "does not make sense" vote or no majority counts as a disagreement), the share and its
+    95 % Wilson interval (%), and whether it confirms the rule (at least ``MIN_ANNOTATED``
+    items, agreement at least ``MIN_RULE_AGREEMENT``)."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for iid, (_, meta) in items.items():
+        misc = meta.get("misc", {})
+        guess = misc.get("candidate_label") or misc.get("expected_label_before_votes")
+        if misc.get("original") is not False or not guess or not votes.get(iid):
+            continue
+        label, _ = decide(votes[iid], True, "")
+        rule = rule_name(name, str(misc.get("task_desc", "")))
+        counts[rule][0] += 1
+        counts[rule][1] += label == guess
+    out = {}
+    for rule, (n, agree) in sorted(counts.items()):
+        share = agree / n
+        out[rule] = {
+            "n": n, "agree": agree, "share": round(share, 4), "ci95": _wilson(agree, n),
+            "confirmed": n >= MIN_ANNOTATED and share >= MIN_RULE_AGREEMENT,
+        }  # fmt: skip
+    return out
 
 
 @dataclass
@@ -216,6 +273,10 @@ class SetOutcome:
     kept: list[tuple[dict, dict]] = field(default_factory=list)
     reasons: Counter = field(default_factory=Counter)
     agreement: dict = field(default_factory=dict)
+    #: per labelling rule, its annotated sample (NLI sets: :func:`rule_sample`)
+    rules: dict = field(default_factory=dict)
+    #: False when no item of the set has a vote: the set is copied as it was
+    voted: bool = True
 
 
 def _vote_labels(answers: Sequence[str], nli: bool) -> list[str]:
@@ -262,10 +323,21 @@ def judge_set(
     outcome = SetOutcome(name)
     kept: list[tuple[dict, dict, bool]] = []
     units = []
+    if not any(votes.get(iid) for iid in items):  # not voted on: copied as it is
+        outcome.voted = False
+        outcome.kept = list(items.values())
+        outcome.reasons["not voted: copied unchanged"] = len(items)
+        outcome.agreement = {**table3_row([]), "voted items": 0, "krippendorff_alpha": None,
+                             "fleiss_kappa": None}  # fmt: skip
+        return outcome
+    if nli:
+        outcome.rules = rule_sample(name, items, votes)
+    confirmed = {r for r, e in outcome.rules.items() if e["confirmed"]}
+    unvoted: list[tuple[dict, dict]] = []
     for iid, (data, meta) in items.items():
         answers = votes.get(iid, [])
         if not answers:
-            outcome.reasons["dropped: no votes"] += 1
+            unvoted.append((data, meta))
             continue
         units.append(_vote_labels(answers, nli))
         label, reason = decide(answers, nli, data["label"])
@@ -282,6 +354,10 @@ def judge_set(
                 misc["expected_label"] = "annotated"
         new_meta = {**meta, "creation-approach": "crowdsource", "misc": misc}
         kept.append((new_data, new_meta, len(set(labels)) == 1))
+    if nli:
+        kept += _unvoted_nli(name, unvoted, kept, confirmed, outcome)
+    else:
+        outcome.reasons["dropped: no votes"] += len(unvoted)
     if name in LABEL_MUST_CHANGE:
         kept = _label_changed(kept, outcome)
     rng = np.random.default_rng(seed)
@@ -303,6 +379,7 @@ def judge_set(
     final = [
         (_vote_labels(m["misc"]["votes"], nli), d["label"] if nli else answer_of[d["label"]])
         for d, m in outcome.kept
+        if "votes" in m.get("misc", {})
     ]
     outcome.agreement = {
         **table3_row(final),
@@ -311,6 +388,44 @@ def judge_set(
         "fleiss_kappa": _round(fleiss_kappa(units)),
     }
     return outcome
+
+
+def _unvoted_nli(
+    name: str,
+    unvoted: list[tuple[dict, dict]],
+    kept: list[tuple[dict, dict, bool]],
+    confirmed: set[str],
+    outcome: SetOutcome,
+) -> list[tuple[dict, dict, bool]]:
+    """The unvoted items of an NLI set that the final set keeps: a mutated item whose rule
+    the votes confirmed, labelled by the rule (``expected_label: heuristic``, scored with
+    ``run --allow-heuristic-labels``); an unmutated original (its label is the source
+    file's, annotators' of the NLI corpus) whose tuple keeps a mutated item."""
+    out = []
+    for data, meta in unvoted:
+        misc = meta.get("misc", {})
+        rule = rule_name(name, str(misc.get("task_desc", "")))
+        if misc.get("original") is False and rule in confirmed and misc.get("candidate_label"):
+            label = misc["candidate_label"]
+            new_misc = {**misc, "expected_label": "heuristic", "rule_confirmed_by_votes": rule}
+            new_misc.pop("candidate_label")
+            new_data = {**data, "label": label, "binary-label": label == "entailment"}
+            out.append((new_data, {**meta, "misc": new_misc}, False))
+            outcome.reasons["labelled by a confirmed rule"] += 1
+    tuples = {m.get("misc", {}).get("tuple_id") for _, m, _ in [*kept, *out]}
+    for data, meta in unvoted:
+        misc = meta.get("misc", {})
+        if misc.get("original") is False:
+            if misc.get("expected_label") != "unverified" or data.get("label"):
+                out.append((data, meta, False))  # already labelled (gold or heuristic)
+            elif rule_name(name, str(misc.get("task_desc", ""))) not in confirmed:
+                outcome.reasons["dropped: no votes"] += 1
+        elif misc.get("tuple_id") in tuples and data.get("label"):
+            out.append((data, meta, False))
+            outcome.reasons["unvoted original of a kept pair"] += 1
+        else:
+            outcome.reasons["dropped: no votes"] += 1
+    return out
 
 
 def _round(x: float | None) -> float | None:
@@ -330,21 +445,31 @@ def import_votes(
     kinds = {iid: is_nli(name) for name, items in sets.items() for iid in items}
     votes = read_votes(votes_file, kinds)
     outcomes = [judge_set(name, items, votes, seed) for name, items in sets.items()]
-    empty = [o.name for o in outcomes if not o.kept]
-    if empty:
+    if not any(o.kept for o in outcomes if o.voted):
+        voted = ", ".join(o.name for o in outcomes if o.voted)
         raise SentprobeError(
-            f"no item of {', '.join(empty)} survives the votes in {votes_file}; nothing written"
+            f"no item of {voted} survives the votes in {votes_file}; nothing written"
         )
     manifest_path = suite / "manifest.json"
     manifest = json.loads(manifest_path.read_text("utf-8")) if manifest_path.is_file() else {}
+    rules = {r: e for o in outcomes for r, e in o.rules.items()}
     manifest["annotation"] = {
         "votes_file": str(votes_file),
         "votes": sum(map(len, votes.values())),
-        "sets": {o.name: {"agreement": o.agreement, "outcome": dict(o.reasons)} for o in outcomes},
+        "sets": {
+            o.name: {"agreement": o.agreement, "outcome": dict(o.reasons), "voted": o.voted}
+            for o in outcomes
+        },
+        "rules": rules,
+        "rule_bar": {"min_annotated": MIN_ANNOTATED, "min_agreement": MIN_RULE_AGREEMENT},
     }
     for o in outcomes:
-        write_release_set(out, o.name, [d for d, _ in o.kept], [m for _, m in o.kept])
         entry = manifest.setdefault("sets", {}).setdefault(o.name, {})
+        if not o.kept:  # every voted item dropped: the set is not written
+            entry["counts"] = {}
+            entry["not written"] = "no item survives the votes"
+            continue
+        write_release_set(out, o.name, [d for d, _ in o.kept], [m for _, m in o.kept])
         entry["counts"] = dict(sorted(Counter(d["label"] for d, _ in o.kept).items()))
     atomic_write_text(out / "AGREEMENT.md", agreement_markdown(outcomes))
     atomic_write_text(
@@ -354,26 +479,68 @@ def import_votes(
 
 
 def agreement_markdown(outcomes: Sequence[SetOutcome]) -> str:
-    """Table 3 of the paper for these votes, plus alpha, kappa and what was dropped."""
+    """Table 3 of the paper for these votes, plus alpha, kappa, what was dropped, and each
+    NLI labelling rule's agreement with the votes."""
     from sentprobe.reporting.render import markdown_table
 
     def cell(x: object) -> str:
         return "-" if x is None else str(x)
 
+    def what(o: SetOutcome) -> str:
+        if not o.voted:
+            return "not voted on: copied unchanged"
+        shown = "; ".join(f"{k.removeprefix('dropped: ')} {v}" for k, v in sorted(o.reasons.items())
+                          if k.startswith("dropped") and v)  # fmt: skip
+        return shown if o.kept else f"{shown}; not written (no item left)"
+
     rows = [
-        [o.name, *(cell(o.agreement[k]) for k in ("agree", "unanimous", "accuracy", "size")),
-         cell(o.agreement["krippendorff_alpha"]), cell(o.agreement["fleiss_kappa"]),
-         "; ".join(f"{k.removeprefix('dropped: ')} {v}" for k, v in sorted(o.reasons.items())
-                   if k.startswith("dropped") and v)]
+        [o.name, *(cell(o.agreement[k]) for k in ("agree", "unanimous", "accuracy", "size",
+                                                  "votes per item")),
+         cell(o.agreement["krippendorff_alpha"]), cell(o.agreement["fleiss_kappa"]), what(o)]
         for o in outcomes
     ]  # fmt: skip
-    header = ["set", "Agree", "Unan.", "Accuracy", "Size", "alpha", "kappa", "dropped"]
-    return (
+    header = ["set", "Agree", "Unan.", "Accuracy", "Size", "votes/item", "alpha", "kappa",
+              "dropped"]  # fmt: skip
+    single = [o.name for o in outcomes if o.voted and o.agreement["votes per item"] == "1"]
+    parts = [
         "# Annotator agreement\n\n"
         "As Kim et al. (2019), Table 3, on the final items: Agree = pairwise agreement of the "
         "votes (%), Unan. = unanimous items (%), Accuracy = votes equal to the final label (%), "
-        "Size = final items. alpha = Krippendorff's alpha (nominal) and kappa = Fleiss' kappa "
+        "all three over the items with at least two votes; Size = final items. alpha = "
+        "Krippendorff's alpha (nominal) and kappa = Fleiss' kappa "
         "(only when every item has the same number of votes) over every voted item; NLI "
         "votes mapped to entailment (5, 4), neutral (3), contradiction (2, 1).\n\n"
         + markdown_table(header, rows)
+    ]
+    if single:
+        parts.append(
+            f"One vote per item in {', '.join(single)}: no agreement between annotators can be "
+            "measured (Agree, Unan., Accuracy, alpha and kappa need two votes on an item)."
+        )
+    rules = [(r, e) for o in outcomes for r, e in o.rules.items()]
+    if rules:
+        parts.append(rules_markdown(dict(rules)))
+    return "\n\n".join(parts).rstrip() + "\n"
+
+
+def rules_markdown(rules: dict[str, dict]) -> str:
+    """The labelling rules' agreement with the votes: items, agreeing, %, 95 % Wilson
+    interval, and whether the rule is confirmed (the bar: at least ``MIN_ANNOTATED`` items,
+    at least ``MIN_RULE_AGREEMENT``)."""
+    from sentprobe.reporting.render import markdown_table
+
+    rows = [
+        [r, str(e["n"]), str(e["agree"]), f"{100 * e['share']:.1f}",
+         f"{e['ci95'][0]}-{e['ci95'][1]}", "yes" if e["confirmed"] else "no"]
+        for r, e in sorted(rules.items())
+    ]  # fmt: skip
+    return (
+        "## Labelling rules against the votes\n\n"
+        "Each rule's label of a voted mutated item against the votes' strict majority "
+        "(a 'does not make sense' vote or no majority counts as a disagreement). A rule is "
+        f"confirmed with at least {MIN_ANNOTATED} annotated items and at least "
+        f"{100 * MIN_RULE_AGREEMENT:.0f} % agreement; a confirmed rule labels the set's "
+        "unvoted mutated items (`expected_label: heuristic`: `sentprobe run "
+        "--allow-heuristic-labels` scores them, marked ♯).\n\n"
+        + markdown_table(["rule", "items", "agree", "%", "95 % CI", "confirmed"], rows)
     )

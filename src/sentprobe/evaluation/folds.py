@@ -27,6 +27,7 @@ import json
 import os
 import pickle
 import secrets
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,18 +193,29 @@ def _heuristic(task: ProbingTask) -> dict[str, int]:
     return {"heuristic_labels": n} if n else {}
 
 
-def check_heuristic_labels(tasks: Sequence[ProbingTask], allow: bool) -> None:
-    """Refuse to score items whose labels are a generator's unverified rule (generated NLI
-    sets before annotation) unless ``allow`` (``run --allow-heuristic-labels``): a number on
-    them measures agreement with the rule, not with people."""
+def check_heuristic_labels(tasks: Sequence[ProbingTask], allow: bool) -> list[ProbingTask]:
+    """The tasks to score: items whose labels are a generator's rule, not annotators'
+    (generated NLI sets labelled by a confirmed rule) are scored only when ``allow`` (``run
+    --allow-heuristic-labels``): a number on them measures agreement with the rule, not with
+    people. Without it such a set is skipped in one warning line while the others run; when
+    every set is such a set, the run is refused."""
     flagged = [t for t in tasks if t.metadata.heuristic_labels]
-    if flagged and not allow:
-        shown = ", ".join(f"{t.name} ({t.metadata.heuristic_labels})" for t in flagged)
-        raise SentprobeError(
-            f"items with heuristic labels, not annotators': {shown}; annotate them "
-            "(sentprobe annotate) or pass --allow-heuristic-labels to score them anyway "
-            "(their cells are marked)"
+    if not flagged or allow:
+        return list(tasks)
+    shown = ", ".join(f"{t.name} ({t.metadata.heuristic_labels})" for t in flagged)
+    advice = (
+        "annotate them (sentprobe annotate) or pass --allow-heuristic-labels to score them "
+        "anyway (their cells are marked)"
+    )
+    if len(flagged) == len(tasks):
+        raise SentprobeError(f"items with heuristic labels, not annotators': {shown}; {advice}")
+    for t in flagged:
+        warnings.warn(
+            f"skipped {t.name}: {t.metadata.heuristic_labels} items with heuristic labels, not "
+            f"annotators'; {advice}",
+            stacklevel=2,
         )
+    return [t for t in tasks if not t.metadata.heuristic_labels]
 
 
 def _dim(X: Any) -> int:

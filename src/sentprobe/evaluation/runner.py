@@ -646,7 +646,7 @@ def plan_run(
         task_list = list(cast("Sequence[ProbingTask]", tasks))  # loaded tasks: the first decides
     else:
         task_list = resolve_tasks(cast("str | Sequence[str]", tasks))
-    check_heuristic_labels(task_list, allow_heuristic_labels)
+    task_list = check_heuristic_labels(task_list, allow_heuristic_labels)
     erased = erased_tasks(erase, task_list, erase_fit)
     rows: list[tuple[Baseline | Encoder, str | None, int | None]] = []
     for name in expand_baselines(baselines, task_list):

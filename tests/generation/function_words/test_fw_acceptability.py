@@ -77,10 +77,20 @@ def test_swaps_are_symmetric_so_context_words_are_no_cue(paragraphs):
     assert all(abs(sources[w] - kept[w]) <= 1 for w in kept)
 
 
-def test_eos_pairs_are_adjacent_and_invalid_ones_resegmented(paragraphs):
+#: The synthetic corpus's sentences end in six words that never occur inside one, so
+#: boundaries weighted by their edge words (EndOfSentence.edge_weighting, tested in
+#: test_fw_side_cues.py) find few valid partners there; tests that need a fixed number of EOS
+#: items from it draw the paper's unweighted boundaries.
+UNWEIGHTED_EOS = {"acceptability-eos": {"edge_weighting": False}}
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_eos_pairs_are_adjacent_and_invalid_ones_resegmented(paragraphs, weighted):
     tokenized = [[MosesPreprocessor().tokenize(s) for s in p] for p in paragraphs[:100]]
-    fw = EndOfSentence(size=100, sigma=2.0).generate(tokenized, seed=0)
-    assert fw.counts() == {"acceptable": 50, "unacceptable": 50}
+    size = None if weighted else 100
+    fw = EndOfSentence(size=size, sigma=2.0, edge_weighting=weighted).generate(tokenized, seed=0)
+    counts = fw.counts()
+    assert counts["acceptable"] == counts["unacceptable"] >= (10 if weighted else 50)
     for item in fw.items:
         assert item.context == item.context.lower() and "." not in item.context.split()
         if item.label == "unacceptable":
@@ -112,7 +122,7 @@ def test_fold_splits_test_each_chunk_once():
 
 def test_written_suite_reads_back_like_the_release(corpus_file, tmp_path):
     out = tmp_path / "suite"
-    result = build_function_words([corpus_file], out, size=60, seed=2)
+    result = build_function_words([corpus_file], out, size=60, seed=2, params=UNWEIGHTED_EOS)
     assert not result.failures
     data = json.loads((out / "ACCEPTABILITY/acceptability-whwords_data.json").read_text())
     meta = json.loads((out / "ACCEPTABILITY/acceptability-whwords_metadata.json").read_text())
@@ -127,7 +137,7 @@ def test_written_suite_reads_back_like_the_release(corpus_file, tmp_path):
     ids = [d["pair-id"] for f in out.glob("*/*_data.json") for d in json.loads(f.read_text())]
     assert len(ids) == len(set(ids)) == 240
     again = tmp_path / "again"
-    build_function_words([corpus_file], again, size=60, seed=2)
+    build_function_words([corpus_file], again, size=60, seed=2, params=UNWEIGHTED_EOS)
     for f in out.glob("*/*.json"):
         assert f.read_bytes() == (again / f.relative_to(out)).read_bytes()
 
@@ -170,7 +180,7 @@ def test_generated_couples_are_not_scored_as_minimal_pairs(corpus_file, tmp_path
     """An original and a mutated item of one couple are two different sentences: they share
     a fold (``misc.couple``) but are no minimal pair, so no pair accuracy is computed."""
     out = tmp_path / "suite"
-    build_function_words([corpus_file], out, size=60, seed=2)
+    build_function_words([corpus_file], out, size=60, seed=2, params=UNWEIGHTED_EOS)
     meta = json.loads((out / "ACCEPTABILITY/acceptability-whwords_metadata.json").read_text())
     by_couple: dict[int, set] = {}
     for m in meta:
@@ -202,3 +212,20 @@ def test_a_small_corpus_builds_the_sets_it_can_fill_with_skip_failed(tmp_path, m
     assert [t.name for t in tasks] == ["wh-words"]
     for fold in tasks[0].folds or []:
         assert all(len(fold[split]) for split in ("train", "dev", "test"))
+
+
+def test_eos_refuses_a_file_of_independent_lines(tmp_path):
+    """One sentence a line and no blank line: nothing says two lines follow each other in a
+    document, so EOS pairs none of them (issue 48) and says how to mark documents."""
+    lines = [s for p in synthetic_corpus(60) for s in p]
+    corpus = tmp_path / "lines.txt"
+    corpus.write_text("\n".join(lines) + "\n")
+    result = build_function_words([corpus], tmp_path / "s", sets=["acceptability-eos"], size=40,
+                                  skip_failed=True)  # fmt: skip
+    assert "has no blank line" in result.failures["acceptability-eos"]
+    assert "--running" in result.failures["acceptability-eos"]
+    paragraphs = tmp_path / "paragraphs.txt"
+    paragraphs.write_text("\n\n".join("\n".join(p) for p in synthetic_corpus(60)) + "\n")
+    result = build_function_words([paragraphs], tmp_path / "t", sets=["acceptability-eos"],
+                                  size=40, params=UNWEIGHTED_EOS)  # fmt: skip
+    assert not result.failures

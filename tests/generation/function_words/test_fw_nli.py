@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from sentprobe.errors import DataError
@@ -110,6 +111,11 @@ def annotated():
         ("They set up the tent.", False),  # verb particle
         ("Close to 50 people came.", False),  # quantity
         ("Come here right now.", False),  # intensifier
+        # issue 48: time, "finished", a difference in amount
+        ("It changed over the last 200 generations.", False),
+        ("The race was over.", False),
+        ("Sales were 15 % above the target.", False),
+        ("The bird flew over the house.", True),
     ],
 )
 def test_spatial_words_count_only_in_their_spatial_sense(annotated, sentence, spatial):
@@ -156,3 +162,51 @@ def test_negation_antonyms_leave_out_pairs_that_are_no_negation():
 def test_negation_set_never_swaps_more_for_less(nli_suite):
     items = _items(nli_suite, "nli-negation")
     assert items and all(m["misc"]["antonyms"] != ["more", "less"] for _, m in items)
+
+
+def test_no_source_pair_is_both_comparative_and_quantified(annotated):
+    """Comp/Quant overlap resolved (issue 48): a pair with a comparative on both sides goes
+    to Comparatives only."""
+    from collections import Counter
+
+    from sentprobe.generation.function_words.nli import Comparatives, Pair, Quantification
+
+    premise = annotated("The list was on more than one site.")
+    pair = Pair(premise, annotated("It was on more than two sites."), "entailment", 0)
+    rng = np.random.default_rng(0)
+    assert Comparatives().items_for(pair, rng, Counter())
+    stats: Counter = Counter()
+    assert Quantification().items_for(pair, rng, stats) == []
+    assert stats["skipped: a comparative pair (nli-comparatives takes it)"] == 1
+
+
+def test_a_preposition_selected_by_the_word_before_is_not_swapped(annotated):
+    from collections import Counter
+
+    from sentprobe.generation.function_words.nli import Pair, Prepositions
+
+    pair = Pair(annotated("Frank's office is far from here."),
+                annotated("The office is far from the station."), "entailment", 0)  # fmt: skip
+    stats: Counter = Counter()
+    assert Prepositions().items_for(pair, np.random.default_rng(0), stats) == []
+    assert stats["skipped: every preposition is selected by the word before it"] == 1
+
+
+def test_fixed_expressions_hold_no_antonym():
+    from sentprobe.generation.function_words.nli import in_fixed_expression
+
+    assert in_fixed_expression(["they", "trained", "in", "order", "to", "score"], 3)
+    assert not in_fixed_expression(["the", "order", "was", "placed"], 1)
+
+
+@needs_wordnet
+def test_negation_never_puts_both_antonyms_on_one_side(annotated):
+    from collections import Counter
+
+    from sentprobe.generation.function_words.nli import Negation, Pair
+
+    pair = Pair(annotated("The room was clean and dirty at once."),
+                annotated("The room was dirty."), "contradiction", 0)  # fmt: skip
+    stats: Counter = Counter()
+    assert Negation().items_for(pair, np.random.default_rng(0), stats) == []
+    assert stats["skipped: both antonyms on one side"] >= 1

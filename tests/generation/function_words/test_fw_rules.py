@@ -10,6 +10,7 @@ from sentprobe.generation.function_words.lexicon import CONJUNCTIONS, WH_WORDS
 from sentprobe.generation.function_words.rules import (
     apply,
     article_kind,
+    coordination_frame,
     resegment_index,
     swap_articles,
     swap_conjunction,
@@ -89,3 +90,34 @@ def test_resegmentation_without_another_boundary_is_an_error():
         resegment_index(2, 1, 1.0, np.random.default_rng(0))
     with pytest.raises(ValueError):
         resegment_index(10, 4, 0.0, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [  # issue 48: read in full, these swaps stayed acceptable or the frame was clausal
+        "Emma still hadn't said anything and she jumped to her feet .",
+        "Emma still hadn't said anything but she jumped to her feet .",
+        "Callum could do nothing or stare .",
+        "Callum could do nothing but stare .",
+        "They said nothing but the implication was unmistakable .",
+        "He tried it all but nothing worked .",
+        "Tears seeped out between her fingers and she opened her eyes .",
+        "strengthen both our abilities and we will be",
+        "Either way , I'll go or stay .",
+    ],
+)
+def test_clausal_conjunctions_are_no_frame(sentence):
+    assert coordination_frame(sentence.split()) is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "frame"),
+    [
+        ("It was nothing but a dream .", "nothing but"),
+        ("She liked both Anna and Ben .", "both ... and"),
+        ("You can have either tea or coffee .", "either ... or"),
+        ("It sat between the door and the window .", "between ... and"),
+    ],
+)
+def test_phrasal_frames_are_kept(sentence, frame):
+    assert coordination_frame(sentence.split()) == frame

@@ -216,3 +216,54 @@ def test_collocation_sets_only_mutate_framed_sentences_and_a_frame_lookup_labels
         mutated = [i.misc["mutation"] for i in fw.items if i.label == "unacceptable"]
         assert all(m["frame"] for m in mutated)
         assert fw.stats[FRAME_LOOKUP] == fw.stats["items"] == len(fw.items)
+
+
+def _edge_corpus(n: int, seed: int = 0) -> list[list[tuple[str, ...]]]:
+    """Sentences that start with a subject word, end with a noun, and hold function words and
+    (less often) nouns and subject words inside: a wrong boundary drawn at random mostly falls
+    after a function word, which no true sentence ends with."""
+    rng = np.random.default_rng(seed)
+    starts, nouns = ["he", "she", "they", "then"], [f"noun{i}" for i in range(30)]
+    inner = ["the", "of", "and", "to", "in", "a", "was", "with"]
+    out = []
+    for _ in range(n):
+        para = []
+        for _ in range(6):
+            k = int(rng.integers(6, 14))
+            pools = [nouns, starts, inner]  # nouns and subject words occur inside too, often
+            body = [str(rng.choice(pools[rng.choice(3, p=[0.35, 0.35, 0.3])])) for _ in range(k)]
+            para.append((str(rng.choice(starts)), *body, str(rng.choice(nouns)), "."))
+        out.append(para)
+    return out
+
+
+@pytest.mark.parametrize("check", ["segment1-last-token", "segment2-first-token"])
+def test_eos_wrong_boundaries_have_the_words_of_true_ones(tmp_path, check):
+    """The word before a wrong boundary is drawn as likely to end a sentence as the word
+    before a true one (edge_weighting); without it the last word of the first segment reads
+    the label."""
+    from sentprobe.analysis.audit import audit_task
+    from sentprobe.datasets.loaders.dnc import load_dnc_set
+    from sentprobe.generation.function_words.pipeline import write_function_word_suite
+
+    gains = {}
+    for weighted in (False, True):
+        fw = EndOfSentence(edge_weighting=weighted).generate(_edge_corpus(150), seed=0)
+        out = tmp_path / str(weighted)
+        write_function_word_suite(out, [fw], {}, corpus="x", corpus_license="x")
+        task = load_dnc_set(out / "ACCEPTABILITY/acceptability-eos_data.json")
+        (found,) = [f for f in audit_task(task, baselines=False) if f.check == check]
+        gains[weighted] = found.data["gain_points"]
+    assert gains[False] >= 15 and gains[True] <= gains[False] - 5, gains
+
+
+def test_a_weighted_wrong_boundary_stays_within_the_limits():
+    from sentprobe.generation.function_words.acceptability import weighted_boundary
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(20)]
+    ends = {w: 1.0 for w in words}
+    for _ in range(200):
+        k = weighted_boundary(words, 10, 3.0, rng, ends, ends, min_side=5, max_side=15)
+        assert k != 10 and 5 <= k <= 15
+    assert weighted_boundary(words, 10, 3.0, rng, {}, {}, min_side=10, max_side=10) is None

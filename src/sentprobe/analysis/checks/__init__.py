@@ -58,7 +58,7 @@ from sentprobe.analysis.checks.baselines import (
 from sentprobe.analysis.checks.cues import CueScore, score_against_majority
 from sentprobe.analysis.checks.forms import check_form_spread
 from sentprobe.analysis.checks.lexical import LEXICAL_SPLIT_TASKS, check_target_forms, perfect_forms
-from sentprobe.analysis.checks.ngrams import check_lexical_ngram
+from sentprobe.analysis.checks.ngrams import check_class_vocabulary, check_lexical_ngram
 from sentprobe.analysis.checks.reliability import (
     RELIABILITY_CHECKS,
     check_dev_test,
@@ -75,6 +75,7 @@ from sentprobe.analysis.checks.surface import (
     CASING_RULE,
     PUNCT_CAP,
     RULES,
+    SEGMENT_RULES,
     Rule,
     _rule_check,
     check_casing_cue,
@@ -103,9 +104,11 @@ CHECKS: tuple[Check, ...] = (
     check_form_spread,
     check_twins,
     *(_rule_check(rule) for rule in RULES if rule is not CASING_RULE),
+    *(_rule_check(rule, pairs_only=True) for rule in SEGMENT_RULES),
     check_casing_cue,
     check_contains_token,
     check_lexical_ngram,
+    check_class_vocabulary,
     *AGREEMENT_CHECKS,
     check_length,
     check_baselines,

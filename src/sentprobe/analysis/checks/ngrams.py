@@ -10,6 +10,11 @@ set whose metadata says the function word is the property (the paper's wh-words,
 Coord, EOS: ``DncSet.function_word_property``), a significant gain of ``WARNING_POINTS`` over
 majority is a warning; elsewhere (the ``*-collocations`` sets, which say in their name what
 they test) it is information.
+
+A cue spread over many rare words (each unacceptable item with its own rare word) gives no
+single n-gram rule a gain; :func:`check_class_vocabulary` catches it: the words that occur in
+train with one label only, and the rule "the text holds more of one label's words than of
+the other's -> that label".
 """
 
 from __future__ import annotations
@@ -84,3 +89,63 @@ def check_lexical_ngram(task: ProbingTask, options: CheckOptions) -> list[Findin
             "label: the set tests a collocation"
         )
     return [finding]
+
+
+#: Train texts a word must occur in before it counts as one label's word.
+VOCABULARY_MIN_COUNT = 1
+
+
+def _words(text: str) -> set[str]:
+    return set(text.lower().split())
+
+
+def class_vocabulary(texts: list[str], labels: list[str]) -> dict[str, str]:
+    """Word -> label, for the words of train texts that occur (in at least
+    ``VOCABULARY_MIN_COUNT`` texts) with one label only."""
+    seen: dict[str, set[str]] = {}
+    count: dict[str, int] = {}
+    for text, label in zip(texts, labels, strict=True):
+        for w in _words(text):
+            seen.setdefault(w, set()).add(label)
+            count[w] = count.get(w, 0) + 1
+    return {w: next(iter(ls)) for w, ls in seen.items() if len(ls) == 1
+            and count[w] >= VOCABULARY_MIN_COUNT}  # fmt: skip
+
+
+def check_class_vocabulary(task: ProbingTask, options: CheckOptions) -> list[Finding]:
+    """Function-word acceptability sets: the rule "the text holds more words that train saw
+    with label X only than with any other label -> X" (else the train majority), against
+    majority on test. Original and mutated sentences are different sentences, so each class
+    has its own rare words in equal measure and the rule stays at majority; a cue planted as
+    many rare words in one class (one per item) moves it. Its severity is that of a surface
+    cue on a set that must carry none."""
+    if function_word_property(task) is None:
+        return []
+    test = _scored_test(task)
+    if test is None:
+        return []
+    train = task.splits["train"]
+    vocab = class_vocabulary(list(train.sentences), list(train.labels))
+    majority = _majority(train.labels)
+    predicted = []
+    for text in test[0]:
+        votes: dict[str, int] = {}
+        for w in _words(text):
+            if w in vocab:
+                votes[vocab[w]] = votes.get(vocab[w], 0) + 1
+        ranked = sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))
+        top = ranked[0][0] if ranked and (len(ranked) == 1 or ranked[0][1] > ranked[1][1]) else None
+        predicted.append(top or majority)
+    score = score_against_majority(predicted, majority, test[1])
+    return [
+        _cue_finding(
+            task,
+            options,
+            "class-vocabulary",
+            "more words seen with one label only",
+            score,
+            kind="rule",
+            alarm=True,
+            data={"words": len(vocab)},
+        )  # fmt: skip
+    ]

@@ -13,6 +13,7 @@ from sentprobe.analysis.checks.base import (
     CheckOptions,
     _finding,
     _splits,
+    paper_name,
 )
 from sentprobe.analysis.checks.cues import (
     _cue_finding,
@@ -96,6 +97,39 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+#: How a sentence pair is shown to the checks (``views.PAIR_SEPARATOR``, stripped).
+SEGMENT_SEPARATOR = "|||"
+
+
+def segments(text: str) -> tuple[str, str]:
+    """The two segments of a pair joined as ``first ||| second`` (the second empty when the
+    text is one sentence)."""
+    first, _, second = text.partition(f" {SEGMENT_SEPARATOR} ")
+    return first, second
+
+
+#: The position rules on each segment of a sentence pair where the joined text hides them: the
+#: last token of the first segment and the first token of the second (an EOS boundary moved
+#: into a sentence shows there), with their classes. Run on pair tasks only.
+SEGMENT_RULES: tuple[Rule, ...] = (
+    Rule("segment1-last-token", "last token of the first segment",
+         lambda s: last_token(segments(s)[0])),
+    Rule("segment1-last-token-class", "class of the last token of the first segment",
+         lambda s: token_class(last_token(segments(s)[0]))),
+    Rule("segment2-first-token", "first token of the second segment",
+         lambda s: first_token(segments(s)[1])),
+    Rule("segment2-first-token-class", "class of the first token of the second segment",
+         lambda s: token_class(first_token(segments(s)[1]))),
+)  # fmt: skip
+
+#: The gain over majority (points) of the segment rules on Kim et al.'s released EOS set
+#: under the audit's protocol (`tests/analysis/test_audit_by_metadata.py` measures them again
+#: when the release is present): moving a sentence boundary puts other words at it, so the
+#: words there carry some label in the paper's own set too. On a set named EOS a segment rule
+#: is held to the release's gain plus the usual margins, as the text baselines are held to
+#: the paper's margins.
+RELEASE_EOS_GAINS = {"segment1-last-token": 13.4, "segment2-first-token": 6.7}
+
 #: Its own check (:func:`check_casing_cue`) also reports the casing shares per class.
 CASING_RULE = RULES[-1]
 
@@ -117,17 +151,21 @@ def rule_predictions(
     return [rule.get(feature(s), default) for s in sentences]
 
 
-def _rule_check(rule: Rule) -> Check:
+def _rule_check(rule: Rule, pairs_only: bool = False) -> Check:
     def check(task: ProbingTask, options: CheckOptions) -> list[Finding]:
         test = _scored_test(task)
         if test is None:
             return []
+        if pairs_only and not all(f" {SEGMENT_SEPARATOR} " in t for t in test[0]):
+            return []
         train = task.splits["train"]
         predicted = rule_predictions(rule.feature, train, test[0])
         score = score_against_majority(predicted, _majority(train.labels), test[1])
+        allowed = RELEASE_EOS_GAINS.get(rule.check, 0.0) if paper_name(task) == "EOS" else 0.0
         finding = _cue_finding(
-            task, options, rule.check, rule.name, score, kind="rule", single_position=True
-        )
+            task, options, rule.check, rule.name, score, kind="rule", single_position=True,
+            allowed=allowed,
+        )  # fmt: skip
         return [finding]
 
     check.__name__ = f"check_{rule.check.replace('-', '_')}"

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,6 +184,19 @@ def set_stem(data_file: Path) -> str:
     return name[: -len(DATA_SUFFIX)] if name.endswith(DATA_SUFFIX) else data_file.stem
 
 
+def declared_set(items: list[dict[str, Any]]) -> str | None:
+    """The set the items say they belong to: their ``type-of-inference`` (the release writes
+    ``acceptability-definiteness.tsv``, ``nli-negation``; so does ``build --family
+    kim2019``) when all items agree on one known set, else None. A set is described by this,
+    not by its file name: the release's Def saved as ``definiteness_data.json`` is still Def,
+    and gets Def's checks."""
+    declared = {str(item.get("type-of-inference") or "").removesuffix(".tsv") for item in items}
+    if len(declared) != 1:
+        return None
+    (name,) = declared
+    return name if name in DNC_SETS else None
+
+
 def describe_set(stem: str, pairs: bool) -> DncSet:
     """The release's own description of ``stem``, or one inferred from its name: a stem
     starting with ``nli-`` is an NLI set, anything else acceptability (a pair if the items
@@ -274,13 +288,14 @@ def load_dnc_set(
         misc = entry.get("misc", {})
         by_id[str(entry["pair-id"])] = entry | {"misc": misc if isinstance(misc, dict) else {}}
     pairs = any(str(item.get("hypothesis") or "").strip() for item in items)
-    info = describe_set(stem, pairs)
+    info = describe_set(declared_set(items) or stem, pairs)
     nli = info.format == "nli-pair"
     labels = NLI_LABELS if nli else ACCEPTABILITY_LABELS
     problems = Problems(data_file)
     seen: set[str] = set()
     sents, sents2, golds, groups, miscs, ids = [], [], [], [], [], []
     unverified = heuristic = 0
+    awaiting: set[str] = set()  # tuples with a mutated item that awaits annotation
     for item in items:
         pid = str(item["pair-id"])
         where = f"pair-id {pid}"
@@ -295,6 +310,7 @@ def load_dnc_set(
         expected = found["misc"].get("expected_label")
         if expected == "unverified":  # written for annotators only: no gold label yet
             unverified += 1
+            awaiting.add(str(found["misc"].get("tuple_id")))
             continue
         heuristic += expected == "heuristic"
         label = item.get("label")
@@ -326,9 +342,18 @@ def load_dnc_set(
     problems.raise_if_any()
     if unverified and not any(m.get("original") is False for m in miscs):
         raise UnverifiedSetError(data_file, stem, unverified)
+    incomplete = 0
+    if unverified:  # an original whose mutations await annotation tests nothing alone
+        keep = _complete_tuples(miscs, awaiting)
+        incomplete = len(miscs) - sum(keep)
+        sents, sents2, golds, groups, miscs, ids = (
+            [x for x, k in zip(col, keep, strict=True) if k]
+            for col in (sents, sents2, golds, groups, miscs, ids)
+        )
 
     assignments = _fold_assignments(miscs, ids, golds, sents, nli, meta_file, problems)
     problems.raise_if_any()
+    _check_folds(assignments, golds, data_file, stem)
     # minimal pairs: the items an NLI set made from one MNLI pair (its tuple_id); a generated
     # acceptability set's couples come from two sentences and are no pairs
     pair_ids = [m.get("tuple_id") for m in miscs]
@@ -368,9 +393,15 @@ def load_dnc_set(
     )
     task = ProbingTask(metadata=metadata, splits=folds[0], folds=folds)
     if unverified:
+        also = (
+            f", nor the {incomplete} unmutated originals of their pairs (an original without its "
+            "mutation tests nothing)"
+            if incomplete
+            else ""
+        )
         task.warnings.append(
             f"{unverified} items not loaded: no annotated sample confirms their labelling "
-            "rule, so they await annotation (sentprobe annotate)"
+            f"rule, so they await annotation (sentprobe annotate){also}"
         )
     if heuristic:
         task.warnings.append(
@@ -397,6 +428,41 @@ class UnverifiedSetError(DataError):
             f"annotate export {suite} -o sheet.csv, collect votes, then sentprobe annotate "
             f"import {suite} votes.csv -o FINAL and run on FINAL",
         )
+
+
+class SmallSetError(DataError):
+    """A set too small for its ten folds: some fold lacks a train, dev or test item, or its
+    train part holds one label only (cross-validation would fit nothing)."""
+
+    def __init__(self, data_file: Path, stem: str, n: int, reason: str) -> None:
+        self.stem = stem
+        super().__init__(
+            data_file,
+            None,
+            f"{stem}: {n} items, too few for ten folds ({reason}); not scored",
+        )
+
+
+def _complete_tuples(miscs: list[dict[str, Any]], awaiting: set[str]) -> list[bool]:
+    """Which loaded items to keep: not those of a ``tuple_id`` one of whose mutated items
+    awaits annotation (its unmutated original would be scored without its mutation)."""
+    return [str(m.get("tuple_id")) not in awaiting for m in miscs]
+
+
+def _check_folds(
+    assignments: list[list[str]], golds: list[str], data_file: Path, stem: str
+) -> None:
+    """Raise :class:`SmallSetError` unless every fold has train, dev and test items and at
+    least two labels in train."""
+    n = len(golds)
+    if n == 0:
+        raise SmallSetError(data_file, stem, 0, "no labelled item")
+    for f, fold in enumerate(assignments, 1):
+        for split in SPLIT_NAMES:
+            if split not in fold:
+                raise SmallSetError(data_file, stem, n, f"fold {f} has no {split} item")
+        if len({g for g, s in zip(golds, fold, strict=True) if s == "train"}) < 2:
+            raise SmallSetError(data_file, stem, n, f"fold {f} trains on one label only")
 
 
 def _joined(task: ProbingTask) -> ProbingTask:
@@ -488,4 +554,19 @@ def load_dnc(
     files = data_files(directory)
     if not files:
         raise DataError(directory, None, f"no *{DATA_SUFFIX} files (not a DNC release folder)")
-    return [load_dnc_set(f, suite=suite, language=language, root=directory) for f in files]
+    tasks, refused = [], []
+    for f in files:
+        try:
+            tasks.append(load_dnc_set(f, suite=suite, language=language, root=directory))
+        except (UnverifiedSetError, SmallSetError) as e:
+            refused.append(e)
+    if not tasks:
+        raise refused[0]
+    for skipped in refused:  # the other sets are probed; each refused set is one line
+        warnings.warn(f"skipped {skipped.problem}", SkippedSetWarning, stacklevel=2)
+    return tasks
+
+
+class SkippedSetWarning(UserWarning):
+    """A set of a suite that is not probed (awaits annotation, or too small for its folds),
+    while the other sets are."""

@@ -76,28 +76,40 @@ def rule_verified(name: str, table: dict[str, dict[str, Any]] | None = None) -> 
     return sample.get("n", 0) >= MIN_ANNOTATED and sample.get("share", 0) >= MIN_RULE_AGREEMENT
 
 
-def rule_status_markdown(set_names: Sequence[str]) -> str:
+def rule_status_markdown(
+    set_names: Sequence[str], annotated: dict[str, dict[str, Any]] | None = None
+) -> str:
     """QUALITY.md's table of the labelling rules of ``set_names``: agreement with the
     release's annotators (conditional on a change of label where the set requires one), the
-    annotated sample of generated items (size, agreement) and whether the rule labels."""
+    annotated sample of generated items (size, agreement) and whether the rule labels.
+    ``annotated``: the suite's own samples (``manifest.json`` -> ``annotation.rules``, written
+    by ``sentprobe annotate import``: n, agree, share, ci95, confirmed), which take the place of
+    the package's record."""
     table = rule_agreement()
-    names = sorted(n for n in table if n.split(":")[0] in set_names)
+    annotated = annotated or {}
+    names = sorted(n for n in {*table, *annotated} if n.split(":")[0] in set_names)
     rows = []
     for name in names:
-        entry, sample = table[name], table[name].get("annotated")
-        release = f"{100 * entry['share']:.1f} % of {entry['n']}"
-        checked = "none" if not sample else f"{100 * sample['share']:.1f} % of {sample['n']}"
-        rows.append(
-            f"| {name} | {release} | {checked} | {'yes' if rule_verified(name) else 'no'} |"
-        )
+        entry = table.get(name)
+        release = f"{100 * entry['share']:.1f} % of {entry['n']}" if entry else "-"
+        if name in annotated:
+            own = annotated[name]
+            lo, hi = own["ci95"]
+            checked = f"{100 * own['share']:.1f} % of {own['n']} (95 % CI {lo}-{hi})"
+            labels = bool(own["confirmed"])
+        else:
+            sample = (entry or {}).get("annotated")
+            checked = "none" if not sample else f"{100 * sample['share']:.1f} % of {sample['n']}"
+            labels = rule_verified(name)
+        rows.append(f"| {name} | {release} | {checked} | {'yes' if labels else 'no'} |")
     return "\n".join(
         [
             "Labelling rules of the NLI sets. Release: agreement with the release's annotators "
             "(Prep, Comp, Quant, Spatial: given that the label changed, as every release pair "
             "of those sets did). Annotated sample: agreement with annotators' votes on "
-            f"generated items (the rule labels only with >= {MIN_ANNOTATED} items and "
-            f">= {100 * MIN_RULE_AGREEMENT:.0f} %); otherwise mutated items have no label and "
-            "await annotation.",
+            f"generated items of this suite (the rule labels only with >= {MIN_ANNOTATED} items "
+            f"and >= {100 * MIN_RULE_AGREEMENT:.0f} %); otherwise mutated items have no label "
+            "and await annotation.",
             "",
             "| rule | release | annotated sample | labels |",
             "|---|---:|---:|---|",

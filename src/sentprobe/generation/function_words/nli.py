@@ -196,6 +196,13 @@ def _preposition_spans(record: AnnotatedSentence) -> list[tuple[int, int, str]]:
     return spans
 
 
+def _selected(record: AnnotatedSentence, start: int) -> bool:
+    """Whether the preposition at ``start`` is selected by the word before it (an adjective,
+    adverb or verb particle: "far from", "close to", "next to", "because of", "out of"), so
+    swapping it makes no sentence ("far by Frank's office")."""
+    return start > 0 and record.upos[start - 1] in ("ADJ", "ADV", "ADP", "SCONJ", "PART")
+
+
 @dataclass
 class Prepositions(NLISet):
     name: ClassVar[str] = "nli-prepositions"
@@ -207,8 +214,12 @@ class Prepositions(NLISet):
         if keeps_label(self.name, pair.label):
             stats["skipped: the swap would keep the label (a neutral pair)"] += 1
             return []
+        spans = [sp for sp in spans if not _selected(pair.hypothesis, sp[0])]
+        if not spans:
+            stats["skipped: every preposition is selected by the word before it"] += 1
+            return []
         start, end, prep = spans[int(rng.integers(len(spans)))]
-        others = [p for p in PREPOSITIONS if p != prep]
+        others = [p for p in PREPOSITIONS if p != prep and len(p.split()) == 1]
         new = others[int(rng.integers(len(others)))]
         tokens = list(pair.hypothesis.tokens)
         replacement = match_case(tokens[start], new).split()
@@ -293,8 +304,18 @@ class Comparatives(NegatedHypothesis):
 
 @dataclass
 class Quantification(NegatedHypothesis):
+    """Quantifier pairs that are not comparative pairs: a pair with a comparative in both
+    sentences ("more than one site") goes to Comparatives only, so no source pair is in
+    both sets."""
+
     name: ClassVar[str] = "nli-quantification"
     table: ClassVar[dict[str, tuple[str, ...]]] = QUANTIFIERS
+
+    def items_for(self, pair: Pair, rng: np.random.Generator, stats: Counter) -> list[Item]:
+        if all(_subtypes(r, COMPARATIVES) for r in pair.text_records()):
+            stats["skipped: a comparative pair (nli-comparatives takes it)"] += 1
+            return []
+        return super().items_for(pair, rng, stats)
 
 
 @dataclass
@@ -324,6 +345,21 @@ def _negation_forms(
     }
 
 
+#: Words that are no antonym inside these expressions (previous word, word, next word):
+#: "in order to" is no "order" that "disorder" negates.
+FIXED_EXPRESSIONS = frozenset(
+    {("in", "order", "to"), ("in", "order", "that"), ("at", "first", ""), ("at", "last", ""),
+     ("at", "least", ""), ("at", "most", ""), ("all", "right", ""), ("right", "away", "")}
+)  # fmt: skip
+
+
+def in_fixed_expression(words: Sequence[str], i: int) -> bool:
+    """Whether ``words[i]`` is part of one of ``FIXED_EXPRESSIONS``."""
+    prev = words[i - 1] if i else ""
+    nxt = words[i + 1] if i + 1 < len(words) else ""
+    return (prev, words[i], nxt) in FIXED_EXPRESSIONS or (prev, words[i], "") in FIXED_EXPRESSIONS
+
+
 @dataclass
 class Negation(NLISet):
     """All 16 negation patterns of pairs with an antonym pair across the two sentences."""
@@ -339,13 +375,23 @@ class Negation(NLISet):
             return []
         hyp_words = _words(pair.hypothesis)
         found = []
+        prem_words = _words(pair.premise)
         for i in antonym_positions(pair.premise, lexicon):
             pos = UPOS_TO_WORDNET[pair.premise.upos[i]]
             word = pair.premise.tokens[i].lower()
+            if in_fixed_expression(prem_words, i):
+                continue
             for j in antonym_positions(pair.hypothesis, lexicon):
                 same_pos = UPOS_TO_WORDNET[pair.hypothesis.upos[j]] == pos
-                if same_pos and hyp_words[j] in lexicon[word, pos]:
-                    found.append((i, j))
+                if not same_pos or hyp_words[j] not in lexicon[word, pos]:
+                    continue
+                if in_fixed_expression(hyp_words, j):
+                    continue
+                if hyp_words[j] in prem_words or word in hyp_words:
+                    # both antonyms on one side: swapping gives "physical and physical"
+                    stats["skipped: both antonyms on one side"] += 1
+                    continue
+                found.append((i, j))
         if not found:
             return []
         i, j = found[int(rng.integers(len(found)))]

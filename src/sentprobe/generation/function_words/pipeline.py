@@ -83,18 +83,29 @@ def _text_sets(
     result: KimBuildResult, stats: Counter,
 ) -> None:  # fmt: skip
     pre = MosesPreprocessor(lang=lang)
-    paragraphs = [
-        [pre.tokenize(s) for s in para]
-        for path in corpora
-        for para in read_paragraphs(path, layout, lang)
-    ]
+    paragraphs, documents, undivided = [], [], []
+    for path in corpora:
+        mine = [[pre.tokenize(s) for s in para] for para in read_paragraphs(path, layout, lang)]
+        paragraphs += mine
+        if layout == "lines" and len(mine) == 1 and len(mine[0]) > 2:
+            undivided.append(str(path))  # independent lines: no sentence follows another
+        else:
+            documents += mine
     kept = _Pretokenized(lang=lang)
     sentences = list(kept(" ".join(t) for para in paragraphs for t in para))
     stats.update(kept.stats)
     for name in names:
         generator = ACCEPTABILITY_SETS[name](**params.get(name, {}))
+        if name == "acceptability-eos" and not documents:
+            result.failures[name] = (
+                f"{name}: EOS pairs a sentence with the one that follows it in a document, and "
+                f"{', '.join(undivided)} has no blank line: its lines are taken as independent "
+                "sentences, never paired (separate documents or paragraphs by a blank line, or "
+                "give running text with --running)"
+            )
+            continue
         try:
-            source = paragraphs if name == "acceptability-eos" else sentences
+            source = documents if name == "acceptability-eos" else sentences
             result.sets.append(generator.generate(source, seed))
         except (GenerationError, ValueError) as e:
             result.failures[name] = str(e)

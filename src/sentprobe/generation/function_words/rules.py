@@ -136,6 +136,28 @@ REDUPLICATED = frozenset(
 )
 
 
+#: Words that open a clause after the conjunction ("... between her fingers and she opened",
+#: "nothing but the implication was"): subject pronouns and negative/universal subjects.
+CLAUSE_SUBJECTS = frozenset(
+    "i you he she it we they there nothing everything everyone nobody someone".split()  # noqa: SIM905
+)
+#: Finite verbs and auxiliaries: one within three words after the conjunction makes what
+#: follows a clause, not the second conjunct of a correlative or idiom.
+CLAUSE_VERBS = CLAUSE_WORDS - {"that", "which", "who", "whom", "whose", "when", "where", "if",
+                               "because", "while"}  # fmt: skip
+#: "do nothing but stare": a verb follows, and "do nothing or stare" stays acceptable.
+DO_FORMS = frozenset({"do", "does", "did", "doing", "done"})
+#: "either way", "either side": "either" as a determiner of its own, not a correlative.
+EITHER_ALONE = frozenset({"way", "side", "of", "end", "direction"})
+
+
+def clause_follows(low: Sequence[str], i: int) -> bool:
+    """Whether the conjunction at ``i`` joins clauses: the next word is a subject pronoun,
+    or a finite verb or auxiliary comes within the next three words."""
+    after = list(low[i + 1 : i + 4])
+    return bool(after) and (after[0] in CLAUSE_SUBJECTS or any(t in CLAUSE_VERBS for t in after))
+
+
 def coordination_frame(tokens: Sequence[str]) -> str | None:
     """The frame that makes any swap of the sentence's only and/but/or unacceptable (a rule a
     reader can check), or None when a swap may well stay acceptable."""
@@ -144,6 +166,10 @@ def coordination_frame(tokens: Sequence[str]) -> str | None:
         return None
     low = [t.lower() for t in tokens]
     word, after = low[i], tuple(low[i + 1 : i + 3])
+    clausal = clause_follows(low, i)
+    # a correlative's second conjunct may be followed by the sentence's verb ("between the
+    # signifier and the signified is arbitrary"): only a subject pronoun makes it a clause
+    subject_next = low[i + 1 : i + 2] != [] and low[i + 1] in CLAUSE_SUBJECTS
     for cue, (conj, gap) in CORRELATIVES.items():
         if conj != word:
             continue
@@ -155,14 +181,18 @@ def coordination_frame(tokens: Sequence[str]) -> str | None:
                 j > 0 and low[j - 1] in FLOATING_BOTH_AFTER or low[j + 1] == "of"
             ):
                 continue
-            if any(t.lower() in CLAUSE_WORDS for t in between):
+            if any(t.lower() in CLAUSE_WORDS for t in between) or subject_next:
+                continue
+            if cue == "either" and low[j + 1] in EITHER_ALONE:
                 continue
             if cue != "either" and any(not any(c.isalnum() for c in t) for t in between):
                 continue
             return f"{cue} ... {word}"
     if word == "but" and "not" in low[max(0, i - 8) : i] and "only" in low[max(0, i - 8) : i]:
         return "not only ... but"
-    if word == "but" and i > 0 and low[i - 1] in BUT_AFTER:
+    if word == "but" and i > 0 and low[i - 1] in BUT_AFTER and not clausal:
+        if i > 1 and low[i - 2] in DO_FORMS:  # "do nothing but stare": "or stare" is fine
+            return None
         return f"{low[i - 1]} but"
     for idiom in IDIOM_AFTER.get(word, ()):
         if after[: len(idiom)] == idiom and (idiom != ("not",) or low[i - 1 : i] == ["whether"]):

@@ -31,13 +31,21 @@ _NOT_QUANTITY = {
     "no": ("longer", "doubt", "matter"),
     "any": ("longer", "more"),
 }
+#: Forms of "be" before a predicative "over" ("the race was over": finished).
+_BE = frozenset("is are was were be been being 's am".split())  # noqa: SIM905
+#: Words that make "over (the) X" a stretch of time ("over time", "over the last years").
+_TIME_WORDS = frozenset(
+    """time last past next years months weeks days decades centuries course period
+    weekend summer winter night generations""".split()  # noqa: SIM905
+)
 _YEAR = re.compile(r"^(1[0-9]|20)\d\d$")
 
 
 def spatial_sense(record: AnnotatedSentence, i: int) -> bool:
     """Whether the spatial word at ``i`` is used for space, not degree, quantity, rightness
     or as a verb particle: "far more accessible", "over two hundred islands", "that's
-    right", "set up", "the right to vote", "close to 50" are not spatial."""
+    right", "set up", "the right to vote", "close to 50", "over the last 200 generations",
+    "the race was over", "15 % above the target" are not spatial."""
     words = _words(record)
     w, nxt = words[i], words[i + 1] if i + 1 < len(words) else ""
     prev = words[i - 1] if i else ""
@@ -47,7 +55,12 @@ def spatial_sense(record: AnnotatedSentence, i: int) -> bool:
     if w == "far":
         return nxt not in _DEGREE_AFTER_FAR and record.xpos[i + 1 : i + 2] not in (["JJR"], ["RBR"])
     if w in ("over", "under", "above", "below"):
-        return not nxt_num and nxt not in ("average", "all") and not (w == "over" and prev == "is")
+        after = words[i + 2] if i + 2 < len(words) else ""
+        if w == "over" and (prev in _BE or nxt in _TIME_WORDS or after in _TIME_WORDS):
+            return False  # "the race was over", "over time", "over the last 200 generations"
+        if prev in ("%", "percent") or record.upos[i - 1 : i] == ["NUM"]:
+            return False  # "15 % above the target": a difference in amount
+        return not nxt_num and nxt not in ("average", "all", "way")
     if w in ("left", "right"):
         if w == "right" and nxt in _RIGHT_INTENSIFIED:
             return False

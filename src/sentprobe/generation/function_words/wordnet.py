@@ -103,7 +103,8 @@ NOT_NEGATION: frozenset[frozenset[str]] = frozenset(
     grandson/granddaughter gentleman/lady host/hostess actor/actress prince/princess
     men/women he/she him/her his/hers
     left/right up/down east/west north/south upstairs/downstairs above/below over/under
-    inside/outside front/back
+    inside/outside front/back here/there
+    physical/mental beginning/end start/end first/last order/disorder
     sharp/natural flat/natural sharp/flat major/minor""".split()  # noqa: SIM905
 )
 
