@@ -1,6 +1,8 @@
 """Human judgments for generated function-word sets, the way Kim et al. (2019, sec. 2.4 and
 Appendix C) collected them: export the items for annotators, read their votes back, keep the
-items the votes support, and report agreement like the paper's Table 3.
+items the votes support, and report agreement like the paper's Table 3. Long because the
+acceptability and NLI protocols, the rule agreement a vote confirms and the suite rewrite
+share one pass over the votes; split apart they would each re-read and re-key them.
 
 - Acceptability items are judged natural / unnatural / neither. An item is kept when a strict
   majority of its votes agrees with the expected label (natural for an original sentence,
