@@ -26,6 +26,7 @@ once can be split and handed to any report.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -142,3 +143,44 @@ def task_name(task: str, task_source: str) -> str:
     if "/" in task or not task_source or any(c.isspace() for c in task_source):
         return task
     return f"{task_source}/{task}"
+
+
+def row_display_names(frame: pd.DataFrame) -> pd.Series:
+    """The name each row of a resolved frame has in the results table: its ``encoder``, with
+    the probe in brackets where the same encoder was probed with several (``BoV-GloVe
+    [mlp]``)."""
+    probes = frame.groupby("encoder", sort=False)["probe"].nunique()
+    return pd.Series(
+        [
+            f"{e} [{p}]" if probes[e] > 1 else str(e)
+            for e, p in zip(frame["encoder"], frame["probe"], strict=True)
+        ],
+        index=frame.index,
+        dtype=object,
+    )
+
+
+def select_rows(frame: pd.DataFrame, names: Sequence[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The records of a resolved frame whose row any of ``names`` names, and the names that
+    name none. A name matches a row by every name the reports print for it: its table name
+    (``BoV-GloVe [mlp]``), its display name (``nmt@epoch-2 (1a2b3c4d)``), its stored label,
+    its tag or its ``ENCODER [PROBE]`` even where the table shows no probe."""
+    if frame.empty:
+        return frame, list(names)
+    table = row_display_names(frame)
+    with_probe = frame["encoder"].astype(str) + " [" + frame["probe"].astype(str) + "]"
+    label_probe = frame["encoder_label"].astype(str) + " [" + frame["probe"].astype(str) + "]"
+    keys = [table, frame["encoder"].astype(str), frame["encoder_label"].astype(str)]
+    keys += [with_probe, label_probe]
+    if "row_tag" in frame.columns:
+        keys.append(frame["row_tag"].astype(str))
+    keep = pd.Series(False, index=frame.index)
+    unmatched = []
+    for name in dict.fromkeys(names):
+        hit = pd.Series(False, index=frame.index)
+        for key in keys:
+            hit |= key == name
+        if not hit.any():
+            unmatched.append(name)
+        keep |= hit
+    return frame[keep], unmatched
