@@ -27,8 +27,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from pathlib import PurePath
 
 import pandas as pd
+
+from sentprobe.datasets.identity import full_task_name, is_path_source
 
 #: What a task is: where it comes from, its language and its name.
 TASK = ("task_source", "language", "task")
@@ -66,6 +69,8 @@ def _filled(frame: pd.DataFrame) -> pd.DataFrame:
         df["encoder_fingerprint"] = df["encoder_label"]
     prints = df["encoder_fingerprint"].fillna(df["encoder_label"]).astype(str)
     df["encoder_fingerprint"] = prints
+    if "task_hash" in df.columns:  # one content under several paths is one task
+        df["task_source"] = _content_sources(df)
     extras = df["extra"] if "extra" in df.columns else [None] * len(df)
     rows = [  # a seeded encoder's draws (one fingerprint per seed) are seeds of one row
         e["row_fingerprint"] if isinstance(e, dict) and e.get("row_fingerprint") else fp
@@ -81,6 +86,35 @@ def _filled(frame: pd.DataFrame) -> pd.DataFrame:
         for r, spec in zip(df["row_id"], df["erasure"], strict=True)
     ]
     return df
+
+
+def _content_sources(df: pd.DataFrame) -> list[str]:
+    """Each record's task source, the same content (task, language and content hash) under
+    several sources being the first-written one's: a task is its content, so one file copied
+    to two paths is one task, while two different files are two (their sources differ)."""
+    first: dict[tuple[str, str, str], str] = {}
+    out = []
+    for task, language, source, digest in zip(
+        df["task"], df["language"], df["task_source"], df["task_hash"], strict=True
+    ):
+        if not isinstance(digest, str) or not digest:
+            out.append(source)
+            continue
+        out.append(first.setdefault((task, language, digest), source))
+    return out
+
+
+def short_sources(sources: Sequence[str]) -> dict[str, str]:
+    """Readable names of task sources that must be told apart: a path by its last few
+    components, as many as make it unique among them (``a/de/past_present`` and
+    ``b/de/past_present``, not two whole absolute paths); any other source as it is."""
+    paths = [s for s in dict.fromkeys(sources) if is_path_source(s)]
+    out = {s: s for s in sources}
+    for k in range(1, 1 + max((len(PurePath(p).parts) for p in paths), default=0)):
+        tails = {p: "/".join(PurePath(p).parts[-k:]) for p in paths}
+        if len(set(tails.values())) == len(paths) and not set(tails.values()) & set(out):
+            return {**out, **tails}
+    return out
 
 
 def newest(frame: pd.DataFrame) -> pd.DataFrame:
@@ -116,9 +150,10 @@ def task_names(frame: pd.DataFrame) -> pd.Series:
         if variants["language"].nunique() == len(variants):
             suffix = " (" + group["language"] + ")"
         elif variants["task_source"].nunique() == len(variants):
-            suffix = " [" + group["task_source"] + "]"
+            suffix = " [" + group["task_source"].map(short_sources(group["task_source"])) + "]"
         else:
-            suffix = " [" + group["task_source"] + ", " + group["language"] + "]"
+            shown = group["task_source"].map(short_sources(group["task_source"]))
+            suffix = " [" + shown + ", " + group["language"] + "]"
         labels[group.index] = f"{task}" + suffix
     return labels
 
@@ -136,13 +171,9 @@ def resolve(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def task_name(task: str, task_source: str) -> str:
-    """A stored result's full task name as ``-t`` names it (``sample-en/Tense``): the runner
-    stores the short name (the whole name where the task has no short one) and the part before
-    the last ``/`` as the source; a source that is a description (a task named without ``/``)
-    is not part of the name."""
-    if "/" in task or not task_source or any(c.isspace() for c in task_source):
-        return task
-    return f"{task_source}/{task}"
+    """A stored result's full task name as ``-t`` names it (``sample-en/Tense``; a task
+    loaded from a path: the path): :func:`sentprobe.datasets.identity.full_task_name`."""
+    return full_task_name(task, task_source)
 
 
 def row_display_names(frame: pd.DataFrame) -> pd.Series:

@@ -32,9 +32,10 @@ from typing import Any
 import pandas as pd
 
 from sentprobe.datasets.controls import is_control
-from sentprobe.datasets.mteb_tasks import MTEB_LANGUAGES, mteb_task_name
+from sentprobe.datasets.identity import full_task_name, mteb_name
+from sentprobe.datasets.mteb_tasks import MTEB_LANGUAGES
 from sentprobe.errors import SentprobeError
-from sentprobe.evaluation.identity import TASK, resolve, short_hash, task_name
+from sentprobe.evaluation.identity import TASK, resolve, short_hash
 from sentprobe.io import atomic_write_text, inside
 from sentprobe.reporting.controls import selectivity_frame
 
@@ -121,11 +122,12 @@ def write_mteb_results(
         meta = {"name": name, "revision": revision, "sentprobe_row": str(rows["encoder"].iloc[0])}
         files[inside(root, f"{folder}/model_meta.json")] = json.dumps(meta, indent=2) + "\n"
         for task_id, cells in rows.groupby(list(TASK), sort=False):
-            full = task_name(str(task_id[2]), str(task_id[0]))
-            mteb_name = _safe(mteb_task_name(full), "task name")
-            doc = _result(cells, full, mteb_name, version, interval)
+            source, language, short = (str(part) for part in task_id)
+            full = full_task_name(short, source)
+            task_file = _safe(mteb_name(short, language, source), "task name")
+            doc = _result(cells, full, task_file, version, interval)
             doc["scores"]["test"][0].update(controls.get((fingerprint, *task_id), {}))
-            path = inside(root, f"{folder}/{mteb_name}.json")
+            path = inside(root, f"{folder}/{task_file}.json")
             if path in files:
                 raise SentprobeError(f"two results would both be written to {path}: refused")
             files[path] = json.dumps(doc, indent=2) + "\n"
