@@ -215,3 +215,16 @@ def select_rows(frame: pd.DataFrame, names: Sequence[str]) -> tuple[pd.DataFrame
             unmatched.append(name)
         keep |= hit
     return frame[keep], unmatched
+
+
+#: A trained run's fingerprint: ``trained-run-v2|FOLDER|...`` (training/checkpoint.py).
+_RUN_PREFIX = "trained-run-v2|"
+
+
+def run_folder(fingerprint: str) -> str:
+    """The resolved folder of a trained run's row (its fingerprint's second field), or ""
+    for any other row: a run is its folder plus its checkpoint's content."""
+    text = str(fingerprint)
+    if not text.startswith(_RUN_PREFIX):
+        return ""
+    return text[len(_RUN_PREFIX) :].split("|", 1)[0]
