@@ -133,7 +133,7 @@ def row_names(labels: pd.Series, rows: pd.Series) -> pd.Series:
     for label, group in rows.groupby(labels, sort=False):
         distinct = list(dict.fromkeys(group.astype(str)))
         if len(distinct) > 1:
-            tags = {r: short_hash(r) for r in distinct}
+            tags = {r: row_tag(r) for r in distinct}
             names[group.index] = [f"{label} ({tags[str(r)]})" for r in group]
     return names
 
@@ -228,3 +228,34 @@ def run_folder(fingerprint: str) -> str:
     if not text.startswith(_RUN_PREFIX):
         return ""
     return text[len(_RUN_PREFIX) :].split("|", 1)[0]
+
+
+def row_tag(row_id: str) -> str:
+    """A row's tag: the short hash every report shows after a name that stands for several
+    rows (``nmt@epoch-2 (1a2b3c4d)``), the same in every section and format."""
+    return short_hash(str(row_id))
+
+
+def tag_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """What each tag shown in a resolved frame's row names stands for: one record per tagged
+    row with its tag, display name, stored label, run folder (trained runs), fingerprint
+    (model, revision, layer, pooling and other settings as the encoder states them) and
+    erasure; empty when no name carries a tag."""
+    columns = ["tag", "row", "label", "folder", "fingerprint", "erasure"]
+    if frame.empty or "row_id" not in frame.columns:
+        return pd.DataFrame(columns=columns)
+    df = frame.drop_duplicates("row_id")
+    tags = df["row_id"].map(row_tag)
+    tagged = [str(e).endswith(f"({t})") for e, t in zip(df["encoder"], tags, strict=True)]
+    df, tags = df[tagged], tags[tagged]
+    return pd.DataFrame(
+        {
+            "tag": tags,
+            "row": df["encoder"].astype(str),
+            "label": df["encoder_label"].astype(str),
+            "folder": df["encoder_fingerprint"].map(run_folder),
+            "fingerprint": df["row_id"].astype(str),
+            "erasure": df["erasure"].astype(str),
+        },
+        columns=columns,
+    ).reset_index(drop=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from sentprobe.evaluation.identity import resolve
+from sentprobe.evaluation.identity import resolve, row_tag, tag_rows
 from sentprobe.reporting.controls import (
     CONTROL_MDL_TIDY,
     MDL_TIDY,
@@ -27,7 +27,13 @@ from sentprobe.reporting.controls import (
     split_controls,
 )
 from sentprobe.reporting.reference import reference_section, with_reference
-from sentprobe.reporting.render import csv_table, json_records
+from sentprobe.reporting.render import (
+    csv_table,
+    json_records,
+    latex_escape,
+    latex_table,
+    markdown_table,
+)
 from sentprobe.reporting.tables import results_table
 
 
@@ -53,6 +59,8 @@ def report_text(
             parts.append(methods.rstrip("\n"))
         if reference is not None:
             parts.append(reference_section(reference, tasks, fmt).rstrip("\n"))
+        if tags := tag_table(frame, fmt):
+            parts.append(tags.rstrip("\n"))
         return "\n\n".join(parts) + "\n"
     if not methods:
         return table if reference is None else with_reference(table, reference, tasks, fmt)
@@ -75,8 +83,8 @@ def report_text(
 
 #: The fields of every ``-f json`` record, in order.
 JSON_FIELDS = (
-    "kind", *TIDY[:5], "ci_low", "ci_high", *TIDY[5:-1], *MDL_TIDY, *CONTROL_MDL_TIDY,
-    "notes", "source",
+    "kind", "tag", "fingerprint", *TIDY[:5], "ci_low", "ci_high", *TIDY[5:-1], *MDL_TIDY,
+    *CONTROL_MDL_TIDY, "notes", "source",
 )  # fmt: skip
 
 
@@ -90,7 +98,12 @@ def json_report(
     ``metric``'s mean over seeds, in percent), then the reference rows, in one schema."""
     scored = frame if metric == "test_score" else frame.assign(test_score=frame[metric])
     tidy = method_frame(scored, interval if metric == "test_score" else None)
-    rows = [{**r, "kind": "measured"} for r in tidy.to_dict("records")]
+    prints = dict(zip(frame["encoder"].astype(str), frame["row_id"].astype(str), strict=False))
+    rows = [
+        {**r, "kind": "measured", "tag": row_tag(prints[str(r["encoder"])]),
+         "fingerprint": prints[str(r["encoder"])]}
+        for r in tidy.to_dict("records")
+    ]  # fmt: skip
     if reference is not None:
         cited = reference.attrs.get("citation")
         rows += [
@@ -99,3 +112,31 @@ def json_report(
             for r in reference.itertuples(index=False)
         ]  # fmt: skip
     return json_records([{f: r.get(f) for f in JSON_FIELDS} for r in rows])
+
+
+TAG_TITLE = "Row tags: what the hash after a row name stands for"
+
+
+def tag_table(frame: pd.DataFrame, fmt: str) -> str:
+    """The table of :func:`~sentprobe.evaluation.identity.tag_rows` in ``fmt`` (markdown,
+    latex or csv; json records carry ``tag`` and ``fingerprint`` themselves); "" when no row
+    name carries a tag."""
+    rows = tag_rows(resolve(frame))
+    if rows.empty:
+        return ""
+    if fmt == "csv":
+        return csv_table(rows)
+    header = ["Tag", "Row", "Run folder", "Fingerprint (model, revision, layer, settings)"]
+    cells = [
+        [
+            r.tag,
+            r.row,
+            r.folder or "–",
+            r.fingerprint + (f" (erased: {r.erasure})" if r.erasure else ""),
+        ]
+        for r in rows.itertuples(index=False)
+    ]
+    if fmt == "latex":
+        escaped = [[latex_escape(str(c)) for c in row] for row in cells]
+        return f"% {TAG_TITLE}\n" + latex_table(header, escaped)
+    return f"**{TAG_TITLE}**\n\n" + markdown_table(header, cells)
