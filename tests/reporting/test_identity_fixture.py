@@ -1,9 +1,9 @@
 """Issue 46: one collision fixture pushed through every output format ``report`` registers
 (``ReportFormat``: a new format is covered without editing this test) and the adapters:
-one task name in two languages (in two suites, and in one folder), two X-Probe folders ``a/de`` and ``b/de`` (one language, two
-sources), two run folders of one name, a seeded row. Every identity's own number appears,
-no mean of two identities does; dropping language or source from the identity makes the
-check fail."""
+one task name in two languages (in two suites, and in one folder), two X-Probe folders
+``a/de`` and ``b/de`` (one language, two sources), two run folders of one name, a seeded row.
+Every identity's own number appears, no mean of two identities does; dropping language or
+source from the identity makes the check fail."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def shown(store: Path, fmt: str, tmp: Path) -> set[str]:
 @pytest.mark.parametrize("fmt", [f.value for f in ReportFormat])
 def test_every_registered_format_keeps_every_identity(store, fmt, tmp_path):
     numbers = shown(store, fmt, tmp_path)
-    assert EXPECTED <= numbers, (fmt, EXPECTED - numbers)
+    assert numbers >= EXPECTED, (fmt, EXPECTED - numbers)
     assert not numbers & FORBIDDEN, (fmt, numbers & FORBIDDEN)
 
 
@@ -128,7 +128,7 @@ def test_tags_are_explained_in_every_text_format(store):
     tags = set(re.findall(r"nmt@epoch-2 \(([0-9a-f]{8})\)", markdown))
     assert len(tags) == 2
     legend = markdown.split("Row tags")[1]
-    for tag, folder in zip(sorted(tags), sorted((RUN_A, RUN_B)), strict=False):
+    for tag in tags:
         assert tag in legend
     assert RUN_A in legend and RUN_B in legend
     assert "Row tags" in _invoke(store, "-f", "latex")
@@ -144,4 +144,4 @@ def test_dropping_a_part_of_the_identity_is_caught(store, monkeypatch, dropped, 
     the check above fails (two identities merge and one number is lost)."""
     monkeypatch.setattr(identity, "IDENTITY", tuple(c for c in identity.IDENTITY if c != dropped))
     numbers = shown(store, "markdown", tmp_path)
-    assert not EXPECTED <= numbers
+    assert not numbers >= EXPECTED

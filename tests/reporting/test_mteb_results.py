@@ -161,7 +161,8 @@ def test_bov_glove_on_tense_in_two_languages_round_trips_through_mteb(tmp_path):
             return (a * b).sum(-1)
 
     result = mteb.evaluate(Adapter(), tasks[:1], cache=None, show_progress_bar=False)
-    (ci_file,) = (tmp_path / "out").glob("results/sentprobe__BoV-GloVe/*/sentprobe.sample-en.Tense.json")
+    found = (tmp_path / "out").glob("results/sentprobe__BoV-GloVe/*/sentprobe.sample-en.Tense.json")
+    (ci_file,) = found
     score = json.loads(ci_file.read_text())["scores"]["test"][0]
     low, high = score["sentprobe_ci95_low"], score["sentprobe_ci95_high"]
     assert low <= result.task_results[0].get_score() <= high
