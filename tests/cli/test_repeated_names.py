@@ -77,3 +77,16 @@ def test_an_unmatched_e_is_an_error_in_every_mode(two_probes, mode):
 def test_json_rows_selected_by_table_name(two_probes):
     rows = json.loads(_report(two_probes, "-f", "json", "-e", "BoV-GloVe [logreg]").output)
     assert [r["score"] if "score" in r else r["Tense"] for r in rows] == [pytest.approx(61.1)]
+
+
+def test_report_e_takes_a_tag(tmp_path, make_record):
+    from sentprobe.evaluation.identity import row_tag
+
+    store = tmp_path / "r.sqlite"
+    with ResultsStore(store) as s:
+        for where, acc in (("a", 0.567), ("b", 0.493)):
+            fp = f"trained-run-v2|/runs/{where}/nmt|e2"
+            s.add(make_record("nmt@epoch-2", "SentLen", acc, encoder_fingerprint=fp), where)
+    tag = row_tag("trained-run-v2|/runs/b/nmt|e2")
+    rows = json.loads(_report(store, "-f", "json", "-e", tag).output)
+    assert [(r["tag"], r["score"]) for r in rows] == [(tag, pytest.approx(49.3))]

@@ -203,8 +203,8 @@ def select_rows(frame: pd.DataFrame, names: Sequence[str]) -> tuple[pd.DataFrame
     label_probe = frame["encoder_label"].astype(str) + " [" + frame["probe"].astype(str) + "]"
     keys = [table, frame["encoder"].astype(str), frame["encoder_label"].astype(str)]
     keys += [with_probe, label_probe]
-    if "row_tag" in frame.columns:
-        keys.append(frame["row_tag"].astype(str))
+    if "row_id" in frame.columns:
+        keys.append(frame["row_id"].astype(str).map(row_tag))
     keep = pd.Series(False, index=frame.index)
     unmatched = []
     for name in dict.fromkeys(names):
