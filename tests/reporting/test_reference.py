@@ -80,7 +80,8 @@ def test_reference_rows_are_shown_apart(tmp_path: Path) -> None:
         ("Human", "BShift", "reference"),
         ("Human", "TopConst", "reference"),
     ]
-    assert records[1]["BShift"] == 98.0 and records[1]["SentLen"] is None
+    assert records[2]["score"] == 98.0 and records[2]["ci_low"] is None
+    assert set(records[0]) == set(records[2])  # one schema for measured and reference rows
     csv = report_text(_results(), "csv", reference=ref)
     assert csv.splitlines()[0].endswith(",kind") and csv.splitlines()[-1].endswith(",reference")
 
