@@ -32,11 +32,11 @@ def test_report_mteb_is_read_back_by_mtebs_result_cache(tmp_path):
         for t in m.task_results
     }
     expected = {
-        (row.encoder, f"sentprobe.{row.task.replace('/', '.')}"): row.test_score
+        (f"sentprobe/{row.encoder}", f"sentprobe.{row.task.replace('/', '.')}"): row.test_score
         for row in frame.itertuples()
     }
     assert scores == pytest.approx(expected)
-    file = next(out.glob("results/NB-uni-tfidf/*/sentprobe.mock.Mock4.json"))
+    file = next(out.glob("results/sentprobe__NB-uni-tfidf/*/sentprobe.mock.Mock4.json"))
     extra = json.loads(file.read_text())["scores"]["test"][0]
     assert extra["sentprobe_ci95_low"] <= extra["main_score"] <= extra["sentprobe_ci95_high"]
     assert extra["sentprobe_probe"] and extra["sentprobe_seeds"] == 1
@@ -69,7 +69,7 @@ def _tense_store(path, make_record):
 def test_one_task_name_in_two_languages_gives_two_files_named_as_mteb_tasks(tmp_path, make_record):
     store = _tense_store(tmp_path / "r.sqlite", make_record)
     assert _report_mteb(store, tmp_path / "out").exit_code == 0
-    files = sorted((tmp_path / "out" / "results").glob("BoV-GloVe/*/*.json"))
+    files = sorted((tmp_path / "out" / "results").glob("sentprobe__BoV-GloVe/*/*.json"))
     docs = {f.name: json.loads(f.read_text()) for f in files if f.name != "model_meta.json"}
     # named as to_mteb_tasks names the tasks; controls are fields, not tasks of their own
     assert set(docs) == {"sentprobe.sample-en.Tense.json", "sentprobe.sample-fr.Tense.json"}
@@ -161,7 +161,8 @@ def test_bov_glove_on_tense_in_two_languages_round_trips_through_mteb(tmp_path):
             return (a * b).sum(-1)
 
     result = mteb.evaluate(Adapter(), tasks[:1], cache=None, show_progress_bar=False)
-    (ci_file,) = (tmp_path / "out").glob("results/BoV-GloVe/*/sentprobe.sample-en.Tense.json")
+    found = (tmp_path / "out").glob("results/sentprobe__BoV-GloVe/*/sentprobe.sample-en.Tense.json")
+    (ci_file,) = found
     score = json.loads(ci_file.read_text())["scores"]["test"][0]
     low, high = score["sentprobe_ci95_low"], score["sentprobe_ci95_high"]
     assert low <= result.task_results[0].get_score() <= high

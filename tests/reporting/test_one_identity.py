@@ -315,7 +315,7 @@ def test_two_runs_of_one_folder_name_are_two_rows(tmp_path, make_record):
             s.add(make_record("nmt@epoch-2", "SentLen", acc, encoder_fingerprint=fp), where)
     args = ["report", "--results", str(store), "--no-ci", "-f", "json", "-e", "nmt@epoch-2"]
     rows = json.loads(CliRunner().invoke(app, args).output)
-    assert sorted(r["SentLen"] for r in rows) == pytest.approx([49.3, 56.7])
+    assert sorted(r["score"] for r in rows) == pytest.approx([49.3, 56.7])
     assert len({r["encoder"] for r in rows}) == 2
 
 

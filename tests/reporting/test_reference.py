@@ -74,11 +74,14 @@ def test_reference_rows_are_shown_apart(tmp_path: Path) -> None:
     assert header == ["Row", "SentLen", "BShift", "TopConst"]
 
     records = json.loads(report_text(_results(), "json", reference=ref))
-    assert [(r["encoder"], r["kind"]) for r in records] == [
-        ("MiniLM", "measured"),
-        ("Human", "reference"),
+    assert [(r["encoder"], r["task"], r["kind"]) for r in records] == [  # one tidy schema
+        ("MiniLM", "SentLen", "measured"),
+        ("MiniLM", "BShift", "measured"),
+        ("Human", "BShift", "reference"),
+        ("Human", "TopConst", "reference"),
     ]
-    assert records[1]["BShift"] == 98.0 and records[1]["SentLen"] is None
+    assert records[2]["score"] == 98.0 and records[2]["ci_low"] is None
+    assert set(records[0]) == set(records[2])  # one schema for measured and reference rows
     csv = report_text(_results(), "csv", reference=ref)
     assert csv.splitlines()[0].endswith(",kind") and csv.splitlines()[-1].endswith(",reference")
 
@@ -177,8 +180,10 @@ def test_report_shows_a_published_table_apart(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, [*args[:-1], "kim2019", "-f", "json"])
     records = json.loads(res.stdout)
     assert {r["kind"] for r in records} == {"measured", "reference"}
-    human = next(r for r in records if r["encoder"] == "Human: Accuracy")
-    assert human["Negation"] == 80.1 and human["source"].startswith("Kim, Patel")
+    human = next(
+        r for r in records if r["encoder"] == "Human: Accuracy" and r["task"] == "Negation"
+    )
+    assert human["score"] == 80.1 and human["source"].startswith("Kim, Patel")
     page = tmp_path / "report.html"
     res = CliRunner().invoke(app, [*args, "--html", str(page)])
     assert res.exit_code == 0, res.output

@@ -79,7 +79,10 @@ def test_run_all_gives_one_row_per_epoch(runs, task, tmp_path):
 
 
 def test_glob_names_every_run_and_epochs(runs):
-    assert expand_encoder_spec(f"{runs}/*@all") == [f"{runs}/ae-12@all", f"{runs}/ae-8@all"]
+    # a run's @all is one spec per finished epoch: each epoch a row of its own (issue 46)
+    assert expand_encoder_spec(f"{runs}/*@all") == [
+        f"{runs}/{r}@epoch-{k}" for r in ("ae-12", "ae-8") for k in (1, 2)
+    ]
     assert expand_encoder_spec("minilm") == ["minilm"]
     enc = get_encoder(f"{runs}/ae-8@all")
     assert enc.views == ["epoch-1", "epoch-2"]

@@ -29,8 +29,10 @@ from sentprobe.errors import SentprobeError
 def _load_results(results: Path, probe: str | None, encoders: list[str] | None = None):
     """The newest stored result of each identity (sentprobe.evaluation.identity), rows named
     apart where one label stands for several fingerprints; only ``probe``'s and those of
-    ``encoders`` (stored labels or display names) where given."""
-    from sentprobe.evaluation.identity import resolve
+    ``encoders`` where given: any name the reports print for a row (``BoV-GloVe [mlp]``,
+    ``nmt@epoch-2 (1a2b3c4d)``, the stored label, the tag); a name that names no row is an
+    error, never silently dropped."""
+    from sentprobe.evaluation.identity import resolve, row_display_names, select_rows
     from sentprobe.evaluation.store import ResultsStore
 
     if not results.is_file():
@@ -39,8 +41,15 @@ def _load_results(results: Path, probe: str | None, encoders: list[str] | None =
         frame = store.to_frame()
     _flag_foreign(results, frame)
     frame = resolve(frame[frame["probe"] == probe] if probe else frame)
+    whole = frame
     if encoders:
-        frame = frame[frame["encoder"].isin(encoders) | frame["encoder_label"].isin(encoders)]
+        frame, unmatched = select_rows(frame, encoders)
+        if unmatched:
+            known = ", ".join(dict.fromkeys(row_display_names(whole))) or "(none)"
+            raise SentprobeError(
+                f"{results}: -e {', '.join(map(repr, unmatched))} names no stored row "
+                f"(rows: {known})"
+            )
     return frame
 
 

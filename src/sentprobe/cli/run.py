@@ -34,6 +34,13 @@ def task_label(task: str, language: str = "", source: str = "") -> str:
     return f"{task} ({', '.join(dict.fromkeys(parts))})" if parts else str(task)
 
 
+def task_items(given: list[str]) -> list[str]:
+    """``-t``'s values: every repetition, each split at commas, in order, each once
+    (``-t a -t b,c`` is a, b and c; a repeated option never replaces an earlier one)."""
+    items = [item.strip() for value in given for item in value.split(",")]
+    return list(dict.fromkeys(item for item in items if item))
+
+
 def _shard_option(value: str | None) -> str | None:
     """A malformed ``--shard`` is a usage error (exit 2), found before anything is loaded."""
     from sentprobe.errors import SentprobeError
@@ -85,15 +92,15 @@ def run(
         ),
     ] = ["minilm"],  # noqa: B006
     tasks: Annotated[
-        str,
+        list[str],
         typer.Option(
             "--tasks",
             "-t",
             help="Suite or task names (see `sentprobe tasks`), paths to SentEval / X-Probe "
             "directories or files or to Hugging Face dataset folders, or hf:ORG/NAME[:CONFIG] "
-            "(Hub datasets); comma-separated.",
+            "(Hub datasets); repeatable, and comma-separated lists.",
         ),
-    ] = "sample-en",
+    ] = ["sample-en"],  # noqa: B006
     layer: Layer = None,
     pooling: PoolingOption = None,
     prompt: PromptOption = None,
@@ -243,7 +250,7 @@ def run(
     }
     frame = run_probes(
         encoder,
-        tasks,
+        task_items(tasks),
         baselines=baselines,
         probe=probe,
         seeds=seeds,

@@ -21,8 +21,10 @@ picks another sentprobe probe; ``probe=None`` gives MTEB's own protocol, a sciki
 all of train (``samples_per_label`` = the largest class count, ``n_experiments=1``), or with
 ``samples_per_label=8, n_experiments=10`` MTEB's few-shot protocol.
 
-Task names are :func:`mteb_task_name`'s; ``report --format mteb`` names its result files the
-same way, so MTEB's ``ResultCache`` finds sentprobe's stored results for these tasks.
+Task names are :func:`~sentprobe.datasets.identity.mteb_name_of`'s (a task loaded from a path:
+its short name, language and a hash of its resolved path); ``report --format mteb`` names its
+result files the same way, so MTEB's ``ResultCache`` finds sentprobe's stored results for
+these tasks.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import numpy as np
 
 from sentprobe import registry
 from sentprobe.datasets.citations import bibtex
+from sentprobe.datasets.identity import mteb_name_of, mteb_task_name  # noqa: F401
 from sentprobe.datasets.task import ProbingTask
 from sentprobe.errors import SentprobeError, require
 
@@ -59,12 +62,6 @@ MTEB_LANGUAGES = {
 _EXTRA = "mteb"
 
 
-def mteb_task_name(name: str) -> str:
-    """``sample-en/SentLen`` -> ``sentprobe.sample-en.SentLen``: MTEB's name of a sentprobe
-    task (MTEB's names have no '/', and its results files are named after them)."""
-    return "sentprobe." + name.replace("/", ".").replace(":", ".")
-
-
 def mteb_metadata(task: ProbingTask, dataset_path: str | None = None) -> Any:
     """MTEB ``TaskMetadata`` of a probing task; ``dataset`` names sentprobe's data (with the
     content hash as its revision), it is never downloaded."""
@@ -81,7 +78,7 @@ def mteb_metadata(task: ProbingTask, dataset_path: str | None = None) -> Any:
 def _metadata_fields(task: ProbingTask, dataset_path: str | None) -> dict[str, Any]:
     meta = task.metadata
     return dict(
-        name=mteb_task_name(task.name),
+        name=mteb_name_of(task),
         description=meta.description or f"sentprobe probing task {task.name}",
         reference=None,
         dataset={"path": dataset_path or f"sentprobe/{task.name}", "revision": task.content_hash()},
@@ -188,7 +185,7 @@ def to_mteb_task(
             "_evaluate_subset": _probe_scored,
         }
     cls = type(
-        mteb_task_name(task.name).replace(".", "_").replace("-", "_"),
+        mteb_name_of(task).replace(".", "_").replace("-", "_"),
         (require("mteb.abstasks", _EXTRA, "MTEB tasks").AbsTaskClassification,),
         {
             "metadata": mteb_metadata(task),

@@ -11,6 +11,7 @@ import functools
 import glob
 import importlib
 import inspect
+import json
 import os
 import re
 from collections.abc import Callable
@@ -134,14 +135,33 @@ def _training_run_factory() -> Callable[..., Encoder]:
 
 
 def expand_encoder_spec(spec: str) -> list[str]:
-    """A glob over training runs (``'runs/*@all'``) -> one spec per run, sorted; any other
-    spec, or a glob matching no run, as it is."""
+    """A glob over training runs (``'runs/*@all'``) -> one spec per run, sorted, and a run's
+    ``@all`` -> one ``@epoch-K`` spec per finished epoch, so that each epoch is a row of its
+    own whose fingerprint is that checkpoint's alone: training a run further adds rows and
+    leaves the earlier epochs' rows (and cached vectors) as they were. Any other spec, or a
+    glob matching no run, as it is."""
     path, at, selector = spec.rpartition("@") if "@" in spec else (spec, "", "")
     if not _GLOB.search(path):
+        runs = [spec]
+    else:
+        matches = glob.glob(os.path.expanduser(path))
+        found = sorted(p for p in matches if (Path(p) / TRAINING_RUN_MANIFEST).is_file())
+        runs = [f"{r}{at}{selector}" for r in found] or [spec]
+    return [one for run in runs for one in _epochs_of(run)]
+
+
+def _epochs_of(spec: str) -> list[str]:
+    """``RUN@all`` -> ``RUN@epoch-K`` per finished epoch (the manifest's ``epochs``)."""
+    path, at, selector = spec.rpartition("@")
+    manifest = Path(path).expanduser() / TRAINING_RUN_MANIFEST
+    if selector != "all" or not manifest.is_file():
         return [spec]
-    matches = glob.glob(os.path.expanduser(path))
-    runs = sorted(p for p in matches if (Path(p) / TRAINING_RUN_MANIFEST).is_file())
-    return [f"{r}{at}{selector}" for r in runs] or [spec]
+    try:
+        epochs = json.loads(manifest.read_text(encoding="utf-8")).get("epochs", [])
+        numbers = [int(e["epoch"]) for e in epochs]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return [spec]  # the run encoder reports a damaged manifest itself
+    return [f"{path}@epoch-{k}" for k in numbers] or [spec]
 
 
 _USER_CODE = re.compile(r"^(.+\.py(:[A-Za-z_][\w.]*)?|[A-Za-z_][\w.]*:[A-Za-z_][\w.]*)$")

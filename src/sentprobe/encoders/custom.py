@@ -49,10 +49,13 @@ def as_matrix(out: Any, n: int, who: str) -> np.ndarray:
 
 
 def source_fingerprint(*objs: Any) -> str:
-    """Hash of the objects' qualified names and source code.
+    """Hash of the objects' qualified names, the source of the whole module each is defined in
+    (a module constant or helper the function uses changes its vectors as much as its own
+    body does), and a declared ``version`` attribute of the object or ``__version__`` of its
+    module where there is one; the object's own source where the module's cannot be read.
 
     Cannot see weights loaded from files: pass an explicit ``fingerprint`` (e.g. a
-    version string) whenever the model behind the code changes.
+    version string), or declare a ``version``, whenever the model behind the code changes.
     """
     h = hashlib.sha1()
     for obj in objs:
@@ -60,8 +63,18 @@ def source_fingerprint(*objs: Any) -> str:
             continue
         target = obj if inspect.isfunction(obj) or inspect.ismethod(obj) else type(obj)
         h.update(f"{target.__module__}.{target.__qualname__}\0".encode())
-        with contextlib.suppress(OSError, TypeError):  # no source if defined interactively or in C
-            h.update(inspect.getsource(target).encode())
+        module = inspect.getmodule(target)
+        declared = getattr(obj, "version", None) or getattr(module, "__version__", None)
+        if declared is not None:
+            h.update(f"version={declared}\0".encode())
+        source = None
+        for where in (module, target):  # the module's source, else the object's own
+            with contextlib.suppress(OSError, TypeError):  # defined interactively or in C
+                source = inspect.getsource(where) if where is not None else None
+            if source:
+                break
+        if source:
+            h.update(source.encode())
     return h.hexdigest()[:16]
 
 

@@ -121,6 +121,14 @@ def text_batches(sentences: Sequence[str], batch_size: int) -> Any:
     return DataLoader(Dataset.from_dict({"text": list(sentences)}), batch_size=batch_size)
 
 
+def mteb_model_name(name: str, fingerprint: str) -> tuple[str, str]:
+    """MTEB's (model name, revision) of a sentprobe encoder: ``sentprobe/<name>`` and a hash
+    of its fingerprint. ``as_mteb_model`` and ``report --format mteb`` both name models so,
+    so an exported row and the same encoder run through ``mteb.evaluate`` share a name."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "encoder"
+    return f"sentprobe/{slug}", hashlib.sha256(fingerprint.encode()).hexdigest()[:16]
+
+
 class SentprobeMTEBModel:
     """A sentprobe encoder as an MTEB model (MTEB's ``EncoderProtocol``): ``mteb.evaluate``
     runs any MTEB task with it. Its ``mteb_model_meta`` names it ``sentprobe/<name>`` with
@@ -135,10 +143,9 @@ class SentprobeMTEBModel:
                 "MTEB several vectors per sentence; choose one layer"
             )
         self.encoder = encoder
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", encoder.name).strip("-") or "encoder"
-        revision = hashlib.sha256(encoder.fingerprint.encode()).hexdigest()[:16]
+        name, revision = mteb_model_name(encoder.name, encoder.fingerprint)
         self.mteb_model_meta = mteb.models.ModelMeta.create_empty(
-            overwrites={"name": f"sentprobe/{slug}", "revision": revision}
+            overwrites={"name": name, "revision": revision}
         )
 
     def encode(

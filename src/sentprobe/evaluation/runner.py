@@ -36,6 +36,7 @@ from sentprobe.datasets.controls import (
     controls_after_their_tasks,
     is_control,
 )
+from sentprobe.datasets.identity import task_source
 from sentprobe.datasets.loaders.nli import NLIPairs, load_nli_pairs
 from sentprobe.encoders import expand_encoder_spec as expand
 from sentprobe.encoders import get_encoder
@@ -127,7 +128,8 @@ def _short_name(task: ProbingTask) -> str:
 
 
 def _task_source(task: ProbingTask) -> str:
-    return task.name.rsplit("/", 1)[0] if "/" in task.name else task.metadata.source[:80]
+    """The stored source: a path task's resolved path, a suite's name (datasets/identity.py)."""
+    return task_source(task)
 
 
 def _signature(estimator: Any) -> str:

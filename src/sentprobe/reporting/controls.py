@@ -312,7 +312,9 @@ def methods_report(
             )
             if several:
                 lowest = ceiling.sort_values("control_ceiling", kind="stable")
-                lowest = lowest.drop_duplicates(["encoder", "probe", "task"]).assign(seed=0)
+                cell = ["encoder", "probe", *TASK, "row_id", "erasure"]  # the full identity
+                keys = [c for c in cell if c in lowest.columns]
+                lowest = lowest.drop_duplicates(keys).assign(seed=0)
                 sections.append(
                     (
                         "Control ceiling, lowest over the control maps (%)",

@@ -24,7 +24,7 @@ import pandas as pd
 
 from sentprobe.datasets.controls import is_control
 from sentprobe.errors import SentprobeError
-from sentprobe.evaluation.identity import resolve, row_names, task_names
+from sentprobe.evaluation.identity import resolve, row_names, run_folder, task_names
 from sentprobe.reporting.plots import LINE_COLOURS, new_figure, save_figure
 
 _EPOCH = re.compile(r"^(?P<run>.+)@epoch-(?P<epoch>\d+)$")
@@ -54,20 +54,56 @@ def epoch_scores(frame: pd.DataFrame, metric: str = "test_score") -> pd.DataFram
     df["task"] = task_names(df)
     if df["probe"].nunique() > 1:
         df["task"] = df["task"] + " [" + df["probe"] + "]"
+    df["folder"] = df["encoder_fingerprint"].map(run_folder)
     weights = df["encoder_fingerprint"].str.replace(r"#epoch-\d+$", "", regex=True)
-    clashes = weights.groupby([df["run"], df["epoch"], df["task"], df["seed"]]).nunique()
+    # a run is its folder: rows of one name from two folders are two runs; a row without a
+    # folder (an older store) is told apart by its weights at one epoch
+    where = df["folder"].where(df["folder"] != "", weights)
+    clashes = where.groupby([df["run"], df["epoch"], df["task"], df["seed"]]).nunique()
     clashing = set(clashes[clashes > 1].index.get_level_values("run"))
+    folders = df.groupby("run")["folder"].nunique()
+    clashing |= set(folders[folders > 1].index)
     if clashing:
         named = df["run"].isin(clashing)
-        df.loc[named, "run"] = row_names(df.loc[named, "run"], weights[named])
+        key = df["folder"].where(df["folder"] != "", weights)
+        df.loc[named, "run"] = row_names(df.loc[named, "run"], key[named])
         warnings.warn(
-            f"runs named {', '.join(sorted(clashing))} have results of different weights at "
-            "one epoch (runs in two folders, or a run probed at one epoch and at all): drawn "
-            "as runs of their own; `sentprobe train --name` gives runs names of their own",
+            f"runs named {', '.join(sorted(clashing))} have results of different runs (run "
+            "folders of one name, or weights that differ at one epoch): drawn as runs of their "
+            "own; `sentprobe train --name` gives runs names of their own",
             stacklevel=2,
         )
-    out = df.groupby(["run", "epoch", "task"], as_index=False, sort=False)[metric].mean()
+    keys = ["run", "epoch", "task", "folder"]
+    out = df.groupby(keys, as_index=False, sort=False)[metric].mean()
     return out.rename(columns={metric: "score"}).assign(score=lambda d: 100 * d["score"])
+
+
+def _manifests_by_run(
+    scores: pd.DataFrame, manifests: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Mapping[str, Any]]:
+    """Each drawn run's manifest: the one of its folder (``manifests`` keyed by resolved
+    folder), else the one of its name (an older store's rows name no folder; a name held by
+    two folders names neither). A drawn run without one is warned about: its curve is drawn
+    without the validation axis."""
+    names: dict[str, list[str]] = {}
+    for folder, m in manifests.items():
+        names.setdefault(str(m.get("name") or Path(folder).name), []).append(folder)
+    out: dict[str, Mapping[str, Any]] = {}
+    for run, folder in scores.groupby("run", sort=False)["folder"].first().items():
+        if folder and folder in manifests:
+            out[str(run)] = manifests[folder]
+        elif not folder and len(names.get(str(run), [])) == 1:
+            out[str(run)] = manifests[names[str(run)][0]]
+        elif str(run) in manifests:  # a mapping keyed by run name (the Python API)
+            out[str(run)] = manifests[str(run)]
+    missing = [str(r) for r in scores["run"].unique() if str(r) not in out]
+    if missing and manifests:
+        warnings.warn(
+            f"no manifest among the given runs for {', '.join(missing)}: drawn without "
+            "the validation axis (give their folders with --runs)",
+            stacklevel=3,
+        )
+    return out
 
 
 def _validation(manifest: Mapping[str, Any]) -> tuple[str, dict[int, float]]:
@@ -144,6 +180,7 @@ def learning_curves(
         raise SentprobeError(
             "no trained-run results to draw (probe runs first: sentprobe run -e 'runs/NAME@all')"
         )
+    manifests = _manifests_by_run(scores, manifests)
     runs = sorted(scores["run"].unique())
     sweeps = _sweeps({r: manifests[r] for r in runs if r in manifests})
     # a run of a sweep probed at one epoch only is a point of the sweep's panel, not a panel
@@ -192,7 +229,8 @@ def curves_from_runs(
     frame: pd.DataFrame, runs: str | Path, path: str | Path, metric: str = "test_score"
 ) -> Path:
     """:func:`learning_curves` with the manifests of the run directories ``runs`` matches
-    (a glob such as ``runs/*``), keyed by run name."""
+    (a glob such as ``runs/*``), keyed by resolved folder: a row is drawn beside the
+    validation metric of its own folder, never of another folder's run of the same name."""
     import glob
 
     from sentprobe.training.checkpoint import MANIFEST, read_manifest
@@ -200,6 +238,5 @@ def curves_from_runs(
     manifests = {}
     for d in sorted(glob.glob(str(Path(runs).expanduser()))):
         if (Path(d) / MANIFEST).is_file():
-            m = read_manifest(d)
-            manifests[m.get("name") or Path(d).name] = m
+            manifests[str(Path(d).resolve())] = read_manifest(d)
     return learning_curves(frame, manifests, path, metric)

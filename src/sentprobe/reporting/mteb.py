@@ -32,9 +32,10 @@ from typing import Any
 import pandas as pd
 
 from sentprobe.datasets.controls import is_control
-from sentprobe.datasets.mteb_tasks import MTEB_LANGUAGES, mteb_task_name
+from sentprobe.datasets.identity import full_task_name, mteb_name
+from sentprobe.datasets.mteb_tasks import MTEB_LANGUAGES
 from sentprobe.errors import SentprobeError
-from sentprobe.evaluation.identity import TASK, resolve, short_hash, task_name
+from sentprobe.evaluation.identity import TASK, resolve, short_hash
 from sentprobe.io import atomic_write_text, inside
 from sentprobe.reporting.controls import selectivity_frame
 
@@ -54,12 +55,23 @@ def _safe(part: str, what: str) -> str:
 
 
 def model_folder(encoder: str, fingerprint: str) -> tuple[str, str]:
-    """(MTEB model name, revision) of a stored row: distinct for distinct fingerprints."""
+    """(MTEB model name, revision) of a stored row: distinct for distinct fingerprints; a
+    row that is no MTEB model is named as ``as_mteb_model`` names its encoder
+    (:func:`sentprobe.encoders.mteb.mteb_model_name`)."""
+    from sentprobe.encoders.mteb import mteb_model_name
+
     found = _MTEB_FINGERPRINT.match(fingerprint or "")
     if found:
         rest = found["rest"]
         return found["name"], found["revision"] + (f"-{short_hash(fingerprint)}" if rest else "")
-    return encoder, short_hash(fingerprint or encoder, 12)
+    return mteb_model_name(encoder, fingerprint or encoder)
+
+
+def _row_fingerprint(rows: pd.DataFrame) -> str:
+    """The fingerprint of one table row: its encoder's, or, for a seeded row whose draws have
+    a fingerprint each, the row's (``extra["row_fingerprint"]``, its row identity)."""
+    prints = list(dict.fromkeys(rows["encoder_fingerprint"].astype(str)))
+    return prints[0] if len(prints) == 1 else str(rows["row_id"].iloc[0])
 
 
 def _folder_name(name: str) -> str:
@@ -81,7 +93,7 @@ def _controls(frame: pd.DataFrame) -> dict[tuple, dict[str, Any]]:
     seeds, fractions) where a control task was run with the same row, probe and seed."""
     sel = selectivity_frame(frame)
     out: dict[tuple, dict[str, Any]] = {}
-    for cell, group in sel.groupby(["encoder_fingerprint", *TASK], sort=False):
+    for cell, group in sel.groupby(["row_id", *TASK], sort=False):
         ceiling = pd.to_numeric(group["control_ceiling"]).dropna()
         out[cell] = {
             "sentprobe_control_score": float(group["control_score"].mean()),
@@ -103,29 +115,31 @@ def write_mteb_results(
     df = resolve(frame)
     controls = _controls(df)
     df = df[~df["task"].map(is_control)]
-    cell = ["encoder_fingerprint", *TASK]
+    cell = ["row_id", *TASK]  # one file per table row and task identity
     several = df.groupby(cell, sort=False)["probe"].nunique()
     if (several > 1).any():
-        first = df.set_index(cell).loc[several[several > 1].index[0]].iloc[0]
+        first = df[df.set_index(cell).index.isin(several[several > 1].index)].iloc[0]
+        probes = ", ".join(sorted(set(df.loc[df["row_id"] == first["row_id"], "probe"])))
         raise SentprobeError(
-            f"{first['encoder']} on {first['task']} has results of several probes; MTEB's "
-            "layout holds one per model and task: choose one with --probe"
+            f"{first['encoder']} on {first['task']} has results of several probes ({probes}); "
+            "MTEB's layout holds one per model and task: choose one with --probe"
         )
     root = Path(out) / "results"
     version = _mteb_version()
     files: dict[Path, str] = {}  # every path checked before anything is written
-    for fingerprint, rows in df.groupby("encoder_fingerprint", sort=False):
-        label = str(rows["encoder_label"].iloc[0])
-        name, revision = model_folder(label, str(fingerprint))
+    for row, rows in df.groupby("row_id", sort=False):
+        shown = str(rows["encoder"].iloc[0])  # the label, told apart where two rows share one
+        name, revision = model_folder(shown, _row_fingerprint(rows))
         folder = f"{_safe(_folder_name(name), 'model name')}/{_safe(revision, 'revision')}"
-        meta = {"name": name, "revision": revision, "sentprobe_row": str(rows["encoder"].iloc[0])}
+        meta = {"name": name, "revision": revision, "sentprobe_row": shown}
         files[inside(root, f"{folder}/model_meta.json")] = json.dumps(meta, indent=2) + "\n"
         for task_id, cells in rows.groupby(list(TASK), sort=False):
-            full = task_name(str(task_id[2]), str(task_id[0]))
-            mteb_name = _safe(mteb_task_name(full), "task name")
-            doc = _result(cells, full, mteb_name, version, interval)
-            doc["scores"]["test"][0].update(controls.get((fingerprint, *task_id), {}))
-            path = inside(root, f"{folder}/{mteb_name}.json")
+            source, language, short = (str(part) for part in task_id)
+            full = full_task_name(short, source)
+            task_file = _safe(mteb_name(short, language, source), "task name")
+            doc = _result(cells, full, task_file, version, interval)
+            doc["scores"]["test"][0].update(controls.get((row, *task_id), {}))
+            path = inside(root, f"{folder}/{task_file}.json")
             if path in files:
                 raise SentprobeError(f"two results would both be written to {path}: refused")
             files[path] = json.dumps(doc, indent=2) + "\n"

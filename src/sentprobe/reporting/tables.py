@@ -30,7 +30,7 @@ from sentprobe.datasets.task import PAPER_TASKS
 from sentprobe.encoders.hf import is_unresolved
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.baselines import paper_labels
-from sentprobe.evaluation.identity import resolve, task_names
+from sentprobe.evaluation.identity import resolve, row_display_names, task_names
 from sentprobe.reporting.render import csv_table, latex_escape, latex_table, markdown_table
 
 GROUP_TITLES = {
@@ -175,11 +175,7 @@ def labelled(frame: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
         raise SentprobeError(f"results are missing column(s): {', '.join(missing)}")
     df = resolve(frame)
     df["column"] = task_names(df)
-    probes = df.groupby("encoder", sort=False)["probe"].nunique()
-    df["row"] = [
-        f"{e} [{p}]" if probes[e] > 1 else str(e)
-        for e, p in zip(df["encoder"], df["probe"], strict=True)
-    ]
+    df["row"] = row_display_names(df)
     return df
 
 

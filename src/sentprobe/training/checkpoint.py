@@ -234,6 +234,11 @@ def _ranges(epochs: Sequence[int]) -> str:
 UNKNOWN_WARN = 0.25
 
 
+#: The start of a trained run's fingerprint, then its resolved folder (evaluation/identity.py
+#: reads the folder back: :func:`sentprobe.evaluation.identity.run_folder`).
+RUN_FINGERPRINT = "trained-run-v2"
+
+
 def parse_run_spec(spec: str) -> tuple[Path, str]:
     """``runs/NAME[@epoch-K|@best|@all|@last]`` -> (run directory, selector)."""
     path, sep, selector = str(spec).rpartition("@")
@@ -304,7 +309,10 @@ class TrainedRunEncoder(Encoder):
         bpe = [self.run_dir / BPE_FILE] if (self.run_dir / BPE_FILE).is_file() else []
         parts = file_digests([self.run_dir / "vocab.json", *bpe, *self._files])
         vectors = self.manifest.get("vectors", {}).get("id") if self._extend else None
-        return f"trained-run-v1|{'|'.join(parts)}|vectors={vectors}"
+        # the run is its folder and its checkpoints' content: continuing training adds an
+        # epoch without changing an earlier epoch's fingerprint (RUN@all is probed epoch by
+        # epoch: encoders.expand_encoder_spec), and two folders are two runs
+        return f"{RUN_FINGERPRINT}|{self.run_dir.resolve()}|{'|'.join(parts)}|vectors={vectors}"
 
     def _ids(self, sentences: Sequence[str], vocab: Vocabulary) -> tuple[list[list[int]], Any]:
         """Token ids, with rows appended for words only the word vectors know."""

@@ -322,6 +322,14 @@ def _settings(config: TrainConfig, sizes: dict[str, Any], files: list[dict[str, 
     return json.loads(json.dumps(settings))  # as the manifest stores it (lists, not tuples)
 
 
+def _unnamed(settings: Any) -> Any:
+    """Settings without the run's name (a label, which ``--name`` may change later)."""
+    if not isinstance(settings, dict) or not isinstance(settings.get("config"), dict):
+        return settings
+    config = {k: v for k, v in settings["config"].items() if k != "name"}
+    return {**settings, "config": config}
+
+
 def _evaluate(model: nn.Module, data: _Encoded, batches: list[np.ndarray], objective: str):
     model.eval()
     total: dict[str, float] = {}
@@ -379,7 +387,7 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
         max_examples=config.max_examples,
     )
     settings = _settings(config, sizes, data.files)
-    if previous is not None and previous.get("settings") != settings:
+    if previous is not None and _unnamed(previous.get("settings")) != _unnamed(settings):
         raise SentprobeError(
             f"{run_dir} holds a run with other settings (data, architecture, objective or "
             "sizes); train into another directory (-o) or delete it"
@@ -447,6 +455,12 @@ def train(config: TrainConfig, *, progress: bool = True, position: int | None = 
     manifest = previous or _new_manifest(
         config, run_dir, spec, settings, data, vocab, target, vectors_info
     )
+    if previous is not None and config.name and previous.get("name") != config.name:
+        # a name is a label, not a setting: a run (finished or not) can be given one later;
+        # its rows keep their identity (folder and checkpoints), only their label changes
+        manifest["name"] = config.name
+        manifest["settings"] = settings
+        write_manifest(run_dir, manifest)
     if previous is None:
         make_dirs(run_dir)
         _write_vocab(run_dir / "vocab.json", vocab)
