@@ -69,7 +69,11 @@ class GridProbe(ProbeContract, ClassifierMixin, BaseEstimator):
         k-fold CV (the folds depend on the seed). After ``fit`` it describes that fit; before,
         the usual case of a task with a dev split.
         """
-        return self._seeded_training or getattr(self, "selection_", "dev") != "dev"
+        return (
+            self._seeded_training
+            or getattr(self, "selection_", "dev") in ("holdout",)
+            or getattr(self, "selection_", "dev").startswith("cv")
+        )
 
     @abstractmethod
     def _configs(self) -> list[dict[str, Any]]: ...

@@ -206,7 +206,8 @@ class MLPProbe(GridProbe):
     refits on all of train (what ``--probe mlp`` does for a task without a dev split).
     """
 
-    version: ClassVar[str] = "3"  # 3: dev every epoch, patience 4; int16 dropout masks; fused Adam
+    version: ClassVar[str] = "4"  # 4: a configuration stops at a perfect dev score; 3: dev every
+    # epoch, patience 4; int16 dropout masks; fused Adam
     _params: ClassVar[dict[str, Param]] = {
         "nhid": Param(Integral, low=1, grid=True),
         "dropout": DROPOUT_GRID,
@@ -283,7 +284,9 @@ class MLPProbe(GridProbe):
                     stale[cfg] = 0
                 else:
                     stale[cfg] += 1
-                if stale[cfg] < self.patience:
+                # a perfect dev score cannot be beaten (only a strictly better one replaces the
+                # kept weights), so training on could not change the result
+                if stale[cfg] < self.patience and best[cfg].score() < 1.0:  # type: ignore[union-attr]
                     still.append(j)
             if not still:
                 break
