@@ -178,3 +178,16 @@ def test_verbose_works_after_the_command(tmp_path, monkeypatch, capsys):
     )
     main()
     assert "sentprobe.datasets.builtin: loaded task mock/Mock" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["run", "report", "map-encoder", "build", "train"])
+def test_help_has_no_type_placeholders_and_says_the_layer_defaults(command):
+    import re
+
+    result = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    assert not re.search(r"<(list\[\w+\]|int range|float range)>", result.output), result.output
+    if command == "run":
+        text = " ".join(result.output.split())
+        assert "0 the embeddings" in text and "[default: last]" in text
+        assert "[default: mean]" in text and "-e, --encoder ENCODER" in text

@@ -396,6 +396,16 @@ CASES = [
         ["unknown encoder 'minlm'", "did you mean 'minilm'"],
     ),
     Case(
+        "encoder-comma-separated",
+        run("-e", "minilm,bov-glove"),
+        1,
+        [
+            "unknown encoder 'minilm,bov-glove'",
+            "-e takes one encoder and repeats",
+            "-e minilm -e bov-glove",
+        ],
+    ),
+    Case(
         "encoder-raises", run("-e", "enc.py:boom"), 1, ["ValueError: boom", "enc.py, line"], rows=0
     ),
     Case(
