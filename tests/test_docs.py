@@ -65,6 +65,33 @@ def test_the_harness_alone_refuses_a_page_with_bad_markers(tmp_path):
     assert not list(tmp_path.rglob("ran-*"))
 
 
+def test_the_index_lists_every_page():
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"\]\(([\w-]+\.md)\)", index))
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")} - {"index.md"}
+    assert pages - listed == set()
+
+
+def test_the_readme_first_screen_installs_evaluates_and_probes_a_layer():
+    """The first 60 lines: the clone address (pyproject's Repository URL) with exactly two
+    set-up commands, a run block calling evaluate and one probing a layer, each with a
+    stated value the harness checks, and one-line definitions of the table's terms."""
+    import tomllib
+
+    readme = ROOT / "README.md"
+    first = [b for b in blocks(readme) if b.line <= 60]
+    url = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+    setup = next(b for b in first if b.lang == "bash" and b.mode == "skip")
+    assert f"git clone {url}" in setup.code and len(setup.code.strip().splitlines()) == 2
+    runs = [b for b in first if b.mode == "run" and stated_values(b)[1]]
+    assert any("sentprobe.evaluate(" in b.code for b in runs)
+    assert any('"layer"' in b.code for b in runs)
+    text = "\n".join(readme.read_text(encoding="utf-8").splitlines()[:80])
+    for term in ("**∅**", "**Control task**", "**Selectivity**"):
+        assert term in text
+    assert "@software{" in readme.read_text(encoding="utf-8")
+
+
 def test_every_stated_value_follows_a_one_line_statement():
     for block in all_blocks():
         if block.mode in ("run", "slow"):
