@@ -18,6 +18,7 @@ from .base import Encoder
 from .hf import (
     _load_error,
     check_dtype,
+    cut_checks,
     dtype_suffix,
     model_fingerprint,
     model_label,
@@ -128,6 +129,10 @@ class SentenceTransformerEncoder(Encoder):
                 time.perf_counter() - started,
             )
         return self._model
+
+    def probe_checks(self, sentences: Sequence[str], language: str) -> dict[str, Any]:
+        """Test sentences longer than the model's ``max_seq_length`` (:func:`cut_checks`)."""
+        return cut_checks(self, self.model.tokenizer, sentences, self.model.max_seq_length)
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
         warn_cut(self, self.model.tokenizer, sentences, self.model.max_seq_length)
