@@ -396,6 +396,12 @@ CASES = [
         ["unknown encoder 'minlm'", "did you mean 'minilm'"],
     ),
     Case(
+        "encoder-hub-name-mistyped",  # found before the baselines are computed and stored
+        ["run", "-t", "good.txt", *RUN[:-1], "-e", "hf:no-such-org/no-such-modle", "-q"],
+        1,
+        ["could not load model 'no-such-org/no-such-modle'"],
+    ),
+    Case(
         "encoder-comma-separated",
         run("-e", "minilm,bov-glove"),
         1,

@@ -152,6 +152,23 @@ def model_fingerprint(
     return f"hub:{model}@{revision or 'main'}:{commit or UNRESOLVED}"
 
 
+def check_model_exists(
+    model: str | Path, revision: str | None = None, trust_remote_code: bool = False
+) -> None:
+    """A Hub name whose config cannot be read (a typo, or offline and not cached) fails here,
+    in one line, before a run computes anything; a local directory was checked already."""
+    if Path(model).expanduser().is_dir():
+        return
+    try:
+        from transformers import AutoConfig
+
+        AutoConfig.from_pretrained(
+            str(model), revision=revision, trust_remote_code=trust_remote_code
+        )
+    except Exception as e:
+        raise _load_error(model, e) from e
+
+
 def is_unresolved(fingerprint: str) -> bool:
     """True for a hub model whose commit could not be found: its weights are not pinned."""
     return "hub:" in fingerprint and f":{UNRESOLVED}" in fingerprint
@@ -377,6 +394,10 @@ class HFEncoder(Encoder):
         else:
             self._max_len = self.max_length
         self.layers  # noqa: B018 - a layer out of range fails here, before encoding
+
+    def check_loadable(self) -> None:
+        if self._model is None:
+            check_model_exists(self.model_name, self.revision, self.trust_remote_code)
 
     def probe_checks(self, sentences: Sequence[str], language: str) -> dict[str, Any]:
         """Test sentences longer than the model's token limit (:func:`cut_checks`)."""

@@ -18,6 +18,7 @@ from .base import Encoder
 from .hf import (
     _load_error,
     check_dtype,
+    check_model_exists,
     cut_checks,
     dtype_suffix,
     model_fingerprint,
@@ -129,6 +130,10 @@ class SentenceTransformerEncoder(Encoder):
                 time.perf_counter() - started,
             )
         return self._model
+
+    def check_loadable(self) -> None:
+        if self._memory is None and self._model is None:
+            check_model_exists(self.model_name, self.revision, self.trust_remote_code)
 
     def probe_checks(self, sentences: Sequence[str], language: str) -> dict[str, Any]:
         """Test sentences longer than the model's ``max_seq_length`` (:func:`cut_checks`)."""
