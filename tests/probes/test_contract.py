@@ -94,3 +94,56 @@ def test_binary_decision_function_is_one_score(name):
     score = probe.decision_function(X)
     assert score.shape == (len(X),)
     np.testing.assert_array_equal(probe.predict(X), probe.classes_[(score > 0).astype(int)])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("probe", [MLPProbe(), SentEvalProbe()], ids=["mlp", "senteval"])
+def test_check_estimator_passes_on_the_defaults(probe):
+    """The defaults themselves (the paper's grid): without a dev split they stop early on a
+    held-out part of train, so the whole check ran in 2-3 minutes on 2 busy cores."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(probe, on_fail=None)
+    assert [r["check_name"] for r in results if r["status"] == "failed"] == []
+
+
+@pytest.mark.parametrize("probe", [MLPProbe(), SentEvalProbe()], ids=["mlp", "senteval"])
+def test_without_dev_the_defaults_stop_early_on_held_out_train(probe):
+    X, y = _data(n=200)
+    probe.fit(X, y)
+    assert probe.selection_ == "holdout"
+    assert probe.score(X, y) > 0.8
+
+
+@pytest.mark.parametrize("name", list(PROBES))
+def test_fit_leaves_torch_threads_as_they_were(name):
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        for n in (1, 3):
+            torch.set_num_threads(n)
+            PROBES[name].fit(*_data())
+            assert torch.get_num_threads() == n
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_a_dev_split_goes_through_a_pipelines_transformers():
+    import sklearn
+    from sklearn.decomposition import PCA
+    from sklearn.pipeline import Pipeline
+
+    X, y = _data(n=200, d=10)
+    probe = LogisticProbe(l2=[1e-3, 1e-1])
+    plain = Pipeline([("pca", PCA(3)), ("probe", probe)])
+    with pytest.raises(ValueError, match=r"transform_input=\['X_dev'\]"):
+        plain.fit(X[:150], y[:150], probe__X_dev=X[150:], probe__y_dev=y[150:])
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = Pipeline(
+            [("pca", PCA(3)), ("probe", LogisticProbe(l2=[1e-3, 1e-1]))],
+            transform_input=["X_dev"],
+        )
+        routed[-1].set_fit_request(X_dev=True, y_dev=True)
+        routed.fit(X[:150], y[:150], X_dev=X[150:], y_dev=y[150:])
+    assert routed[-1].selection_ == "dev" and routed[-1].n_features_in_ == 3

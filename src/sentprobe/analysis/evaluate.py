@@ -10,19 +10,47 @@ word forms where the task's split is lexical (analysis/stats.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from sentprobe.analysis.erasure import erasure_effects
 from sentprobe.analysis.stats import CONFIDENCE, accuracy_interval
 from sentprobe.datasets import ProbingTask
 from sentprobe.encoders.cache import EmbeddingCache
+from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.erasure import CONTROL_SEEDS
 from sentprobe.evaluation.memory import MemoryStore
 from sentprobe.evaluation.runner import EncoderSpecs, execute, plan_run
+from sentprobe.reporting.tables import probe_mark
+
+#: how to probe vectors computed elsewhere, said when an array is passed as an encoder
+PRECOMPUTED_HOW = (
+    "pass a function that looks the vectors up, e.g. row = {s: i for i, s in "
+    "enumerate(sentences)}; evaluate(lambda batch: vectors[[row[s] for s in batch]], ...)"
+)
+
+
+def _check_encoders(encoders: Any) -> None:
+    """Refuse, in one line each, the objects people pass that are not encoders."""
+    items = encoders.keys() if isinstance(encoders, Mapping) else encoders
+    if isinstance(encoders, (str, np.ndarray)) or callable(encoders):
+        items = [encoders]
+    for item in items:
+        if isinstance(item, np.ndarray) or (
+            isinstance(item, (list, tuple)) and item and isinstance(item[0], np.ndarray)
+        ):
+            raise SentprobeError(f"evaluate takes encoders, not vectors: {PRECOMPUTED_HOW}")
+        config = getattr(item, "config", None)
+        if config is not None and hasattr(item, "base_model_prefix"):  # transformers' models
+            name = getattr(config, "_name_or_path", "") or "MODEL"
+            raise SentprobeError(
+                f"evaluate takes a transformers model by name: 'hf:{name}' (its layers and "
+                "pooling through encoder_options, e.g. {'layer': -1, 'pooling': 'mean'})"
+            )
 
 
 def evaluate(
@@ -62,7 +90,17 @@ def evaluate(
     their target word forms where the test split has ``clusters``: a lexical split).
     Nothing is written to disk: no results store, and no embedding cache unless
     ``cache_dir`` names one (then vectors are reused across calls and with ``run``).
+    The ``mark`` column holds ∅ where the probe says nothing (a single class predicted on
+    test, or dev at the dev majority and test not above the test's), as the tables mark it.
+
+    Vectors computed elsewhere: pass a function that looks them up by sentence
+    (:data:`PRECOMPUTED_HOW`); a transformers model: its name, ``"hf:NAME"``.
     """
+    if not 0 < confidence < 1:
+        raise SentprobeError(
+            f"confidence must be a fraction between 0 and 1 (e.g. 0.95), got {confidence!r}"
+        )
+    _check_encoders(encoders)
     units = plan_run(
         encoders,
         tasks,
@@ -91,6 +129,10 @@ def evaluate(
     at = list(frame.columns).index("test_score") + 1
     frame.insert(at, "ci_low", [b[0] if b else None for b in bounds])
     frame.insert(at + 1, "ci_high", [b[1] if b else None for b in bounds])
+    marks = [
+        probe_mark(extra or {}, dev)[0] for extra, dev in zip(frame["extra"], frame["dev_score"])
+    ]
+    frame.insert(at + 2, "mark", marks)
     if erase:
         frame.attrs["erasure"] = erasure_effects(frame, found)
     return frame

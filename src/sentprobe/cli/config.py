@@ -79,6 +79,7 @@ def _load(ctx: typer.Context, value: Path | None) -> None:
                 f"{value}: unknown key {key!r} for sentprobe {ctx.info_name} (known: {spelled})"
             )
         param = next(p for p in ctx.command.params if p.name == known[key])
+        setting = _as_option_value(param, setting)
         try:  # converted here too, so that a wrong value names the file it is in
             param.process_value(ctx, setting)
         except (typer.BadParameter, TypeError, ValueError) as e:
@@ -86,6 +87,31 @@ def _load(ctx: typer.Context, value: Path | None) -> None:
             raise SentprobeError(f"{value}: {key} = {setting!r}: {problem}") from None
         settings[known[key]] = setting
     ctx.default_map = {**(ctx.default_map or {}), **settings}
+
+
+def _as_option_value(param: Any, setting: Any) -> Any:
+    """A TOML value in the shape the option takes: a single string for a repeatable option
+    (``encoder = "bov-glove"``) becomes a one-item list, and a list for a comma-separated
+    one (``tasks = ["mock/Mock", "sample-en/Tense"]``) is joined with commas."""
+    if getattr(param, "multiple", False) and isinstance(setting, str):
+        return [setting]
+    if (
+        not getattr(param, "multiple", False)
+        and getattr(param, "nargs", 1) == 1
+        and isinstance(setting, list)
+        and all(isinstance(v, str) for v in setting)
+        and _annotation(param) is str
+    ):
+        return ",".join(setting)
+    return setting
+
+
+def _annotation(param: Any) -> Any:
+    """The Python type an option was declared with (typer's descriptor, else click's type)."""
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is not None:
+        return getattr(descriptor, "annotation", None)
+    return str if getattr(getattr(param, "type", None), "name", "") == "text" else None
 
 
 def _remember(ctx: typer.Context, value: Path | None) -> None:

@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import traceback
+import typing
 import warnings
 from collections.abc import Mapping
 from typing import Annotated, Any
@@ -43,6 +44,27 @@ _PASS_THROUGH: tuple[type[BaseException], ...] = (
 )
 
 
+def plain_metavars(commands: dict[str, Any]) -> None:
+    """Help shows ``-e ENCODER`` and ``--seeds N`` instead of typer's ``<list[str]>`` and
+    ``<int range>`` placeholders (an option's own metavar is kept)."""
+    for command in commands.values():
+        for param in getattr(command, "params", []):
+            # typer brings its own copy of click: its classes, not click's, so by duck type
+            if getattr(param, "param_type_name", "") != "option" or param.is_flag:
+                continue
+            if param.metavar:
+                continue
+            declared = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+            kinds = set(typing.get_args(declared) or (declared,)) - {type(None)}
+            if kinds == {int}:
+                param.metavar = "N"
+            elif kinds == {float}:
+                param.metavar = "X"
+            elif param.multiple:
+                long = next((o for o in param.opts if o.startswith("--")), param.opts[0])
+                param.metavar = long.lstrip("-").upper().replace("-", "_")
+
+
 class Commands(TyperGroup):
     """sentprobe's command group. Usage errors are click's own (usage line, ``Error: ...``,
         a did-you-mean where one is close, exit 2); sentprobe's errors are one ``error:`` line
@@ -56,6 +78,7 @@ class Commands(TyperGroup):
         super().__init__(*args, **kwargs)
         add_config_options(self.commands)
         add_verbose_option(self.commands)
+        plain_metavars(self.commands)
 
     def invoke(self, ctx: typer.Context):  # type: ignore[override]
         try:

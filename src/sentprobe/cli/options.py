@@ -139,7 +139,9 @@ RunName = Annotated[
 Layer = Annotated[
     str | None,
     typer.Option(  # noqa: UP007
-        help="Hugging Face models: layer index, 'last' or 'all' (one row per layer).",
+        help="Hugging Face models: the layer to pool: 0 the embeddings, 1..L the transformer "
+        "layers, negative from the last (-2: the one before it), 'last' or 'all' (one row per "
+        "layer) [default: last].",
         callback=parse_layer,
     ),
 ]
@@ -148,7 +150,8 @@ PoolingOption = Annotated[
     typer.Option(  # noqa: UP007
         help="Hugging Face models: mean, max, cls (first token), last, pos:K (the K-th token; "
         "-1 is the last) or marker:TEXT (the token ending TEXT in --prompt); several, "
-        "comma-separated, are read from one forward pass (one row per layer and pooling).",
+        "comma-separated, are read from one forward pass (one row per layer and pooling) "
+        "[default: mean].",
         callback=parse_pooling,
     ),
 ]

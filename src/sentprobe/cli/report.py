@@ -369,6 +369,10 @@ def report(
         return
     table = report_text(frame, fmt.value, metric.value, rows, interval=interval)
     write_output(table, output)
+    if "warnings" in frame.columns:  # stored with each result: shown cached or not
+        from sentprobe.cli.run import _show_warnings
+
+        _show_warnings(frame)
 
 
 def crosslang(

@@ -8,6 +8,7 @@ stays fast however large the shipped data grows.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import logging
 import os
 import time
@@ -277,10 +278,12 @@ def resolve_tasks(spec: str | Sequence[str]) -> list[ProbingTask]:
             for task in load_tasks(item):
                 add(str(Path(item).expanduser().resolve()), task)
         else:
+            names = [*registry.suites.names(), *registry.tasks.names()]
+            close = difflib.get_close_matches(item, names, n=3, cutoff=0.6)
+            hint = f"; closest: {', '.join(close)}" if close else ""
             raise SentprobeError(
-                f"unknown task or suite {item!r}, and no such file or directory.\n"
-                f"  known suites: {', '.join(registry.suites.names()) or '(none)'}\n"
-                f"  known tasks: {', '.join(registry.tasks.names()) or '(none)'}"
+                f"unknown task or suite {item!r}, and no such file or directory{hint} "
+                "(all: sentprobe tasks)"
             )
     log.info("loaded %d task(s) in %.1f s", len(out), time.perf_counter() - started)
     return [task for _, task in out.values()]

@@ -231,6 +231,11 @@ def get_encoder(spec: str | Any = DEFAULT_ENCODER, **options: Any) -> Encoder:
             f"{path}: no config.json in {path} (a Hugging Face model directory holds "
             "config.json beside its weights)"
         )
+    if "," in spec and not path.exists():  # -e a,b: one encoder per -e
+        flags = " ".join(f"-e {part.strip()}" for part in spec.split(",") if part.strip())
+        raise SentprobeError(
+            f"unknown encoder {spec!r}: -e takes one encoder and repeats ({flags})"
+        )
     close = difflib.get_close_matches(spec, encoders.names(), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise SentprobeError(

@@ -55,6 +55,11 @@ class Encoder(ABC):
         the number mislead. Empty for encoders with nothing to say."""
         return {}
 
+    def check_loadable(self) -> None:
+        """Raise SentprobeError, before any work starts, when the model cannot be found (a
+        mistyped Hub name); encoders with nothing to look up do nothing."""
+        return None
+
     def with_seed(self, seed: int) -> Encoder:
         """This encoder for run seed ``seed`` (0 gives this one). Only encoders with
         ``uses_seed`` differ per seed; deterministic encoders return themselves."""
@@ -93,6 +98,9 @@ class WrappedEncoder(Encoder):
 
     def probe_checks(self, sentences: Sequence[str], language: str) -> dict[str, Any]:
         return self.encoder.probe_checks(sentences, language)
+
+    def check_loadable(self) -> None:
+        self.encoder.check_loadable()
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
         return self.encoder.encode(sentences)

@@ -152,6 +152,23 @@ def model_fingerprint(
     return f"hub:{model}@{revision or 'main'}:{commit or UNRESOLVED}"
 
 
+def check_model_exists(
+    model: str | Path, revision: str | None = None, trust_remote_code: bool = False
+) -> None:
+    """A Hub name whose config cannot be read (a typo, or offline and not cached) fails here,
+    in one line, before a run computes anything; a local directory was checked already."""
+    if Path(model).expanduser().is_dir():
+        return
+    try:
+        from transformers import AutoConfig
+
+        AutoConfig.from_pretrained(
+            str(model), revision=revision, trust_remote_code=trust_remote_code
+        )
+    except Exception as e:
+        raise _load_error(model, e) from e
+
+
 def is_unresolved(fingerprint: str) -> bool:
     """True for a hub model whose commit could not be found: its weights are not pinned."""
     return "hub:" in fingerprint and f":{UNRESOLVED}" in fingerprint
@@ -378,6 +395,16 @@ class HFEncoder(Encoder):
             self._max_len = self.max_length
         self.layers  # noqa: B018 - a layer out of range fails here, before encoding
 
+    def check_loadable(self) -> None:
+        if self._model is None:
+            check_model_exists(self.model_name, self.revision, self.trust_remote_code)
+
+    def probe_checks(self, sentences: Sequence[str], language: str) -> dict[str, Any]:
+        """Test sentences longer than the model's token limit (:func:`cut_checks`)."""
+        self._load()
+        texts = [self.prompt.fill(s) for s in sentences] if self.prompt else list(sentences)
+        return cut_checks(self, self._tokenizer, texts, self._max_len)
+
     # -- encoding -----------------------------------------------------------------------
     def prepare(self, sentences: Sequence[str]) -> None:
         """Check that every sentence has the token each ``pos:``/``marker:`` pooling picks
@@ -526,19 +553,40 @@ def is_causal(model: Any) -> bool:
     )
 
 
+def cut_sentences(tokenizer: Any, sentences: Sequence[str], limit: int) -> list[str]:
+    """The ``sentences`` longer than ``limit`` tokens. Only sentences of over ``limit - 8``
+    UTF-8 bytes can be that long (no tokenizer makes more tokens than bytes, plus a few
+    special ones), so most are not tokenized at all."""
+    long = [s for s in sentences if len(s.encode("utf-8")) + 8 > limit]
+    if not long:
+        return []
+    ids = tokenizer(long, truncation=False, verbose=False)["input_ids"]
+    return [s for s, tokens in zip(long, ids, strict=True) if len(tokens) > limit]
+
+
+def cut_checks(encoder: Encoder, tokenizer: Any, sentences: Sequence[str], limit: int) -> dict:
+    """``probe_checks`` of a model with a token limit: a warning, stored with every result of
+    the task (so it shows in ``report`` whether the vectors were encoded or read from the
+    cache), when test sentences are longer than the limit."""
+    cut = cut_sentences(tokenizer, sentences, limit)
+    if not cut:
+        return {}
+    return {
+        "warnings": [
+            f"{len(cut)} of {len(sentences)} test sentences are longer than the model's limit "
+            f"of {limit} tokens and cut to it, so words past it are not in their vectors "
+            f"(e.g. {cut[0][:60]!r}...)"
+        ]
+    }
+
+
 def warn_cut(encoder: Encoder, tokenizer: Any, sentences: Sequence[str], limit: int) -> None:
     """Warn (once per encoder) that sentences longer than the model's ``limit`` tokens are cut
     there: what follows is not in their vectors, so a task decided late in a long sentence
-    scores chance and two sentences that differ only past the limit get one vector. Only
-    sentences of over ``limit - 8`` UTF-8 bytes can be that long (no tokenizer makes more
-    tokens than bytes, plus a few special ones), so most batches are not tokenized twice."""
+    scores chance and two sentences that differ only past the limit get one vector."""
     if getattr(encoder, "_warned_cut", False):
         return
-    long = [s for s in sentences if len(s.encode("utf-8")) + 8 > limit]
-    if not long:
-        return
-    ids = tokenizer(long, truncation=False, verbose=False)["input_ids"]
-    cut = [s for s, tokens in zip(long, ids, strict=True) if len(tokens) > limit]
+    cut = cut_sentences(tokenizer, sentences, limit)
     if cut:
         encoder._warned_cut = True  # type: ignore[attr-defined]
         warnings.warn(

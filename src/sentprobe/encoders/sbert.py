@@ -18,6 +18,8 @@ from .base import Encoder
 from .hf import (
     _load_error,
     check_dtype,
+    check_model_exists,
+    cut_checks,
     dtype_suffix,
     model_fingerprint,
     model_label,
@@ -60,6 +62,8 @@ class SentenceTransformerEncoder(Encoder):
         self.device = device
         self.num_threads = num_threads
         self.max_length = max_length
+        if name is None:  # the shipped model, loaded from its directory: -e minilm's label
+            name = MINILM_LABEL if _is_shipped_minilm(self.model_name) else None
         self.name = model_label(self.model_name) if name is None else name
         self._fingerprint: str | None = None
         self._model = None
@@ -127,6 +131,14 @@ class SentenceTransformerEncoder(Encoder):
             )
         return self._model
 
+    def check_loadable(self) -> None:
+        if self._memory is None and self._model is None:
+            check_model_exists(self.model_name, self.revision, self.trust_remote_code)
+
+    def probe_checks(self, sentences: Sequence[str], language: str) -> dict[str, Any]:
+        """Test sentences longer than the model's ``max_seq_length`` (:func:`cut_checks`)."""
+        return cut_checks(self, self.model.tokenizer, sentences, self.model.max_seq_length)
+
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
         warn_cut(self, self.model.tokenizer, sentences, self.model.max_seq_length)
         vectors = self.model.encode(
@@ -148,6 +160,19 @@ def _memory_name(model: Any) -> str:
     first = next(iter(model), None) if hasattr(model, "__iter__") else None
     inner = getattr(getattr(first, "auto_model", None), "name_or_path", None)
     return str(inner) if inner else type(model).__name__
+
+
+#: the shipped default encoder's row label
+MINILM_LABEL = "MiniLM-L6"
+
+
+def _is_shipped_minilm(name: str) -> bool:
+    """Whether ``name`` is the bundled all-MiniLM-L6-v2 directory (then it is ``-e minilm``'s
+    MiniLM-L6, whatever path the model object was loaded from)."""
+    try:
+        return Path(name).resolve() == minilm_path().resolve()
+    except (SentprobeError, OSError):
+        return False
 
 
 def minilm_path() -> Path:
@@ -179,6 +204,6 @@ def minilm(
         batch_size=batch_size,
         normalize=normalize,
         device=device,
-        name="MiniLM-L6",
+        name=MINILM_LABEL,
         dtype=dtype,
     )

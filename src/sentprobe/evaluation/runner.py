@@ -673,6 +673,10 @@ def plan_run(
             continue
         for one in expand(spec):  # 'runs/*@all' names every training run it matches
             rows.append((get_encoder(one, **given), None, None))
+    for made, *_ in rows[n_baselines:]:  # a mistyped Hub name fails before any work
+        check = getattr(made, "check_loadable", None)
+        if check is not None:
+            check()
     encoder_rows = [r[0] for r in rows[n_baselines:]] if erased else []
     for row in encoder_rows:
         check_erasable(cast("Encoder", row))

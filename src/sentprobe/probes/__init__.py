@@ -37,26 +37,26 @@ def _is_wc(task: str) -> bool:
 
 
 probes.register("logreg", lambda task, seed=0: LogisticProbe(random_state=seed))
-probes.register("mlp", lambda task, seed=0: MLPProbe(random_state=seed))
+probes.register("mlp", lambda task, seed=0: MLPProbe(cv=5, random_state=seed))
 probes.register("mdl", lambda task, seed=0: MDLProbe(random_state=seed))
 probes.register(
     "paper",
     lambda task, seed=0: (
-        LogisticProbe(random_state=seed) if _is_wc(task) else MLPProbe(random_state=seed)
+        LogisticProbe(random_state=seed) if _is_wc(task) else MLPProbe(cv=5, random_state=seed)
     ),
 )
 for _name, _loss in (("senteval", "sum"), ("senteval-torch", "mean")):
     probes.register(
         _name,
         lambda task, seed=0, loss=_loss: (
-            SentEvalProbe(nhid=0, loss=loss, random_state=seed)
+            SentEvalProbe(nhid=0, loss=loss, kfold=5, random_state=seed)
             if _is_wc(task)
-            else SentEvalProbe(loss=loss, random_state=seed)
+            else SentEvalProbe(loss=loss, kfold=5, random_state=seed)
         ),
     )
 probes.register(
     "senteval-default",
-    lambda task, seed=0: SentEvalProbe(nhid=0, loss="mean", random_state=seed),
+    lambda task, seed=0: SentEvalProbe(nhid=0, loss="mean", kfold=5, random_state=seed),
 )
 
 

@@ -47,6 +47,8 @@ INT_POS = Param(Integral, low=1)
 REAL_NONNEG = Param(Real, low=0)
 REAL_POS = Param(Real, low=0, closed="neither")
 FOLDS = Param(Integral, low=2)
+FOLDS_OR_NONE = Param(Integral, low=2, optional=True)
+FRACTION = Param(Real, low=0, high=1, closed="neither")
 SEED = Param(Integral, low=0, optional=True)
 L2_GRID = Param(Real, low=0, grid=True)
 DROPOUT_GRID = Param(Real, low=0, high=1, closed="left", grid=True)
@@ -88,7 +90,17 @@ def validate_fit(
     if (X_dev is None) != (y_dev is None):
         raise ValueError("X_dev and y_dev must be given together")
     if X_dev is not None:
-        X_dev = validate_data(estimator, X_dev, reset=False, dtype=np.float32)
+        try:
+            X_dev = validate_data(estimator, X_dev, reset=False, dtype=np.float32)
+        except ValueError as error:
+            if "features, but" not in str(error):
+                raise
+            raise ValueError(
+                f"X_dev: {error}; in a Pipeline, the dev split goes through the pipeline's "
+                "transformers with Pipeline(steps, transform_input=['X_dev']), "
+                "probe.set_fit_request(X_dev=True, y_dev=True) and "
+                "sklearn.set_config(enable_metadata_routing=True)"
+            ) from None
         y_dev = np.asarray(y_dev)
         check_consistent_length(X_dev, y_dev)
     return _tensor(X), y, None if X_dev is None else _tensor(X_dev), y_dev

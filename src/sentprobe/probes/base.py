@@ -22,8 +22,9 @@ from sentprobe.probes._common import (
     Standardizer,
     check_fit_size,
     encode_labels,
+    holdout_split,
+    probe_threads,
     stratified_folds,
-    use_all_cores,
 )
 from sentprobe.probes._validation import Param, ProbeContract, check_params, validate_fit
 
@@ -54,8 +55,10 @@ class GridProbe(ProbeContract, ClassifierMixin, BaseEstimator):
     _refit_iterations: ClassVar[bool] = True
     #: what each constructor parameter may be (checked at the top of ``fit``)
     _params: ClassVar[dict[str, Param]]
-    #: folds for selection when no dev split is given
-    cv: int = 5
+    #: folds for selection when no dev split is given; None: a held-out part of train instead
+    cv: int | None = 5
+    #: the part of train held out for selection and early stopping when ``cv`` is None
+    validation_fraction: float = 0.1
     random_state: int | None = 0
 
     @property
@@ -66,7 +69,11 @@ class GridProbe(ProbeContract, ClassifierMixin, BaseEstimator):
         k-fold CV (the folds depend on the seed). After ``fit`` it describes that fit; before,
         the usual case of a task with a dev split.
         """
-        return self._seeded_training or getattr(self, "selection_", "dev").startswith("cv")
+        return (
+            self._seeded_training
+            or getattr(self, "selection_", "dev") in ("holdout",)
+            or getattr(self, "selection_", "dev").startswith("cv")
+        )
 
     @abstractmethod
     def _configs(self) -> list[dict[str, Any]]: ...
@@ -87,16 +94,21 @@ class GridProbe(ProbeContract, ClassifierMixin, BaseEstimator):
     def _logits(self, params: dict[str, torch.Tensor], X: torch.Tensor) -> torch.Tensor: ...
 
     def fit(self, X, y, X_dev=None, y_dev=None) -> GridProbe:
-        """Train every configuration and keep the best on ``(X_dev, y_dev)`` or by CV."""
+        """Train every configuration and keep the best on ``(X_dev, y_dev)``, or without a
+        dev split on a held-out ``validation_fraction`` of train (``cv=None``) or by CV."""
         check_params(self, self._params)
         Xt, y, Xd, y_dev = validate_fit(self, X, y, X_dev, y_dev)
-        use_all_cores()
+        with probe_threads(len(Xt), Xt.shape[1]):
+            return self._fit_selected(Xt, y, Xd, y_dev)
+
+    def _fit_selected(self, Xt, y, Xd, y_dev) -> GridProbe:
         self.classes_ = np.unique(y)
         check_fit_size(type(self).__name__, len(Xt), len(self.classes_), Xt.shape[1])
         self.scaler_ = Standardizer(Xt)
         Xs, yt = self.scaler_(Xt), encode_labels(y, self.classes_)
         configs = self._configs()
         seed = 0 if self.random_state is None else int(self.random_state)
+        held = holdout_split(y, self.validation_fraction, seed) if self.cv is None else None
 
         if Xd is not None:
             fits = self._fit_grid(
@@ -106,7 +118,21 @@ class GridProbe(ProbeContract, ClassifierMixin, BaseEstimator):
             best = int(np.argmax(scores))
             self.selection_ = "dev"
             chosen = fits[best]
-        elif len(configs) > 1:
+        elif held is not None:
+            # as scikit-learn's MLPClassifier(early_stopping=True): the held-out part chooses
+            # the configuration and stops its training; the chosen model is the one trained
+            # on the rest (no refit), with that rest's feature scaling
+            mask = torch.ones(len(yt), dtype=torch.bool)
+            mask[torch.from_numpy(held)] = False
+            self.scaler_ = Standardizer(Xt[mask])
+            fits = self._fit_grid(
+                self.scaler_(Xt[mask]), yt[mask], self.scaler_(Xt[~mask]), yt[~mask], configs, seed
+            )
+            scores = [f.score() for f in fits]
+            best = int(np.argmax(scores))
+            self.selection_ = "holdout"
+            chosen = fits[best]
+        elif len(configs) > 1 and self.cv is not None:
             folds = stratified_folds(y, self.cv, seed)
             per_fold = []
             for held in folds:

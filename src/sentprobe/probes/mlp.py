@@ -28,7 +28,8 @@ from torch.optim.adam import adam
 from sentprobe.probes._common import as_grid
 from sentprobe.probes._validation import (
     DROPOUT_GRID,
-    FOLDS,
+    FOLDS_OR_NONE,
+    FRACTION,
     INT_POS,
     L2_GRID,
     REAL_POS,
@@ -198,9 +199,15 @@ class MLPProbe(GridProbe):
     the default batch size), at most ``max_checks`` times. A configuration stops
     after ``patience`` checks without dev improvement and keeps its best weights, so its
     reported dev accuracy is a selection score. ``n_iter_`` counts checks.
+
+    Without a dev split (``fit(X, y)``), a stratified ``validation_fraction`` of train is held
+    out for selection and early stopping, as scikit-learn's ``MLPClassifier(early_stopping=
+    True)`` does (``selection_ == "holdout"``); ``cv=5`` chooses by 5-fold CV instead and
+    refits on all of train (what ``--probe mlp`` does for a task without a dev split).
     """
 
-    version: ClassVar[str] = "3"  # 3: dev every epoch, patience 4; int16 dropout masks; fused Adam
+    version: ClassVar[str] = "4"  # 4: a configuration stops at a perfect dev score; 3: dev every
+    # epoch, patience 4; int16 dropout masks; fused Adam
     _params: ClassVar[dict[str, Param]] = {
         "nhid": Param(Integral, low=1, grid=True),
         "dropout": DROPOUT_GRID,
@@ -210,7 +217,8 @@ class MLPProbe(GridProbe):
         "eval_steps": INT_POS,
         "max_checks": INT_POS,
         "patience": INT_POS,
-        "cv": FOLDS,
+        "cv": FOLDS_OR_NONE,
+        "validation_fraction": FRACTION,
         "random_state": SEED,
     }
 
@@ -224,7 +232,8 @@ class MLPProbe(GridProbe):
         eval_steps: int = 32,
         max_checks: int = 100,
         patience: int = 4,
-        cv: int = 5,
+        cv: int | None = None,
+        validation_fraction: float = 0.1,
         random_state: int | None = 0,
     ) -> None:
         self.nhid = nhid
@@ -236,6 +245,7 @@ class MLPProbe(GridProbe):
         self.max_checks = max_checks
         self.patience = patience
         self.cv = cv
+        self.validation_fraction = validation_fraction
         self.random_state = random_state
 
     def _configs(self) -> list[dict[str, Any]]:
@@ -274,7 +284,9 @@ class MLPProbe(GridProbe):
                     stale[cfg] = 0
                 else:
                     stale[cfg] += 1
-                if stale[cfg] < self.patience:
+                # a perfect dev score cannot be beaten (only a strictly better one replaces the
+                # kept weights), so training on could not change the result
+                if stale[cfg] < self.patience and best[cfg].score() < 1.0:  # type: ignore[union-attr]
                     still.append(j)
             if not still:
                 break
@@ -289,4 +301,7 @@ class MLPProbe(GridProbe):
         return [b for b in best if b is not None]
 
     def _logits(self, params, X):
-        return torch.sigmoid(X @ params["W1"] + params["b1"]) @ params["W2"] + params["b2"]
+        # in float64: float32 products differed in the 7th digit when the rows came in
+        # another order (check_methods_sample_order_invariance)
+        p = {k: v.double() for k, v in params.items()}
+        return torch.sigmoid(X.double() @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]

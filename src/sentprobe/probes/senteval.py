@@ -22,9 +22,10 @@ The same model, training loop, early stopping and model selection as SentEval's
   not after 6 in a row; at most ``max_epoch`` (200) passes (checks while passes <= 200);
 - selection: dev accuracy in percent rounded to 2 decimals, first best in grid order; the best
   configuration is retrained from scratch with the same seed and scored on test. Without a
-  dev split: stratified k-fold (5) CV on train, each fold's held-out part serving as the
-  early-stopping and scoring set, the mean rounded as above; then the best is retrained on
-  train with a random 5% of it held out for early stopping (``validation_split=0.05``).
+  dev split and with ``kfold`` set (as ``--probe senteval`` sets it): stratified k-fold (5)
+  CV on train, each fold's held-out part serving as the early-stopping and scoring set,
+  the mean rounded as above; then the best is retrained on train with a random 5% of it
+  held out for early stopping (``validation_split=0.05``).
 
 Randomness follows SentEval's per-configuration reseeding: every configuration starts from
 ``torch.manual_seed(seed)`` (initialisation, then dropout masks, in that order) and
@@ -53,12 +54,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sentprobe.probes._common import (
     as_grid,
     encode_labels,
+    holdout_split,
+    probe_threads,
     stratified_folds,
-    use_all_cores,
 )
 from sentprobe.probes._validation import (
     DROPOUT_GRID,
-    FOLDS,
+    FOLDS_OR_NONE,
     INT_POS,
     L2_GRID,
     REAL_POS,
@@ -288,6 +290,11 @@ class SentEvalProbe(ProbeContract, ClassifierMixin, BaseEstimator):
     model of the best configuration instead of retraining it (the same model up to float
     rounding, since the retrain uses the same seed). ``loss``: ``"sum"`` (SentEval's code as
     written) or ``"mean"`` (as it runs on PyTorch >= 0.4.1).
+
+    Without a dev split, the default (``kfold=None``) holds out a stratified
+    ``validation_split`` of train as the dev split, as scikit-learn's ``MLPClassifier``
+    (``early_stopping=True``) does (``selection_ == "holdout"``); ``kfold=5`` is SentEval's
+    ``KFoldClassifier`` (what ``--probe senteval`` does for a task without a dev split).
     """
 
     version: ClassVar[str] = "1"
@@ -301,7 +308,7 @@ class SentEvalProbe(ProbeContract, ClassifierMixin, BaseEstimator):
         "epoch_size": INT_POS,
         "tenacity": Param(Integral, low=0),
         "max_epoch": Param(Integral, low=0),
-        "kfold": FOLDS,
+        "kfold": FOLDS_OR_NONE,
         "validation_split": Param(Real, low=0, high=1, closed="neither"),
         "retrain": Param(bool),
         "loss": Param(str, options=("sum", "mean")),
@@ -318,7 +325,7 @@ class SentEvalProbe(ProbeContract, ClassifierMixin, BaseEstimator):
         epoch_size: int = 4,
         tenacity: int = 5,
         max_epoch: int = 200,
-        kfold: int = 5,
+        kfold: int | None = None,
         validation_split: float = 0.05,
         retrain: bool = True,
         loss: str = "sum",
@@ -394,11 +401,24 @@ class SentEvalProbe(ProbeContract, ClassifierMixin, BaseEstimator):
     def fit(self, X, y, X_dev=None, y_dev=None) -> SentEvalProbe:
         check_params(self, self._params)
         Xt, y, Xd, y_dev = validate_fit(self, X, y, X_dev, y_dev)
-        use_all_cores()
+        with probe_threads(len(Xt), Xt.shape[1]):
+            return self._fit_selected(Xt, y, Xd, y_dev)
+
+    def _fit_selected(self, Xt, y, Xd, y_dev) -> SentEvalProbe:
         self.classes_ = np.unique(y)  # SentEval numbers labels from the sorted train labels
         yt = encode_labels(y, self.classes_)
         configs = self._configs()
         seed = 0 if self.random_state is None else int(self.random_state)
+        held = holdout_split(y, self.validation_split, seed) if self.kfold is None else None
+        selection = "dev"
+        if Xd is None and held is not None:
+            # no dev split and no kfold: a stratified validation_split of train is the dev
+            # split (selection and early stopping), as scikit-learn's MLPClassifier does
+            mask = np.ones(len(yt), dtype=bool)
+            mask[held] = False
+            Xd, y_dev = Xt[torch.from_numpy(~mask)], np.asarray(y)[~mask]
+            Xt, yt = Xt[torch.from_numpy(mask)], yt[torch.from_numpy(mask)]
+            selection = "holdout"
 
         if Xd is not None:
             yd = encode_labels(y_dev, self.classes_)
@@ -411,10 +431,10 @@ class SentEvalProbe(ProbeContract, ClassifierMixin, BaseEstimator):
                 if self.retrain
                 else fits[best]
             )
-            self.selection_ = "dev"
+            self.selection_ = selection
             self.best_score_ = raw[best]
         else:
-            folds = stratified_folds(y, self.kfold, seed)
+            folds = stratified_folds(y, self.kfold or 5, seed)
             per_fold = []
             for held in folds:
                 mask = np.ones(len(yt), dtype=bool)

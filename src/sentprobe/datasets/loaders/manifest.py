@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -155,19 +156,30 @@ def load_senteval_dir(directory: str | Path) -> list[ProbingTask]:
     """Load every SentEval task file in a directory, in the paper's task order.
 
     Files a ``manifest.json`` lists or with a known SentEval name are always loaded (so their
-    errors surface); other ``*.txt`` files only if their first line has three columns.
+    errors surface); other ``*.txt`` files only if their first line has three columns. A
+    file that cannot be probed (e.g. a dev label never in train) is skipped with a one-line
+    warning naming its first problem while the others load; when none loads, the first
+    file's error is raised.
     """
     directory = Path(directory)
     if not directory.is_dir():
         raise DataError(directory, None, "not a directory")
     declared = {file.resolve(): meta for meta, file in manifest_tasks(directory)}
-    tasks = []
+    tasks, skipped = [], []
     for file in task_files(directory):
         meta = declared.get(file.resolve())
-        if meta is not None:
-            tasks.append(load_senteval_file(file, metadata=meta))
-        elif is_senteval_candidate(file):
-            tasks.append(load_senteval_file(file))
+        try:
+            if meta is not None:
+                tasks.append(load_senteval_file(file, metadata=meta))
+            elif is_senteval_candidate(file):
+                tasks.append(load_senteval_file(file))
+        except DataError as problem:  # one task that cannot be probed: the others still can
+            skipped.append(problem)
+    if skipped and not tasks:
+        raise skipped[0]
+    for problem in skipped:
+        first = str(problem).splitlines()[0]
+        warnings.warn(f"skipped, the other tasks run: {first}", stacklevel=2)
     if not tasks:
         raise DataError(
             directory,
