@@ -456,7 +456,7 @@ def test_probing_a_student_stores_unknown_words_and_language_checks(
     assert checks["Und"]["warnings"][-1] == (  # its language could be anything: said so
         "a fr student probed on a task of unknown language (name it: -t 'PATH?language=xx')"
     )
-    from sentprobe.cli.run import _show_warnings
+    from sentprobe.cli.console import show_warnings as _show_warnings
 
     _show_warnings(frame)  # what `sentprobe run` prints under the table: each warning once
     shown = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]

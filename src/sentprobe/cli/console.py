@@ -63,3 +63,35 @@ def write_output(text: str, output: Path | None) -> None:
     except OSError as e:
         raise SentprobeError(f"{output}: cannot write ({e.strerror or e})") from None
     note(f"wrote {output}")
+
+
+def task_label(task: str, language: str = "", source: str = "") -> str:
+    """A task's name with its language and source (suite, folder): "Tense (de)" and
+    "Tense (fr, sample-fr)", so one task in several languages or suites can be told apart."""
+    parts = [str(p) for p in (language, source) if p and str(p) not in ("und", "nan")]
+    return f"{task} ({', '.join(dict.fromkeys(parts))})" if parts else str(task)
+
+
+def show_warnings(frame) -> None:
+    """Each task's data warnings once, however many rows carry them, named by
+    :func:`task_label`; then each encoder's probe-check warnings on a task (a trained run's
+    unknown words, a student probed in another language: ``extra["probe_checks"]``) once."""
+    seen: set[tuple[str, str]] = set()
+    blank = [""] * len(frame)
+    languages = frame["language"] if "language" in frame.columns else blank
+    sources = frame["task_source"] if "task_source" in frame.columns else blank
+    encoders = frame["encoder"] if "encoder" in frame.columns else blank
+    extras = frame["extra"] if "extra" in frame.columns else blank
+    checks = []
+    for task, language, source, items, encoder, extra in zip(
+        frame["task"], languages, sources, frame["warnings"], encoders, extras, strict=True
+    ):
+        name = task_label(task, language, source)
+        for w in items:
+            if (name, w) not in seen:
+                seen.add((name, w))
+                warning(f"{name}: {w}")
+        found = (extra or {}).get("probe_checks", {}).get("warnings", [])
+        checks += [(f"{encoder} on {name}", w) for w in found]
+    for where, w in dict.fromkeys(checks):
+        warning(f"{where}: {w}")

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sentprobe.cli.console import error, note, warning, write_output
+from sentprobe.cli.console import error, note, show_warnings, warning, write_output
 from sentprobe.cli.options import (
     DEFAULT_RESULTS,
     By,
@@ -370,9 +370,7 @@ def report(
     table = report_text(frame, fmt.value, metric.value, rows, interval=interval)
     write_output(table, output)
     if "warnings" in frame.columns:  # stored with each result: shown cached or not
-        from sentprobe.cli.run import _show_warnings
-
-        _show_warnings(frame)
+        show_warnings(frame)
 
 
 def crosslang(

@@ -1,4 +1,6 @@
-"""SentEval's probing classifier, replicated (``--probe senteval``).
+"""SentEval's probing classifier, replicated (``--probe senteval``). Long because the model,
+its training loop, SentEval's two validation schemes and the held-out selection without a
+dev set are one replica: split apart, the parts SentEval ties together would drift.
 
 The same model, training loop, early stopping and model selection as SentEval's
 ``tools/classifier.py`` (class ``MLP``) and ``tools/validation.py`` (``SplitClassifier``,
