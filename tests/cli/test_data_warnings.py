@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from sentprobe.cli.console import show_warnings as _show_warnings, task_label
+from sentprobe.cli.console import show_warnings as _show_warnings
+from sentprobe.cli.console import task_label
 
 
 def test_warnings_of_one_task_in_several_languages_can_be_told_apart(capsys):
