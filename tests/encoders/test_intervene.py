@@ -35,12 +35,24 @@ def _models():
     return {
         "bert": BertModel(BertConfig(**small, num_hidden_layers=N_LAYERS, intermediate_size=32)),
         "gpt2": GPT2LMHeadModel(
-            GPT2Config(vocab_size=100, n_embd=16, n_layer=N_LAYERS, n_head=2, bos_token_id=0,
-                       eos_token_id=1)
+            GPT2Config(
+                vocab_size=100,
+                n_embd=16,
+                n_layer=N_LAYERS,
+                n_head=2,
+                bos_token_id=0,
+                eos_token_id=1,
+            )
         ),  # fmt: skip
         "llama": LlamaModel(
-            LlamaConfig(**small, intermediate_size=32, num_hidden_layers=N_LAYERS,
-                        num_key_value_heads=2, bos_token_id=0, eos_token_id=1)
+            LlamaConfig(
+                **small,
+                intermediate_size=32,
+                num_hidden_layers=N_LAYERS,
+                num_key_value_heads=2,
+                bos_token_id=0,
+                eos_token_id=1,
+            )
         ),  # fmt: skip
     }
 
@@ -136,6 +148,9 @@ def test_the_blocks_are_found_or_the_model_is_refused():
     assert len(transformer_blocks(MODELS["bert"], N_LAYERS)) == N_LAYERS
     with pytest.raises(SentprobeError, match="no list of 5 transformer blocks"):
         transformer_blocks(MODELS["bert"], 5)
-    with pytest.raises(SentprobeError, match="not among 0..3"):
-        with intervening(MODELS["bert"], 4, N_LAYERS, _edit(MODELS["bert"], 0)):
-            pass
+    edit = _edit(MODELS["bert"], 0)
+    with (
+        pytest.raises(SentprobeError, match="not among 0..3"),
+        intervening(MODELS["bert"], 4, 3, edit),
+    ):
+        pass
