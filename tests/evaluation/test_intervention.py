@@ -178,8 +178,9 @@ def test_intervened_rows_are_rows_of_their_own(bert_dir):
     frame, preds = _run(enc, [make_task(), make_task("Other")], controls=2)
     df = resolve(frame)
     inter = df[df["erasure"] != ""]
-    # per layer (0..2): LEACE and 2 controls; each views layers l..2; two tasks
-    assert len(inter) == 2 * 3 * (3 + 2 + 1)
+    # per layer (0..2): LEACE and 2 controls; Tense re-probed on layers l..2 (its recovery),
+    # the other task on the last layer
+    assert len(inter) == 3 * (3 + 2 + 1) + 3 * 3
     assert inter["row_id"].nunique() == 3 * (3 + 2 + 1)
     specs = inter["erasure"].unique()
     assert all(s.startswith("intervene:") and "[train]" in s for s in specs)
@@ -228,6 +229,10 @@ def test_the_command_line_runs_an_intervention_sweep_and_reports_it(bert_dir, tm
     assert report.exit_code == 0, report.output
     assert "edited out inside the forward pass" in report.output
     assert report.output.count("| 0 ") >= 2  # layer 0 in the effects and the recovery
+    page = tmp_path / "report.html"
+    html = CliRunner().invoke(app, ["report", *where, "--html", str(page)])
+    assert html.exit_code == 0, html.output
+    assert "Decodable vs used" in page.read_text(encoding="utf-8")
 
 
 def test_minilm_with_a_layer_is_read_as_a_hugging_face_model():

@@ -11,8 +11,9 @@ test items the edit was not fit on:
   the intervened final vectors, beside ``reader_plain`` on the plain ones; ``reader_diff``
   its change with the paired bootstrap CI and McNemar's exact p;
 - ``cosine``: the mean cosine of the intervened final vector to the plain one, with its CI;
-- ``reprobed``: a probe trained and scored on intervened final vectors (is the property
-  still, or again, decodable from the output?);
+- ``reprobed``: a probe trained and scored on intervened final vectors, cross-fitted within
+  the test split (is the property still, or again, decodable from the output?);
+  ``reprobed_plain``: the plain row's score (trained on train, scored on test);
 - on the LEACE line, the test against the controls (their per-item mean over seeds):
   ``vs_control_reader`` (LEACE's reader accuracy minus the controls', bootstrap CI, paired
   sign-flip permutation p) and ``vs_control_change`` (LEACE's 1 − cosine minus the

@@ -8,11 +8,11 @@ layer ℓ's pooled vectors of TASK's **training** items (the plain vectors, from
 cache) in their z-scored coordinates, and applied to every token's hidden state at layer ℓ
 (encoders/intervene.py); each control removes a random subspace of the same rank in the same
 coordinates (seeds 0, 1, ...). Each intervention is a row of its own
-(:class:`InterventionEncoder`): its views are the hidden states ℓ..last, recomputed, and every
-task is probed on each of them (a probe trained and scored on intervened vectors: the erased
-property read again from later layers is the *recovery* curve; the other tasks, amnesic
-re-probing). Each result of the last layer also records, per test item of its task, what
-tells whether the model's output changed:
+(:class:`InterventionEncoder`): its views are the hidden states ℓ..last, recomputed. TASK is
+probed on each of them and every other task on the last (cross-fitted within the test split,
+:func:`held_out`: items no edit was fit on); TASK read again from later layers is the
+*recovery* curve. Each result of the last layer also records, per test item of its task,
+what tells whether the model's output changed:
 
 - ``cosine``: the cosine of the intervened final sentence vector to the plain one;
 - ``reader`` / ``reader_plain``: whether a probe trained on the *plain* final vectors of the
@@ -42,6 +42,7 @@ from sentprobe.encoders.cache import Vectors
 from sentprobe.encoders.hf import HFEncoder, sorted_batches
 from sentprobe.encoders.intervene import Edit, intervening, leace_edit, random_edit
 from sentprobe.errors import SentprobeError, require
+from sentprobe.evaluation.erasure import heldout_task
 from sentprobe.evaluation.identity import ERASE_MARK
 
 #: Bumped whenever a change alters intervened vectors (part of each row's identity).
@@ -103,6 +104,15 @@ def all_layers(encoder: HFEncoder) -> HFEncoder:
     twin = copy.copy(encoder)
     twin.layer, twin._fingerprint = "all", None
     return twin
+
+
+def held_out(task: ProbingTask) -> ProbingTask:
+    """``task`` as an intervened row is probed on it: cross-fitted within its test split
+    (stratified folds, evaluation/erasure.py's held-out check), items no edit was fit on;
+    its own name and content hash, and the task itself as ``original``."""
+    made = heldout_task(task, "train+dev")
+    made.original = task  # type: ignore[attr-defined]
+    return made
 
 
 class Reader:
@@ -255,6 +265,7 @@ class InterventionEncoder(Encoder):
         edited and read; on the last layer the per-item measures (module docstring)."""
         read = self.layer + view
         info: dict[str, Any] = {"layer": self.layer, "read_layer": read, "final": False}
+        task = getattr(task, "original", task)  # a held-out fold: the measures use all test
         test = task.splits.get("test")
         if read == self.n_layers and test is not None and len(test):
             sentences = list(test.sentences)

@@ -71,6 +71,7 @@ from sentprobe.evaluation.intervention import (
     Reader,
     all_layers,
     check_intervenable,
+    held_out,
     intervened_tasks,
     interventions,
 )
@@ -810,16 +811,26 @@ def _run_interventions(
             lambda t: make_probe(units.probe or t.metadata.probe or "logreg", _short_name(t), 0),
             final_vectors,
         )
+        # re-probed on items no edit was fit on: cross-fitted within each task's test split;
+        # the intervened task on every layer from the edit on (its recovery), the others on
+        # the last layer (whose results carry the output measures)
+        held = [held_out(t) for t in units.tasks if "test" in t.splits and "train" in t.splits]
         for task in units.intervene:
+            own = [h for h in held if h.original is task]  # type: ignore[attr-defined]
+            rest = [h for h in held if h.original is not task]  # type: ignore[attr-defined]
             for made in interventions(
                 plain, task, base, index, chosen.layers, units.intervene_controls, reader
             ):
-                runner = Runner(
-                    units.tasks, probe=units.probe, seeds=units.seeds, store=store, cache=cache,
-                    progress=progress, nli_train=units.nli_train,
-                )  # fmt: skip
-                runner.run_encoder(made)
-                keys += runner.keys
+                for tasks, views in ((own, None), (rest, {len(made.views) - 1})):
+                    if not tasks:
+                        continue
+                    runner = Runner(
+                        tasks, probe=units.probe, seeds=units.seeds, store=store, cache=cache,
+                        progress=progress, nli_train=units.nli_train,
+                    )  # fmt: skip
+                    runner.only_views = views
+                    runner.run_encoder(made)
+                    keys += runner.keys
     return keys
 
 
