@@ -24,6 +24,7 @@ import pandas as pd
 from sentprobe.analysis.stats import accuracy_interval, holm, paired_test
 from sentprobe.errors import SentprobeError
 from sentprobe.evaluation.identity import TASK, resolve, task_names
+from sentprobe.evaluation.intervention import PREFIX as INTERVENTION
 from sentprobe.evaluation.predictions import Predictions
 from sentprobe.reporting.controls import split_controls
 from sentprobe.reporting.render import control_summary, csv_table, markdown_table
@@ -81,6 +82,7 @@ def erasure_effects(
     task above majority (lower CI bound above the majority share) for a probe trained on the
     vectors it was fit on; ``failed_held_out``: the held-out check did; ``failed``: either."""
     df, _ = split_controls(resolve(frame))
+    df = df[~df["erasure"].str.startswith(INTERVENTION)]  # inside the forward pass: not here
     df = df.assign(task_label=task_names(df))
     df = df[df["seed"] == df.groupby(["base_row", *TASK, "probe"])["seed"].transform("min")]
     checks = _checks(df, predictions)

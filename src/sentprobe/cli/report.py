@@ -263,6 +263,16 @@ def report(
             "(docs/erasure.md).",
         ),
     ] = False,
+    intervention: Annotated[
+        bool,
+        typer.Option(
+            "--intervention",
+            help="Instead of the table: decodable vs used (run --intervene): per layer, what "
+            "editing a task's property out inside the forward pass does to the final output, "
+            "against random edits of the same rank, with CIs and paired tests, and the "
+            "property's recovery in later layers (docs/erasure.md).",
+        ),
+    ] = False,
     provenance: Annotated[
         bool,
         typer.Option(
@@ -295,6 +305,7 @@ def report(
             ),
             "--layers": layers,
             "--erasure": erasure,
+            "--intervention": intervention,
         }
     )
     _within_mode(
@@ -330,6 +341,17 @@ def report(
 
         effects = erasure_effects(frame, stored_predictions(results, frame))
         write_output(erasure_text(effects, fmt.value), output)
+        return
+    if intervention:
+        from sentprobe.analysis.intervention import (
+            intervention_effects,
+            intervention_text,
+            recovery,
+        )
+
+        found = stored_predictions(results, frame)
+        effects = intervention_effects(frame, found)
+        write_output(intervention_text(effects, recovery(frame, found), fmt.value), output)
         return
     if html is not None or layer_curves is not None or layer_heatmap is not None:
         from sentprobe.cli.report_html import write_report_files

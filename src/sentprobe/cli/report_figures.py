@@ -179,8 +179,9 @@ def erasure_plot(frame: pd.DataFrame, preds: dict[str, Any]) -> html.Plot | None
     from sentprobe.evaluation.identity import resolve
     from sentprobe.reporting.plots import erasure_figure
 
-    if not preds or (resolve(frame)["erasure"] == "").all():
-        return None
+    erasures = resolve(frame)["erasure"]
+    if not preds or not (erasures.ne("") & ~erasures.str.startswith("intervene:")).any():
+        return None  # no post-hoc erasure (interventions have a figure of their own)
     table = erasure_effects(frame, preds)
     return html.Plot(
         "erasure",
@@ -195,6 +196,62 @@ def erasure_plot(frame: pd.DataFrame, preds: dict[str, Any]) -> html.Plot | None
         "probe trained and scored on erased items the eraser never saw, against the majority "
         "share, with its CI. Linear erasure only: a nonlinear probe may still recover the "
         "property (docs/erasure.md).",
+    )
+
+
+def intervention_plot(frame: pd.DataFrame, preds: dict[str, Any]) -> html.Plot | None:
+    """Decodable vs used (``run --intervene``): per (model, intervened task), over the layer
+    ℓ edited, the task's plain accuracy at ℓ and the accuracy of the plain output's reader
+    after LEACE at ℓ and after the random controls (their mean), each with its 95% CI; None
+    without intervened results."""
+    from sentprobe.analysis.intervention import intervention_effects
+    from sentprobe.evaluation.identity import resolve
+    from sentprobe.reporting.plots import new_figure
+
+    if not preds or not resolve(frame)["erasure"].str.startswith("intervene:").any():
+        return None
+    table = intervention_effects(frame, preds)
+    own = table[table["own_task"]]
+    groups = list(own.groupby(["model", "intervened_id", "probe"], sort=False))
+    fig = new_figure(4.2 * len(groups), 3.2)
+    axes = fig.subplots(1, len(groups), squeeze=False)[0]
+    for ax, (_, group) in zip(axes, groups, strict=True):
+        leace = group[group["method"] == "leace"].sort_values("layer")
+        x = leace["layer"].to_numpy()
+        for column, label in (("decodable", "decodable at ℓ"), ("reader", "reader after LEACE")):
+            if column not in leace.columns:
+                continue
+            y = leace[column].to_numpy(dtype=float)
+            low = leace[f"{column}_low"].to_numpy(dtype=float)
+            high = leace[f"{column}_high"].to_numpy(dtype=float)
+            ax.plot(x, y, marker="o", label=label)
+            ax.fill_between(x, low, high, alpha=0.2)
+        control = group[group["method"] == "random"]
+        if "reader" in control.columns and len(control):
+            mean = control.groupby("layer")["reader"].mean()
+            ax.plot(mean.index, mean.to_numpy(), ls="--", marker="x", label="reader after random")
+        if "reader_plain" in leace.columns and len(leace):
+            ax.axhline(leace["reader_plain"].iloc[0], color="grey", lw=0.8, label="reader, plain")
+        first = group.iloc[0]
+        ax.set_title(f"{first['encoder']}: {first['intervened']}", fontsize=9)
+        ax.set_xlabel("layer ℓ edited")
+        ax.set_ylabel("accuracy (%)")
+        ax.legend(fontsize=7)
+    used = [
+        f"{t.encoder}, {t.intervened} at layer {t.layer}"
+        for t in own[(own["method"] == "leace") & own["used"]].itertuples()
+    ]
+    return html.Plot(
+        "intervention",
+        "Decodable vs used: the property edited out inside the forward pass",
+        figure_svg(fig, "intervene"),
+        "Decodable: the task's plain probe accuracy at layer ℓ. Reader: a probe trained on the "
+        "plain final vectors, scored on the final vectors after the property was edited out "
+        "of every token at layer ℓ (LEACE) and the later layers recomputed; random: edits of "
+        "the same rank in the same coordinates (mean over seeds). Bands: 95% CIs. Used "
+        "(reader loses significantly more than under the controls, Holm over layers): "
+        + ("; ".join(used) if used else "nowhere")
+        + ". `report --intervention` gives every number (docs/erasure.md).",
     )
 
 

@@ -26,6 +26,7 @@ from sentprobe.cli.report_figures import (
     agreement_plot,
     correlation_plot,
     erasure_plot,
+    intervention_plot,
     layer_data,
     layer_figure,
     layer_pooling_figure,
@@ -340,6 +341,9 @@ def build_report(
     erasure = erasure_plot(frame, preds)
     if erasure is not None:
         plots.append(erasure)
+    intervention = intervention_plot(frame, preds)
+    if intervention is not None:
+        plots.append(intervention)
     infos, suites = task_section(frame)
     n_rows = len(table.rows)
     subtitle = (

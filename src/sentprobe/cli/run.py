@@ -154,6 +154,26 @@ def run(
             "report gives their mean and spread.",
         ),
     ] = 3,
+    intervene: Annotated[
+        list[str] | None,
+        typer.Option(  # noqa: UP007
+            "--intervene",
+            metavar="TASK",
+            help="Also edit TASK's property out inside each Hugging Face encoder's forward "
+            "pass (LEACE fit on TASK's training items at each layer read, applied to every "
+            "token there, later layers recomputing) and, as controls, random subspaces of the "
+            "same rank; every task is probed on the intervened layers. `report --intervention` "
+            "shows decodable vs used per layer (docs/erasure.md). Repeatable.",
+        ),
+    ] = None,
+    intervene_controls: Annotated[
+        int,
+        typer.Option(
+            "--intervene-controls",
+            min=1,
+            help="How many random controls (seeds 0, 1, ...) each --intervene layer gets.",
+        ),
+    ] = 3,
     baselines: Annotated[
         str,
         typer.Option(
@@ -237,6 +257,8 @@ def run(
         erase_fit=erase_fit,
         erase_controls=erase_controls,
         keep_foreign=keep_other_versions,
+        intervene=intervene or (),
+        intervene_controls=intervene_controls,
     )
     show_warnings(frame)
     failures = frame.attrs.get("failures", [])

@@ -413,6 +413,9 @@ class HFEncoder(Encoder):
         ``sentences`` (the ones about to be encoded)."""
         if not sentences:
             return
+        if any(p == "cls" or p.startswith("pos:") for p in self.poolings):
+            self._load()
+            warn_fixed_prefix(self)
         if any(p not in POOLINGS for p in self.poolings):  # pos:/marker: pick a token
             self._load()
             for start in range(0, len(sentences), 1024):
@@ -480,7 +483,9 @@ class HFEncoder(Encoder):
         texts = [self.prompt.fill(s) for s in batch] if self.prompt else list(batch)
         markers = any(p.startswith("marker:") for p in self.poolings)
         with _TOKENIZER_LOCK:  # a fast tokenizer's padding settings are shared state
-            warn_cut(self, self._tokenizer, texts, self._max_len)
+            cut = warn_cut(self, self._tokenizer, texts, self._max_len)
+            if cut:
+                warn_last_moved(self, cut)
             inputs = self._tokenizer(
                 texts,
                 padding=True,
@@ -580,12 +585,75 @@ def cut_checks(encoder: Encoder, tokenizer: Any, sentences: Sequence[str], limit
     }
 
 
-def warn_cut(encoder: Encoder, tokenizer: Any, sentences: Sequence[str], limit: int) -> None:
+def fixed_prefix(tokenizer: Any, prompt: Prompt | None) -> list[str]:
+    """The tokens every input starts with whatever its sentence: special tokens (a BOS) and
+    the prompt template's text before the sentence, found as the tokens that inputs of a few
+    very different sentences share (a prefix token that merges with the sentence's first
+    characters is not counted)."""
+    fill = prompt.fill if prompt is not None else (lambda s: s)
+    ids = [tokenizer(fill(s))["input_ids"] for s in ("Hello", "zebra 7", "(", "Öl ok", "1")]
+    n = 0
+    while all(len(i) > n for i in ids) and len({i[n] for i in ids}) == 1:
+        n += 1
+    return [str(t) for t in tokenizer.convert_ids_to_tokens(ids[0][:n])]
+
+
+def warn_fixed_prefix(encoder: HFEncoder) -> None:
+    """In a left-to-right model the state at a token has seen only the tokens up to it:
+    ``cls`` or ``pos:K`` on a token of the fixed prefix (a BOS, the prompt's start) is the
+    same vector for every sentence. Warned once per encoder, naming the token read."""
+    if not encoder._causal or getattr(encoder, "_warned_prefix", False):
+        return
+    prefix = fixed_prefix(encoder._tokenizer, encoder.prompt)
+    for p in encoder.poolings:
+        k = 0 if p == "cls" else int(p.partition(":")[2]) if p.startswith("pos:") else -1
+        if 0 <= k < len(prefix):
+            encoder._warned_prefix = True  # type: ignore[attr-defined]
+            warnings.warn(
+                f"{encoder.name}: pooling {p} reads token {k} of every input, {prefix[k]!r}, "
+                f"which is part of what every input starts with ({prefix!r}: special tokens "
+                "and the prompt's start); in a left-to-right model it has seen nothing of the "
+                "sentence, so every sentence gets the same vector. Use last, mean, "
+                f"pos:{len(prefix)} or later, or marker:TEXT",
+                stacklevel=2,
+            )
+            return
+
+
+def warn_last_moved(encoder: HFEncoder, cut: Sequence[str]) -> None:
+    """With a prompt whose template goes on after the sentence, an input cut at the token
+    limit loses the template's end: ``last`` (and ``pos:-K``) then read a token of the
+    sentence, not the template's last one. Warned once per encoder, naming the token read."""
+    prompt, tokenizer = encoder.prompt, encoder._tokenizer
+    ends = [p for p in encoder.poolings if p == "last" or p.startswith("pos:-")]
+    if (
+        prompt is None
+        or not prompt.parts[1]
+        or not ends
+        or getattr(tokenizer, "truncation_side", "right") != "right"
+        or getattr(encoder, "_warned_last", False)
+    ):
+        return
+    encoder._warned_last = True  # type: ignore[attr-defined]
+    ids = tokenizer(cut[0], truncation=True, max_length=encoder._max_len)["input_ids"]
+    read = tokenizer.convert_ids_to_tokens(ids[-1:])[0]
+    warnings.warn(
+        f"{encoder.name}: pooling {ends[0]} reads the last token kept of an input longer than "
+        f"{encoder._max_len} tokens, and the cut removes the prompt template's end: for "
+        f"...{cut[0][-60:]!r} it reads {read!r}, a token of the sentence, not the template's "
+        f"last token ({len(cut)} such inputs in one batch); shorten the sentences or give a "
+        "larger max_length",
+        stacklevel=2,
+    )
+
+
+def warn_cut(encoder: Encoder, tokenizer: Any, sentences: Sequence[str], limit: int) -> list[str]:
     """Warn (once per encoder) that sentences longer than the model's ``limit`` tokens are cut
     there: what follows is not in their vectors, so a task decided late in a long sentence
-    scores chance and two sentences that differ only past the limit get one vector."""
+    scores chance and two sentences that differ only past the limit get one vector. Returns
+    the inputs cut (none once the encoder has warned)."""
     if getattr(encoder, "_warned_cut", False):
-        return
+        return []
     cut = cut_sentences(tokenizer, sentences, limit)
     if cut:
         encoder._warned_cut = True  # type: ignore[attr-defined]
@@ -596,6 +664,7 @@ def warn_cut(encoder: Encoder, tokenizer: Any, sentences: Sequence[str], limit: 
             "where the model takes longer input",
             stacklevel=2,
         )
+    return cut
 
 
 def prefetched(items: Iterable[T], depth: int = 2) -> Generator[T, None, None]:

@@ -197,8 +197,27 @@ def minilm(
     normalize: bool = False,
     device: str | None = None,
     dtype: str | None = None,
+    layer: int | str | None = None,
+    pooling: str | None = None,
 ) -> Encoder:
-    """The default encoder: all-MiniLM-L6-v2 (384 dims), offline from the bundled package."""
+    """The default encoder: all-MiniLM-L6-v2 (384 dims), offline from the bundled package.
+    With ``layer`` or ``pooling`` its transformer is read as a Hugging Face model
+    (:class:`~sentprobe.encoders.hf.HFEncoder`, mean pooling unless given, at most 256
+    tokens as its sentence-transformers configuration has): its last layer's mean is the
+    sentence-transformers vector before normalisation."""
+    if layer is not None or pooling is not None:
+        from .hf import HFEncoder
+
+        return HFEncoder(
+            minilm_path(),
+            layer="last" if layer is None else layer,
+            pooling=pooling or "mean",
+            batch_size=batch_size,
+            max_length=256,
+            device=device,
+            name="MiniLM-L6",
+            dtype=dtype,
+        )
     return SentenceTransformerEncoder(
         minilm_path(),
         batch_size=batch_size,

@@ -65,6 +65,17 @@ from sentprobe.evaluation.folds import (
     without_evaluated_pairs,
     zero_shot,
 )
+from sentprobe.evaluation.intervention import (
+    CONTROL_SEEDS as INTERVENE_CONTROLS,
+)
+from sentprobe.evaluation.intervention import (
+    Reader,
+    all_layers,
+    check_intervenable,
+    held_out,
+    intervened_tasks,
+    interventions,
+)
 from sentprobe.evaluation.memory import MemoryStore
 from sentprobe.evaluation.predictions import Predictions
 from sentprobe.evaluation.provenance import foreign_reason
@@ -491,9 +502,11 @@ class Runner:
         todo = {id(p[0]): p[0] for p in pending}.values()
         checks = {id(t): _probe_checks(encoder, t) for t in todo}
 
-        def row_of(v: int) -> dict[str, Any]:
+        def row_of(v: int, task: ProbingTask) -> dict[str, Any]:
             if isinstance(encoder, ErasedEncoder):  # what was erased, the rank removed
                 return {"erasure": encoder.erasure(v)}
+            if hasattr(encoder, "unit_extra"):  # an intervention (evaluation/intervention.py)
+                return cast("dict[str, Any]", encoder.unit_extra(v, task))
             if row_fp is None:
                 return {}
             return {"row_fingerprint": row_fp if views[v] is None else f"{row_fp}#{views[v]}"}
@@ -540,7 +553,7 @@ class Runner:
                             "seeds": self.seeds,
                             "probe_version": probe_version(est),
                             **checks[id(task)],
-                            **row_of(v),
+                            **row_of(v, task),
                         },
                     )
                     self.keys.append(key)
@@ -579,7 +592,7 @@ class Runner:
                         "probe_version": probe_version(est),
                         **getattr(est, "report_", {}),  # e.g. MDL's codelength
                         **checks[id(task)],
-                        **row_of(v),
+                        **row_of(v, task),
                     },
                 )
                 self.keys.append(key)
@@ -620,6 +633,11 @@ class RunPlan:
     erase_rows: list[Encoder] = field(default_factory=list)
     erase_fit: str = "train"
     erase_controls: int = CONTROL_SEEDS
+    #: The tasks whose property is edited out inside the forward pass (``--intervene``) of
+    #: each encoder of ``intervene_rows``, and the random controls per layer.
+    intervene: list[ProbingTask] = field(default_factory=list)
+    intervene_rows: list[Encoder] = field(default_factory=list)
+    intervene_controls: int = INTERVENE_CONTROLS
 
 
 def plan_run(
@@ -637,6 +655,8 @@ def plan_run(
     erase: Sequence[str] = (),
     erase_fit: str = "train",
     erase_controls: int = CONTROL_SEEDS,
+    intervene: Sequence[str] = (),
+    intervene_controls: int = INTERVENE_CONTROLS,
 ) -> RunPlan:
     """Load and check everything a run needs before it computes anything (see :func:`run`)."""
     if seeds < 1:
@@ -650,6 +670,9 @@ def plan_run(
         task_list = resolve_tasks(cast("str | Sequence[str]", tasks))
     task_list = check_heuristic_labels(task_list, allow_heuristic_labels)
     erased = erased_tasks(erase, task_list, erase_fit)
+    intervened = intervened_tasks(intervene, task_list)
+    if intervene_controls < 1:
+        raise SentprobeError("--intervene-controls must be at least 1")
     rows: list[tuple[Baseline | Encoder, str | None, int | None]] = []
     for name in expand_baselines(baselines, task_list):
         item = registry.baselines.get(name)
@@ -680,6 +703,9 @@ def plan_run(
     encoder_rows = [r[0] for r in rows[n_baselines:]] if erased else []
     for row in encoder_rows:
         check_erasable(cast("Encoder", row))
+    intervene_rows = [r[0] for r in rows[n_baselines:]] if intervened else []
+    for row in intervene_rows:
+        check_intervenable(cast("Encoder", row))
     if controls:  # a control map per seed of the row with the most seeds (restarts included)
         maps = max([seeds, *(r[2] or 0 for r in rows)])
         task_list += [c for t in task_list for c in control_tasks(t, maps)]
@@ -690,7 +716,8 @@ def plan_run(
         pairs = without_evaluated_pairs(pairs, task_list)
     return RunPlan(
         task_list, rows, probe, seeds, pairs, erased, cast("list[Encoder]", encoder_rows),
-        erase_fit, erase_controls,
+        erase_fit, erase_controls, intervened, cast("list[Encoder]", intervene_rows),
+        intervene_controls,
     )  # fmt: skip
 
 
@@ -727,6 +754,8 @@ def execute(
         )
     if units.erase:
         runner.keys += _run_erasures(units, store, cache, progress)
+    if units.intervene:
+        runner.keys += _run_interventions(units, store, cache, progress)
     frame = runner.frame()
     frame.attrs["failures"] = failures
     return frame
@@ -765,6 +794,52 @@ def _run_erasures(
     return keys
 
 
+def _run_interventions(
+    units: RunPlan, store: ResultsStore | MemoryStore, cache: EmbeddingCache, progress: bool
+) -> list[str]:
+    """Each encoder of ``units.intervene_rows`` with each intervened task's property edited
+    out at each layer it reads, and each equal-rank random control, probed on every task
+    (evaluation/intervention.py). The plain vectors (every layer) come from ``cache``, the
+    intervened ones go to it under their own fingerprints. Returns the units' keys."""
+    keys: list[str] = []
+    sentences = list(dict.fromkeys(s for t in units.tasks for s in t.sentences()))
+    index = {s: i for i, s in enumerate(sentences)}
+    for encoder in units.intervene_rows:
+        chosen = check_intervenable(encoder)
+        plain = all_layers(chosen)
+        base = cache.vectors(plain, sentences, progress=plain.name if progress else False)
+        final = plain.n_layers
+
+        def final_vectors(sents: list[str], base: Any = base, last: int = final) -> Any:
+            return base.take(np.fromiter((index[s] for s in sents), np.int64, len(sents)), last)
+
+        reader = Reader(
+            lambda t: make_probe(units.probe or t.metadata.probe or "logreg", _short_name(t), 0),
+            final_vectors,
+        )
+        # re-probed on items no edit was fit on: cross-fitted within each task's test split;
+        # the intervened task on every layer from the edit on (its recovery), the others on
+        # the last layer (whose results carry the output measures)
+        held = [held_out(t) for t in units.tasks if "test" in t.splits and "train" in t.splits]
+        for task in units.intervene:
+            own = [h for h in held if h.original is task]  # type: ignore[attr-defined]
+            rest = [h for h in held if h.original is not task]  # type: ignore[attr-defined]
+            for made in interventions(
+                plain, task, base, index, chosen.layers, units.intervene_controls, reader
+            ):
+                for tasks, views in ((own, None), (rest, {len(made.views) - 1})):
+                    if not tasks:
+                        continue
+                    runner = Runner(
+                        tasks, probe=units.probe, seeds=units.seeds, store=store, cache=cache,
+                        progress=progress, nli_train=units.nli_train,
+                    )  # fmt: skip
+                    runner.only_views = views
+                    runner.run_encoder(made)
+                    keys += runner.keys
+    return keys
+
+
 def run(
     encoders: EncoderSpecs = ("minilm",),
     tasks: str | Sequence[str] | Sequence[ProbingTask] = "sample-en",
@@ -787,6 +862,8 @@ def run(
     erase_fit: str = "train",
     erase_controls: int = CONTROL_SEEDS,
     keep_foreign: bool = False,
+    intervene: Sequence[str] = (),
+    intervene_controls: int = INTERVENE_CONTROLS,
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks`` into the results store ``results``
     (resumable: finished units are skipped); returns one row per result.
@@ -816,7 +893,10 @@ def run(
     erased from each encoder's vectors (LEACE, and random subspaces of equal rank as its
     controls; evaluation/erasure.py) before every task is probed again; ``erase_fit``: the
     splits the eraser is fit on (``train`` or ``train+dev``), ``erase_controls``: the number
-    of random controls. ``keep_foreign``: reuse stored results made by another sentprobe
+    of random controls. ``intervene``: task names whose property is edited out inside the
+    forward pass of each Hugging Face encoder at each layer it reads, with
+    ``intervene_controls`` random controls per layer (evaluation/intervention.py).
+    ``keep_foreign``: reuse stored results made by another sentprobe
     version or code, or another major.minor of a library that decides scores
     (evaluation/provenance.py); computed again by default.
     """
@@ -825,6 +905,8 @@ def run(
         raise SentprobeError("--shard splits a run without Ray; use it with --executor local")
     if erase and (shard is not None or executor != "local"):
         raise SentprobeError("--erase runs here, without --shard or --executor ray")
+    if intervene and (shard is not None or executor != "local"):
+        raise SentprobeError("--intervene runs here, without --shard or --executor ray")
     units = plan_run(
         encoders,
         tasks,
@@ -839,6 +921,8 @@ def run(
         erase=erase,
         erase_fit=erase_fit,
         erase_controls=erase_controls,
+        intervene=intervene,
+        intervene_controls=intervene_controls,
     )
     # Absolute here, on the driver: Ray workers start in other directories and homes.
     results = Path(results).expanduser().absolute()

