@@ -6,6 +6,9 @@
   SentEval's classifier (see ``sentprobe.probes.mlp`` for how it differs);
 - ``paper``: ``mlp`` everywhere except WC, which uses ``logreg`` (the paper's Table 2 split
   between MLP and logistic regression, with sentprobe's fast probes);
+- ``ridge``: a ridge classifier in closed form, every L2 strength from one eigendecomposition
+  of the training split's Gram matrix, chosen on dev (``sentprobe.probes.closed_form``; its
+  statistics can be summed batch by batch, so views need not be stored);
 - ``mdl``: ``logreg``'s accuracy plus the online codelength of the training labels (Voita &
   Titov, 2020; see ``sentprobe.probes.mdl``);
 - ``senteval``: an exact replica of SentEval's classifier and selection over the paper's grid,
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 from sentprobe.datasets.controls import controlled_name
 from sentprobe.probes.baselines import MajorityProbe, NBTfidfProbe
+from sentprobe.probes.closed_form import RidgeProbe, RidgeStats
 from sentprobe.probes.linear import LogisticProbe
 from sentprobe.probes.mdl import MDLProbe
 from sentprobe.probes.mlp import MLPProbe
@@ -38,6 +42,7 @@ def _is_wc(task: str) -> bool:
 
 probes.register("logreg", lambda task, seed=0: LogisticProbe(random_state=seed))
 probes.register("mlp", lambda task, seed=0: MLPProbe(random_state=seed))
+probes.register("ridge", lambda task, seed=0: RidgeProbe(random_state=seed))
 probes.register("mdl", lambda task, seed=0: MDLProbe(random_state=seed))
 probes.register(
     "paper",
@@ -71,6 +76,8 @@ __all__ = [
     "MLPProbe",
     "MajorityProbe",
     "NBTfidfProbe",
+    "RidgeProbe",
+    "RidgeStats",
     "SentEvalProbe",
     "make_probe",
 ]

@@ -126,6 +126,13 @@ def tied_classes(X: torch.Tensor, y: torch.Tensor, K: int) -> torch.Tensor:
     sums = torch.zeros(K, X.shape[1], dtype=torch.float64).index_add_(0, y, X.double()).numpy()
     mags = torch.zeros(K, X.shape[1], dtype=torch.float64).index_add_(0, y, X.abs().double())
     slack = (4 * torch.finfo(X.dtype).eps * mags).numpy()
+    return torch.from_numpy(first_of_ties(counts, sums, slack))
+
+
+def first_of_ties(counts: np.ndarray, sums: np.ndarray, slack: np.ndarray) -> np.ndarray:
+    """For each class, the first class with the same count and (up to ``slack``, per entry)
+    the same ``sums`` (K, m): itself if none (:func:`tied_classes`)."""
+    K = len(counts)
     rep = np.arange(K)
     order = np.lexsort((sums[:, 0], counts))  # ties are neighbours in this order
     for pos, k in enumerate(order):
@@ -137,7 +144,7 @@ def tied_classes(X: torch.Tensor, y: torch.Tensor, K: int) -> torch.Tensor:
                 break
     first = np.full(K, K)
     np.minimum.at(first, rep, np.arange(K))  # each group's smallest class index
-    return torch.from_numpy(first[rep].astype(np.int64))
+    return first[rep].astype(np.int64)
 
 
 class LogisticProbe(GridProbe):
