@@ -65,9 +65,14 @@ probes.register(
 )
 
 
-def make_probe(name: str, task: str, seed: int = 0):
-    """The estimator the probe ``name`` uses for task ``task`` (paper name or full name)."""
-    return probes.get(name)(task, seed)
+def make_probe(name: str, task: str, seed: int = 0, device: str | None = None):
+    """The estimator the probe ``name`` uses for task ``task`` (paper name or full name);
+    ``device`` (``--probe-device``: cpu, cuda, auto) is given to a probe that takes one
+    (logreg, mlp, ridge), and ignored by the others (SentEval's replica, MDL: CPU only)."""
+    est = probes.get(name)(task, seed)
+    if device is not None and "device" in est.get_params():
+        est.set_params(device=device)
+    return est
 
 
 __all__ = [
