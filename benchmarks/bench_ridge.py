@@ -8,7 +8,8 @@ runs, in wall seconds and in this process's CPU seconds (less sensitive to other
 on a shared machine). Usage (repository root)::
 
     HF_HUB_OFFLINE=1 python benchmarks/bench_ridge.py [--model DIR] [--tasks sample-en]
-        [--cache-dir DIR] [--repeats 2] [--out benchmarks/results/ridge.json]
+        [--cache-dir DIR] [--repeats 2] [--probe-device cpu|cuda]
+        [--out benchmarks/results/ridge.json]
 
 ``--model``: a Hugging Face model directory (default: the bundled all-MiniLM-L6-v2, as
 ``-e minilm``), read with ``layer="all", pooling="mean"``.
@@ -46,7 +47,7 @@ def timed(fn, repeats):
     return out, best_wall, best_cpu
 
 
-def one_task(task, enc, cache, repeats: int, rows: list) -> None:
+def one_task(task, enc, cache, repeats: int, rows: list, device: str = "cpu") -> None:
     sp = task.splits
     sents = list(dict.fromkeys(task.sentences()))
     vec = cache.vectors(enc, sents, progress=False)
@@ -60,11 +61,14 @@ def one_task(task, enc, cache, repeats: int, rows: list) -> None:
     ytr, ydv, yte = (sp[k].labels for k in ("train", "dev", "test"))
 
     def each_view():
-        return [RidgeProbe().fit(X["train"][:, v], ytr, X["dev"][:, v], ydv) for v in range(V)]
+        return [
+            RidgeProbe(device=device).fit(X["train"][:, v], ytr, X["dev"][:, v], ydv)
+            for v in range(V)
+        ]
 
     def batched():
-        stats = RidgeStats(np.unique(ytr), views=V).update(X["train"], ytr)
-        return RidgeProbe.fit_views(stats, X["dev"], ydv)
+        stats = RidgeStats(np.unique(ytr), views=V, device=device).update(X["train"], ytr)
+        return RidgeProbe.fit_views(stats, X["dev"], ydv, device=device)
 
     ridges, r_wall, r_cpu = timed(each_view, repeats)
     _, b_wall, b_cpu = timed(batched, repeats)
@@ -72,7 +76,10 @@ def one_task(task, enc, cache, repeats: int, rows: list) -> None:
     lr_wall, lr_cpu = [], []
     for v in range(V):
         est, w, c = timed(
-            lambda v=v: LogisticProbe().fit(X["train"][:, v], ytr, X["dev"][:, v], ydv), 1
+            lambda v=v: LogisticProbe(device=device).fit(
+                X["train"][:, v], ytr, X["dev"][:, v], ydv
+            ),
+            1,
         )
         logregs.append(est)
         lr_wall.append(w)
@@ -111,6 +118,7 @@ def main(argv=None) -> int:
     ap.add_argument("--tasks", default="sample-en")
     ap.add_argument("--cache-dir", type=Path, default=None)
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--probe-device", default="cpu")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "ridge.json")
     args = ap.parse_args(argv)
     if args.model is None:
@@ -121,7 +129,7 @@ def main(argv=None) -> int:
     cache = EmbeddingCache(args.cache_dir or default_cache_dir())
     rows = []
     for task in resolve_tasks(args.tasks):
-        one_task(task, enc, cache, args.repeats, rows)
+        one_task(task, enc, cache, args.repeats, rows, args.probe_device)
     return write_result(args.out, {"model": args.model, "tasks": rows})
 
 

@@ -11,6 +11,7 @@ from collections import namedtuple
 
 import numpy as np
 import pytest
+import torch
 
 import sentprobe
 from sentprobe.datasets import make_mock_task
@@ -148,7 +149,8 @@ def _peak(tmp_path, views, name):
     tracemalloc.start()
     try:
         sentprobe.run(
-            _Views(views=views, dim=64, batch_size=128 // views), _tasks()[:1], baselines="none", probe="ridge",
+            _Views(views=views, dim=64, batch_size=128 // views), _tasks()[:1],
+            baselines="none", probe="ridge",
             results=tmp_path / f"{name}.sqlite", cache_dir=tmp_path / name, progress=False,
         )  # fmt: skip
         return tracemalloc.get_traced_memory()[1]
@@ -169,3 +171,24 @@ def test_peak_memory_of_a_layer_sweep_does_not_grow_with_the_views(tmp_path, mon
     many = _peak(tmp_path, 16, "many")
     one_view = 460 * 64 * 4
     assert many - few < 2 * one_view, (few, many)
+
+
+def test_probe_device_reaches_the_probes_and_is_not_part_of_the_key(tmp_path, monkeypatch):
+    import sentprobe.evaluation.runner as runner_module
+
+    made = []
+    real = runner_module.make_probe
+
+    def spy(*args, **kw):
+        est = real(*args, **kw)
+        made.append(est)
+        return est
+
+    monkeypatch.setattr(runner_module, "make_probe", spy)
+    plain = _run(tmp_path, "plain")
+    on_cpu = _run(tmp_path, "cpu", probe_device="cpu")
+    assert on_cpu["key"].tolist() == plain["key"].tolist()
+    assert any(getattr(e, "device", None) == "cpu" for e in made)
+    if not torch.cuda.is_available():
+        with pytest.raises(SentprobeError, match="no CUDA device"):
+            _run(tmp_path, "cuda", probe_device="cuda")
