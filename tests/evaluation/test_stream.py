@@ -195,3 +195,22 @@ def test_probe_device_reaches_the_probes_and_is_not_part_of_the_key(tmp_path, mo
     if not torch.cuda.is_available():
         with pytest.raises(SentprobeError, match="no CUDA device"):
             _run(tmp_path, "cuda", probe_device="cuda")
+
+
+def test_a_shard_of_another_type_than_the_cache_is_quarantined(tmp_path):
+    """A bfloat16 cache's shards hold uint16 bits: one planted in a float32 cache would be
+    read as integers. A shard whose type is not the cache's is set aside, its rows encoded."""
+    enc = _Views(views=1, dim=4)
+    sentences = ["a b c", "d e f"]
+    EmbeddingCache(tmp_path / "half", dtype="bfloat16").encode(enc, sentences, progress=False)
+    full = EmbeddingCache(tmp_path / "full")
+    ref = full.encode(enc, sentences, progress=False)
+    (half_dir,) = [p for p in (tmp_path / "half").iterdir() if p.is_dir()]
+    (full_dir,) = [p for p in (tmp_path / "full").iterdir() if p.is_dir()]
+    for shard in full_dir.glob("*.shard"):
+        shard.unlink()
+    for shard in half_dir.glob("*.shard"):
+        shutil.copy(shard, full_dir / shard.name)
+    with pytest.warns(UserWarning, match="bfloat16 cache|uint16 vectors in a float32"):
+        again = EmbeddingCache(tmp_path / "full").encode(enc, sentences, progress=False)
+    np.testing.assert_array_equal(again, ref)

@@ -493,7 +493,10 @@ class EmbeddingCache:
         itemsize = first.dtype.itemsize if self.dtype == "float32" else 2
         need = n * (int(np.prod(first.shape[1:])) * itemsize + KEY_BYTES)
         where = store.path.parent
-        free = shutil.disk_usage(where if where.exists() else self.root).free
+        existing = where
+        while not existing.exists() and existing != existing.parent:  # not made yet
+            existing = existing.parent
+        free = shutil.disk_usage(existing).free
         views = f" ({first.shape[1]} views)" if first.ndim == 3 else ""
         line = (
             f"embedding cache: {n:,} sentences x {int(np.prod(first.shape[1:])):,} values{views} "
