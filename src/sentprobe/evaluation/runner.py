@@ -232,6 +232,12 @@ class Runner:
         self.only_views: set[int] | None = None
 
     # -- shared bookkeeping ---------------------------------------------------------------
+    def _make_probe(self, probe: str, task: str, seed: int) -> Any:
+        """``make_probe``, with ``--probe-device`` when one was given."""
+        if self.probe_device is None:
+            return make_probe(probe, task, seed)
+        return make_probe(probe, task, seed, device=self.probe_device)
+
     def _done(self, key: str) -> bool:
         """The unit is stored by this installation's code and versions. A result made by
         another (provenance.py: version, source, a decisive library's major.minor) is computed
@@ -483,7 +489,7 @@ class Runner:
                 fp = encoder.fingerprint if view is None else f"{encoder.fingerprint}#{view}"
                 for seed in _unit_seeds(task, seeds):
                     probe = row_probe or task.metadata.probe or "logreg"
-                    est = make_probe(probe, _short_name(task), seed, self.probe_device)
+                    est = self._make_probe(probe, _short_name(task), seed)
                     self._match_control(est, task, fp, seed, probe=probe)
                     signature = self._unit_signature(probe, est, task)
                     key = unit_key(fp, task.content_hash(), signature, seed, task.name)
@@ -536,9 +542,7 @@ class Runner:
                     self._fold_unit(
                         key,
                         task,
-                        lambda p=probe, t=task, s=seed: make_probe(
-                            p, _short_name(t), s, self.probe_device
-                        ),
+                        lambda p=probe, t=task, s=seed: self._make_probe(p, _short_name(t), s),
                         lambda sents, v=v: vectors.take(
                             np.fromiter((row[s] for s in sents), np.int64, len(sents)), v
                         ),
