@@ -82,11 +82,35 @@ def run(
             help="logreg (every L2 strength trained to convergence, chosen on dev), mlp (a fast "
             "sigmoid MLP over the paper's grid; not SentEval's classifier), senteval (SentEval's "
             "classifier and selection, replicated), paper (mlp, logreg for WC: the split of the "
-            "paper's Table 2), kim-mlp (Kim et al. 2019's 512-unit MLP), or any registered "
+            "paper's Table 2), ridge (a closed-form ridge classifier, every L2 strength from one "
+            "eigendecomposition), kim-mlp (Kim et al. 2019's 512-unit MLP), or any registered "
             "probe. Default: the task's own (kim-mlp for kim2019), else logreg.",
             show_default=False,
         ),
     ] = None,
+    probe_device: Annotated[
+        str | None,
+        typer.Option(  # noqa: UP007
+            help="Where logreg, mlp and ridge train: cpu, cuda or auto (CUDA when available). "
+            "The same results up to float rounding; the others train on the CPU.",
+            show_default=False,
+        ),
+    ] = None,
+    cache_dtype: Annotated[
+        str | None,
+        typer.Option(  # noqa: UP007
+            help="What the embedding cache stores: float32 (default), or float16 / bfloat16 "
+            "in half the bytes (probes get float32; a separate cache from float32's).",
+            show_default=False,
+        ),
+    ] = None,
+    stream: Annotated[
+        bool,
+        typer.Option(
+            help="With --probe ridge: probe every view as it is encoded, from the ridge "
+            "probe's statistics; no vector is cached (tasks need a dev split).",
+        ),
+    ] = False,
     seeds: Annotated[int, typer.Option(min=1, help="Repeat each probe with this many seeds.")] = 1,
     nli_train: Annotated[
         Path | None,
@@ -259,6 +283,9 @@ def run(
         keep_foreign=keep_other_versions,
         intervene=intervene or (),
         intervene_controls=intervene_controls,
+        probe_device=probe_device,
+        cache_dtype=cache_dtype,
+        stream=stream,
     )
     show_warnings(frame)
     failures = frame.attrs.get("failures", [])

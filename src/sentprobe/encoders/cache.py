@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import shutil
+import sys
 import time
 import traceback
 import warnings
@@ -49,6 +50,7 @@ FLUSH_SECONDS = 30.0
 FLUSH_ENV = "SENTPROBE_CACHE_FLUSH_SECONDS"
 
 __all__ = [
+    "CACHE_DTYPES",
     "ArrayVectors",
     "CacheInfo",
     "CacheWarning",
@@ -177,10 +179,19 @@ class ArrayVectors(Vectors):
 
 
 class ShardVectors(Vectors):
-    """Vectors in the cache's shards, memory-mapped when read (``EncoderDir.gather``)."""
+    """Vectors in the cache's shards, memory-mapped when read (``EncoderDir.gather``); a
+    half-precision cache's vectors are returned as float32."""
 
-    def __init__(self, store: EncoderDir, codes: np.ndarray, n_views: int | None, width: int):
+    def __init__(
+        self,
+        store: EncoderDir,
+        codes: np.ndarray,
+        n_views: int | None,
+        width: int,
+        dtype: str = "float32",
+    ):
         self.store, self.codes, self.n_views, self.width = store, codes, n_views, width
+        self.dtype = dtype
 
     def take(self, rows: np.ndarray, view: int | None = None) -> np.ndarray:
         if not self.n_views:
@@ -189,10 +200,45 @@ class ShardVectors(Vectors):
             dim = self.width // self.n_views
             v = 0 if view is None else view
             columns = slice(v * dim, (v + 1) * dim)
-        return self.store.gather(self.codes[rows], columns)
+        return from_store(self.store.gather(self.codes[rows], columns), self.dtype)
 
 
 log = logging.getLogger(__name__)
+
+#: What the cache can store vectors as (``--cache-dtype``): float32 (the default, exact),
+#: or half the bytes in float16 (10 bits of mantissa, range +-65504) or bfloat16 (7 bits,
+#: float32's range). Probes always get float32.
+CACHE_DTYPES = ("float32", "float16", "bfloat16")
+
+
+def to_store(vectors: np.ndarray, dtype: str) -> np.ndarray:
+    """``vectors`` as the cache stores them: ``dtype``, bfloat16 as its uint16 bits (rounded
+    to nearest even, by PyTorch)."""
+    if dtype == "bfloat16":
+        import torch
+
+        half = torch.from_numpy(np.ascontiguousarray(vectors, dtype=np.float32)).bfloat16()
+        return half.view(torch.int16).numpy().view(np.uint16)
+    return vectors.astype(dtype, copy=False)
+
+
+def from_store(array: np.ndarray, dtype: str) -> np.ndarray:
+    """Stored vectors back as float32 (exactly: every half value is a float32)."""
+    if dtype == "bfloat16":
+        return (array.astype(np.uint32) << 16).view(np.float32)
+    return array.astype(np.float32, copy=False) if dtype != "float32" else array
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e9:,.2f} GB" if n >= 1e9 else f"{n / 1e6:,.1f} MB"
+
+
+def check_cache_dtype(dtype: str | None) -> str:
+    if dtype is None:
+        return "float32"
+    if dtype not in CACHE_DTYPES:
+        raise SentprobeError(f"cache dtype must be one of {', '.join(CACHE_DTYPES)}, not {dtype!r}")
+    return dtype
 
 
 class EmbeddingCache:
@@ -206,8 +252,17 @@ class EmbeddingCache:
     """
 
     def __init__(
-        self, root: str | Path | None, shard_size: int = 4096, flush_seconds: float | None = None
+        self,
+        root: str | Path | None,
+        shard_size: int = 4096,
+        flush_seconds: float | None = None,
+        dtype: str | None = None,
     ) -> None:
+        """``dtype``: what vectors are stored as (:data:`CACHE_DTYPES`); a half-precision
+        cache is kept apart from the float32 one (its key is the encoder's fingerprint plus
+        ``|cache=DTYPE``), and every vector a run probes has gone through it, on the first
+        run as on later ones."""
+        self.dtype = check_cache_dtype(dtype)
         self.root = None if root is None else Path(root)
         if self.root is not None and self.root.exists() and not self.root.is_dir():
             raise SentprobeError(f"{self.root}: embedding cache path is not a directory")
@@ -223,6 +278,17 @@ class EmbeddingCache:
         if self.root is not None:
             check_writable_dir(self.root, "embedding cache", CACHE_ELSEWHERE)
             log.info("embedding cache: %s", self.root)
+
+    def key(self, encoder: Encoder) -> str:
+        """The fingerprint the cache files ``encoder``'s vectors under."""
+        fp = encoder.fingerprint
+        return fp if self.dtype == "float32" else f"{fp}|cache={self.dtype}"
+
+    def _round(self, vectors: np.ndarray) -> np.ndarray:
+        """``vectors`` as they come back from this cache (rounded to its dtype)."""
+        if self.dtype == "float32" or vectors.dtype != np.float32:
+            return vectors
+        return from_store(to_store(vectors, self.dtype), self.dtype)
 
     def _dir(self, fingerprint: str) -> EncoderDir | None:
         if self.root is None:
@@ -241,8 +307,7 @@ class EmbeddingCache:
         """Embeddings of ``sentences`` in order, encoding only those not cached yet."""
         sentences = list(sentences)
         self.last_encoded = 0
-        fingerprint = encoder.fingerprint
-        store = self._dir(fingerprint)
+        store = self._dir(self.key(encoder))
         positions: dict[str, int] = {}
         for s in sentences:
             positions.setdefault(s, len(positions))
@@ -254,6 +319,8 @@ class EmbeddingCache:
         missing = list(range(len(unique)))
         if store is not None:
             out, missing_rows = store.lookup(keys)
+            if out is not None:
+                out = from_store(out, (store.meta or {}).get("dtype", "float32"))
             missing = missing_rows.tolist()
             n_views = (store.meta or {}).get("n_views")
             if out is not None and n_views:  # stored flattened; restore (n, views, dim)
@@ -297,7 +364,9 @@ class EmbeddingCache:
             last_flush = time.monotonic()
             if store is not None and rows:
                 vectors = np.concatenate(parts)
-                store.write([keys[i] for i in rows], vectors, self._meta(encoder, vectors))
+                meta = self._meta(encoder, vectors)
+                stored = vectors if self.dtype == "float32" else to_store(vectors, self.dtype)
+                store.write([keys[i] for i in rows], stored, meta)
 
         label = progress if isinstance(progress, str) else f"encoding ({encoder.name})"
         bar = tqdm(total=len(order), desc=label, unit="sent", disable=progress is False)
@@ -305,8 +374,11 @@ class EmbeddingCache:
         stream = _encode_batches(encoder, [[unique[i] for i in b] for b in batches])
         try:
             for batch, vectors in zip(batches, stream, strict=True):
+                if batch is batches[0] and store is not None:  # sized from the first batch
+                    self._check_room(encoder, store, len(order), vectors, progress)
                 if shape is None:
                     shape = vectors.shape[1:]
+                vectors = self._round(vectors)
                 if vectors.shape[1:] != shape:
                     raise SentprobeError(
                         f"encoder {encoder.name!r} returned vectors of shape {vectors.shape[1:]}"
@@ -353,7 +425,7 @@ class EmbeddingCache:
             return ArrayVectors(self.encode(encoder, sentences, progress))
         sentences = list(sentences)
         self.last_encoded = 0
-        store = self._dir(encoder.fingerprint)
+        store = self._dir(self.key(encoder))
         assert store is not None
         positions: dict[str, int] = {}
         rows = np.fromiter(
@@ -386,21 +458,58 @@ class EmbeddingCache:
         if not unique:
             return ArrayVectors(np.zeros((0, 0), dtype=np.float32))
         meta = store.meta or {}
-        return ShardVectors(store, codes[rows], meta.get("n_views"), int(meta["width"]))
+        return ShardVectors(
+            store,
+            codes[rows],
+            meta.get("n_views"),
+            int(meta["width"]),
+            meta.get("dtype", "float32"),
+        )
 
-    @staticmethod
-    def _meta(encoder: Encoder, out: np.ndarray) -> dict:
+    def _meta(self, encoder: Encoder, out: np.ndarray) -> dict:
         views = encoder.views if out.ndim == 3 else None
         return {
             "format": 1,
-            "fingerprint": encoder.fingerprint,
+            "fingerprint": self.key(encoder),
             "name": encoder.name,
             "dim": int(out.shape[-1]),
             "n_views": int(out.shape[1]) if out.ndim == 3 else None,
             "views": list(views) if views else None,
             "width": int(np.prod(out.shape[1:])),
-            "dtype": str(out.dtype),
+            "dtype": self.dtype if self.dtype != "float32" else str(out.dtype),
         }
+
+    def _check_room(
+        self,
+        encoder: Encoder,
+        store: EncoderDir,
+        n: int,
+        first: np.ndarray,
+        progress: bool | str,
+    ) -> None:
+        """State what the ``n`` vectors to encode will take on disk (from the first batch's
+        shape, before the rest is encoded) and refuse, in one line, when the free space of
+        the cache's disk cannot hold them."""
+        itemsize = first.dtype.itemsize if self.dtype == "float32" else 2
+        need = n * (int(np.prod(first.shape[1:])) * itemsize + KEY_BYTES)
+        where = store.path.parent
+        existing = where
+        while not existing.exists() and existing != existing.parent:  # not made yet
+            existing = existing.parent
+        free = shutil.disk_usage(existing).free
+        views = f" ({first.shape[1]} views)" if first.ndim == 3 else ""
+        line = (
+            f"embedding cache: {n:,} sentences x {int(np.prod(first.shape[1:])):,} values{views} "
+            f"in {self.dtype} = {_size(need)} to write under {where} ({_size(free)} free)"
+        )
+        log.info(line)
+        if progress is not False:
+            tqdm.write(line, file=sys.stderr)  # stdout is the results table's
+        if need > free:
+            raise SentprobeError(
+                f"{line}: the disk cannot hold it; free space, use --cache-dtype bfloat16 "
+                "(half the bytes), --stream (no cache, --probe ridge) or another --cache-dir"
+            )
 
     def _fingerprint_dirs(self) -> list[Path]:
         if self.root is None or not self.root.is_dir():

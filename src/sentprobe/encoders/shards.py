@@ -87,9 +87,17 @@ class _Shard:
     vectors_sha256: str
 
 
+#: Types numpy lacks, stored as their bits: bfloat16 as little-endian uint16 (the upper half
+#: of a float32; ``EmbeddingCache`` converts, see cache.py).
+BIT_TYPES = {"bfloat16": np.dtype("<u2")}
+
+
 def _vector_dtype(name: object) -> np.dtype:
     """A cache's vector type, which must be a float: a planted ``int8`` would store every
-    vector rounded to integers and change the results without a word."""
+    vector rounded to integers and change the results without a word. ``bfloat16``: its
+    carrier (:data:`BIT_TYPES`)."""
+    if str(name) in BIT_TYPES:
+        return BIT_TYPES[str(name)]
     dtype = np.dtype(str(name))
     if dtype.kind != "f":
         raise ValueError(f"vector dtype {name!r} is not a float type")
@@ -215,6 +223,9 @@ class EncoderDir:
             self._seen.add(path.name)
             try:
                 shard, keys = _read_header(path)
+                held = None if self.meta is None else _vector_dtype(self.meta["dtype"])
+                if held is not None and shard.dtype != held:  # bfloat16's bits read as ints
+                    raise _DamagedShard(f"{shard.dtype} vectors in a {self.meta['dtype']} cache")
             except _DamagedShard as e:
                 self._quarantine(path, str(e))
                 continue
@@ -326,7 +337,7 @@ class EncoderDir:
                 self.path / META_FILE, json.dumps(meta, indent=2).encode(), fsync=True
             )
             self.meta = meta
-        if np.dtype(self.meta["dtype"]) != vectors.dtype:  # never a silent conversion
+        if _vector_dtype(self.meta["dtype"]) != vectors.dtype:  # never a silent conversion
             raise SentprobeError(
                 f"{self.path / META_FILE}: the cache holds {self.meta['dtype']} vectors, but "
                 f"the encoder returns {vectors.dtype}; its fingerprint must change when its "
@@ -344,7 +355,7 @@ class EncoderDir:
         header = {
             "n": len(keys),
             "width": int(vectors.shape[1]),
-            "dtype": str(vectors.dtype),
+            "dtype": str(self.meta["dtype"]),  # a bit type by name (bfloat16), not its carrier
             "keys_sha256": hashlib.sha256(raw_keys).hexdigest(),
             "vectors_sha256": hashlib.sha256(data).hexdigest(),
         }

@@ -81,9 +81,12 @@ from sentprobe.evaluation.predictions import Predictions
 from sentprobe.evaluation.provenance import foreign_reason
 from sentprobe.evaluation.shards import SHARD_META, PositionedStore, plan, plan_id
 from sentprobe.evaluation.store import ResultRecord, ResultsStore, unit_key
+from sentprobe.evaluation.stream import adopt_view, check_streamable, stream_task
 from sentprobe.io import check_writable_dir
 from sentprobe.probes import make_probe
 from sentprobe.probes.baselines import MajorityProbe
+from sentprobe.probes.closed_form import RidgeProbe
+from sentprobe.probes.devices import resolve_device
 from sentprobe.progress import tqdm
 from sentprobe.registry import Baseline
 
@@ -144,7 +147,10 @@ def _task_source(task: ProbingTask) -> str:
 
 
 def _signature(estimator: Any) -> str:
-    params = sorted((k, repr(v)) for k, v in estimator.get_params().items() if k != "random_state")
+    # neither the seed (a unit's own key field) nor the device (--probe-device: the same
+    # model up to float rounding) makes another unit
+    skip = ("random_state", "device")
+    params = sorted((k, repr(v)) for k, v in estimator.get_params().items() if k not in skip)
     return f"{type(estimator).__name__}{params}"
 
 
@@ -230,11 +236,21 @@ class Runner:
         self._warned_foreign = False  # said that results of another version are recomputed
         #: reuse results made by other code or versions (provenance.py) instead of recomputing
         self.keep_foreign = False
+        #: Where the probes that take a device train (``--probe-device``: cpu, cuda, auto).
+        self.probe_device: str | None = None
+        #: Probe each view as it is encoded (ridge from statistics), nothing cached.
+        self.stream = False
         #: Probe only these views (indices into ``encoder.views``): a Ray job's share of a
         #: ``--layer all`` row (evaluation/executors.py); None: every view.
         self.only_views: set[int] | None = None
 
     # -- shared bookkeeping ---------------------------------------------------------------
+    def _make_probe(self, probe: str, task: str, seed: int) -> Any:
+        """``make_probe``, with ``--probe-device`` when one was given."""
+        if self.probe_device is None:
+            return make_probe(probe, task, seed)
+        return make_probe(probe, task, seed, device=self.probe_device)
+
     def _done(self, key: str) -> bool:
         """The unit is stored by this installation's code and versions. A result made by
         another (provenance.py: version, source, a decisive library's major.minor) is computed
@@ -486,7 +502,7 @@ class Runner:
                 fp = encoder.fingerprint if view is None else f"{encoder.fingerprint}#{view}"
                 for seed in _unit_seeds(task, seeds):
                     probe = row_probe or task.metadata.probe or "logreg"
-                    est = make_probe(probe, _short_name(task), seed)
+                    est = self._make_probe(probe, _short_name(task), seed)
                     self._match_control(est, task, fp, seed, probe=probe)
                     signature = self._unit_signature(probe, est, task)
                     key = unit_key(fp, task.content_hash(), signature, seed, task.name)
@@ -511,6 +527,9 @@ class Runner:
                 return {}
             return {"row_fingerprint": row_fp if views[v] is None else f"{row_fp}#{views[v]}"}
 
+        if self.stream and all(isinstance(p[5], RidgeProbe) for p in pending):
+            self._stream_units(encoder, row_probe, pending, views, checks, row_of)
+            return
         needed = list(dict.fromkeys(s for t in todo for s in t.sentences()))
         pairs = self.nli_train
         if pairs is not None and any(protocol(t, pairs) == ZERO_SHOT for t in todo):
@@ -538,7 +557,7 @@ class Runner:
                     self._fold_unit(
                         key,
                         task,
-                        lambda p=probe, t=task, s=seed: make_probe(p, _short_name(t), s),
+                        lambda p=probe, t=task, s=seed: self._make_probe(p, _short_name(t), s),
                         lambda sents, v=v: vectors.take(
                             np.fromiter((row[s] for s in sents), np.int64, len(sents)), v
                         ),
@@ -599,6 +618,74 @@ class Runner:
                 if seed == 0 and not seeded:
                     fixed.add((id(task), v))
                 bar.update()
+
+    def _stream_units(
+        self,
+        encoder: Encoder,
+        row_probe: str | None,
+        pending: list[tuple[ProbingTask, int, str, int, str, Any]],
+        views: Sequence[str | None],
+        checks: dict[int, dict[str, Any]],
+        row_of: Callable[[int], dict[str, Any]],
+    ) -> None:
+        """``--stream``: each task's pending views probed by ridge from statistics summed
+        while its sentences are encoded, no vector stored (evaluation/stream.py)."""
+        by_task: dict[int, list[tuple[ProbingTask, int, str, int, str, Any]]] = {}
+        for unit in pending:
+            task, _, _, _, _, est = unit
+            probe = row_probe or task.metadata.probe or "logreg"
+            check_streamable(task, est, probe, protocol(task, self.nli_train))
+            by_task.setdefault(id(task), []).append(unit)
+        if not encoder.prepare_per_task:
+            encoder.prepare(
+                list(dict.fromkeys(s for t in by_task.values() for s in t[0][0].sentences()))
+            )
+        for units in by_task.values():
+            task = units[0][0]
+            solution, dev_codes, test_codes, seconds = stream_task(
+                encoder, task, len(views), units[0][5], progress=self.progress
+            )
+            dv, te = task.splits["dev"], task.splits["test"]
+            done: set[int] = set()
+            for _, v, fp, seed, key, est in units:
+                if v in done:
+                    continue
+                best = adopt_view(est, solution, v, dev_codes, dv.labels)
+                predicted = solution.classes[test_codes[:, v, best]]
+                predictions = Predictions.from_labels(
+                    te.labels, predicted, task.labels,
+                    getattr(te, "groups", None), getattr(te, "clusters", None),
+                )  # fmt: skip
+                view = views[v]
+                seeded = encoder.uses_seed or uses_seed(est)
+                self._record(
+                    key,
+                    task,
+                    predictions,
+                    encoder=encoder.name if view is None else f"{encoder.name}@{view}",
+                    encoder_fingerprint=fp,
+                    seed=seed,
+                    probe=row_probe or task.metadata.probe or "logreg",
+                    selection=est.selection_,
+                    config=est.best_params_,
+                    dev_score=est.best_score_,
+                    dim=int(est.n_features_in_),
+                    encode_seconds=seconds["encode"] / len(views),
+                    probe_seconds=seconds["probe"] / len(views),
+                    extra={
+                        "grid": [[c, s] for c, s in est.grid_scores_],
+                        "n_iter": est.n_iter_,
+                        "seeded": seeded,
+                        "seeds": self.seeds,
+                        "probe_version": probe_version(est),
+                        "streamed": True,
+                        **checks[id(task)],
+                        **row_of(v),
+                    },
+                )
+                self.keys.append(key)
+                if not seeded:
+                    done.add(v)
 
     def run_row(
         self, row: Baseline | Encoder, probe: str | None = None, seeds: int | None = None
@@ -731,6 +818,8 @@ def execute(
     shard: tuple[int, int] | None = None,
     keep_going: bool = False,
     keep_foreign: bool = False,
+    probe_device: str | None = None,
+    stream: bool = False,
 ) -> pd.DataFrame:
     """Compute ``units`` into ``store`` (units it holds already are skipped) and
     return their records; ``attrs["failures"]``: the pairs ``keep_going`` went past;
@@ -745,6 +834,8 @@ def execute(
         nli_train=units.nli_train,
     )
     runner.keep_foreign = keep_foreign
+    runner.probe_device = probe_device
+    runner.stream = stream
     if executor == "local":
         options = [units.probe, units.seeds, units.nli_train and units.nli_train.sha]
         failures = _run_local(runner, units.rows, shard, keep_going, options)
@@ -864,6 +955,9 @@ def run(
     keep_foreign: bool = False,
     intervene: Sequence[str] = (),
     intervene_controls: int = INTERVENE_CONTROLS,
+    probe_device: str | None = None,
+    cache_dtype: str | None = None,
+    stream: bool = False,
 ) -> pd.DataFrame:
     """Probe ``encoders`` (and ``baselines``) on ``tasks`` into the results store ``results``
     (resumable: finished units are skipped); returns one row per result.
@@ -898,9 +992,21 @@ def run(
     ``intervene_controls`` random controls per layer (evaluation/intervention.py).
     ``keep_foreign``: reuse stored results made by another sentprobe
     version or code, or another major.minor of a library that decides scores
-    (evaluation/provenance.py); computed again by default.
+    (evaluation/provenance.py); computed again by default. ``probe_device``: where the
+    probes that take a device train (logreg, mlp, ridge: ``cpu``, ``cuda``, ``auto``; None:
+    the CPU); results are the same units, whichever device computed them. ``cache_dtype``:
+    what the embedding cache stores (float32, or float16 / bfloat16 in half the bytes;
+    probes get float32). ``stream``: encoder rows probed by ``ridge`` are probed view by view
+    as their vectors are produced, from statistics, and nothing is cached
+    (evaluation/stream.py); needs ``probe="ridge"`` and tasks with a dev split.
     """
     check_executor(executor)
+    if probe_device is not None:
+        resolve_device(probe_device)  # cuda where there is none: refused before any work
+    if stream and probe != "ridge":
+        raise SentprobeError(
+            "--stream fits the closed-form probe from statistics: use it with --probe ridge"
+        )
     if shard is not None and executor != "local":
         raise SentprobeError("--shard splits a run without Ray; use it with --executor local")
     if erase and (shard is not None or executor != "local"):
@@ -928,12 +1034,13 @@ def run(
     results = Path(results).expanduser().absolute()
     check_writable_dir(results.parent, "results store", "--results", results)  # before any work
     root = Path(cache_dir).expanduser().absolute() if cache_dir is not None else default_cache_dir()
-    cache = EmbeddingCache(root)
+    cache = EmbeddingCache(root, dtype=cache_dtype)
     cache.check_writable()
     with ResultsStore(results) as store:
         return execute(
             units, store, cache, progress=progress, executor=executor, shard=shard,
-            keep_going=keep_going, keep_foreign=keep_foreign,
+            keep_going=keep_going, keep_foreign=keep_foreign, probe_device=probe_device,
+            stream=stream,
         )  # fmt: skip
 
 

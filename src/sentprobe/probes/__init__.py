@@ -6,6 +6,9 @@
   SentEval's classifier (see ``sentprobe.probes.mlp`` for how it differs);
 - ``paper``: ``mlp`` everywhere except WC, which uses ``logreg`` (the paper's Table 2 split
   between MLP and logistic regression, with sentprobe's fast probes);
+- ``ridge``: a ridge classifier in closed form, every L2 strength from one eigendecomposition
+  of the training split's Gram matrix, chosen on dev (``sentprobe.probes.closed_form``; its
+  statistics can be summed batch by batch, so views need not be stored);
 - ``mdl``: ``logreg``'s accuracy plus the online codelength of the training labels (Voita &
   Titov, 2020; see ``sentprobe.probes.mdl``);
 - ``senteval``: an exact replica of SentEval's classifier and selection over the paper's grid,
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 from sentprobe.datasets.controls import controlled_name
 from sentprobe.probes.baselines import MajorityProbe, NBTfidfProbe
+from sentprobe.probes.closed_form import RidgeProbe, RidgeStats
 from sentprobe.probes.linear import LogisticProbe
 from sentprobe.probes.mdl import MDLProbe
 from sentprobe.probes.mlp import MLPProbe
@@ -38,6 +42,7 @@ def _is_wc(task: str) -> bool:
 
 probes.register("logreg", lambda task, seed=0: LogisticProbe(random_state=seed))
 probes.register("mlp", lambda task, seed=0: MLPProbe(cv=5, random_state=seed))
+probes.register("ridge", lambda task, seed=0: RidgeProbe(random_state=seed))
 probes.register("mdl", lambda task, seed=0: MDLProbe(random_state=seed))
 probes.register(
     "paper",
@@ -60,9 +65,14 @@ probes.register(
 )
 
 
-def make_probe(name: str, task: str, seed: int = 0):
-    """The estimator the probe ``name`` uses for task ``task`` (paper name or full name)."""
-    return probes.get(name)(task, seed)
+def make_probe(name: str, task: str, seed: int = 0, device: str | None = None):
+    """The estimator the probe ``name`` uses for task ``task`` (paper name or full name);
+    ``device`` (``--probe-device``: cpu, cuda, auto) is given to a probe that takes one
+    (logreg, mlp, ridge), and ignored by the others (SentEval's replica, MDL: CPU only)."""
+    est = probes.get(name)(task, seed)
+    if device is not None and "device" in est.get_params():
+        est.set_params(device=device)
+    return est
 
 
 __all__ = [
@@ -71,6 +81,8 @@ __all__ = [
     "MLPProbe",
     "MajorityProbe",
     "NBTfidfProbe",
+    "RidgeProbe",
+    "RidgeStats",
     "SentEvalProbe",
     "make_probe",
 ]

@@ -58,15 +58,16 @@ def batched_lbfgs(
     """
     W = w0.clone()
     G = W.shape[0]
-    iters = torch.zeros(G, dtype=torch.long)
-    idx = torch.arange(G)
+    dev = W.device  # every problem state lives where the weights do (cpu or cuda)
+    iters = torch.zeros(G, dtype=torch.long, device=dev)
+    idx = torch.arange(G, device=dev)
     f, g = fun(W, idx)
     S: list[torch.Tensor] = []  # (G, P) each; rows of stopped problems are ignored
     Y: list[torch.Tensor] = []
     R: list[torch.Tensor] = []  # rho = 1 / (s . y), 0 where the pair was skipped
-    gamma = torch.full((G,), 1.0, dtype=W.dtype)
+    gamma = torch.full((G,), 1.0, dtype=W.dtype, device=dev)
     first = True
-    active = torch.ones(G, dtype=torch.bool)
+    active = torch.ones(G, dtype=torch.bool, device=dev)
 
     for it in range(1, max_iter + 1):
         a_idx = idx[active]
@@ -101,7 +102,7 @@ def batched_lbfgs(
             gtd = _dot(ga, d)
 
         # Backtracking Armijo line search, one step length per problem.
-        t = torch.ones(len(a_idx), dtype=W.dtype)
+        t = torch.ones(len(a_idx), dtype=W.dtype, device=dev)
         for _ in range(30):
             Wn = torch.addcmul(Wa, t[:, None], d)
             fn, gn = fun(Wn, a_idx)
@@ -122,7 +123,7 @@ def batched_lbfgs(
         else:
             S.append(torch.zeros_like(W).index_copy_(0, a_idx, s_new))
             Y.append(torch.zeros_like(W).index_copy_(0, a_idx, y_new))
-            R.append(torch.zeros(G, dtype=W.dtype).index_copy_(0, a_idx, rho_new))
+            R.append(torch.zeros(G, dtype=W.dtype, device=dev).index_copy_(0, a_idx, rho_new))
         if len(S) > history:
             S.pop(0)
             Y.pop(0)

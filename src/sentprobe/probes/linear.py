@@ -22,6 +22,7 @@ from sentprobe.probes._validation import (
     Param,
 )
 from sentprobe.probes.base import GridFit, GridProbe
+from sentprobe.probes.devices import DEVICE, resolve_device
 
 #: L2 strengths (on z-scored features, mean loss): wide enough for 2 to 1000 classes.
 DEFAULT_L2: tuple[float, ...] = (1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1)
@@ -32,7 +33,7 @@ class _Stacked:
 
     def __init__(self, X: torch.Tensor, y: torch.Tensor, l2: torch.Tensor, n_classes: int) -> None:
         n = X.shape[0]
-        self.Xa = torch.cat([X, torch.ones(n, 1, dtype=X.dtype)], 1).contiguous()
+        self.Xa = torch.cat([X, torch.ones(n, 1, dtype=X.dtype, device=X.device)], 1).contiguous()
         self.XaT = self.Xa.T.contiguous()
         self.y = y.clamp_min(0)
         self.l2 = l2
@@ -58,7 +59,7 @@ class _Stacked:
         Wr = W[:, :-1]  # the bias row is not penalised
         loss = nll + 0.5 * lam.double() * (Wr * Wr).sum((1, 2), dtype=torch.float64)
         P = logp.exp_()
-        P.scatter_add_(2, yi, torch.full((n, g, 1), -1.0, dtype=P.dtype))
+        P.scatter_add_(2, yi, torch.full((n, g, 1), -1.0, dtype=P.dtype, device=P.device))
         P.div_(n)
         grad = (self.XaT @ P.view(n, g * K)).view(p, g, K).permute(1, 0, 2).contiguous()
         grad[:, :-1] += lam[:, None, None] * Wr
@@ -126,6 +127,13 @@ def tied_classes(X: torch.Tensor, y: torch.Tensor, K: int) -> torch.Tensor:
     sums = torch.zeros(K, X.shape[1], dtype=torch.float64).index_add_(0, y, X.double()).numpy()
     mags = torch.zeros(K, X.shape[1], dtype=torch.float64).index_add_(0, y, X.abs().double())
     slack = (4 * torch.finfo(X.dtype).eps * mags).numpy()
+    return torch.from_numpy(first_of_ties(counts, sums, slack))
+
+
+def first_of_ties(counts: np.ndarray, sums: np.ndarray, slack: np.ndarray) -> np.ndarray:
+    """For each class, the first class with the same count and (up to ``slack``, per entry)
+    the same ``sums`` (K, m): itself if none (:func:`tied_classes`)."""
+    K = len(counts)
     rep = np.arange(K)
     order = np.lexsort((sums[:, 0], counts))  # ties are neighbours in this order
     for pos, k in enumerate(order):
@@ -137,7 +145,7 @@ def tied_classes(X: torch.Tensor, y: torch.Tensor, K: int) -> torch.Tensor:
                 break
     first = np.full(K, K)
     np.minimum.at(first, rep, np.arange(K))  # each group's smallest class index
-    return torch.from_numpy(first[rep].astype(np.int64))
+    return first[rep].astype(np.int64)
 
 
 class LogisticProbe(GridProbe):
@@ -156,7 +164,9 @@ class LogisticProbe(GridProbe):
     (many classes, e.g. WC) as a path from the strongest to the weakest strength, each solve
     warm-started from the previous solution (same optimum, fewer iterations). L-BFGS is
     preconditioned by ``(Σ/K + λI)^-1`` (:class:`_Preconditioner`): the same optimum again,
-    in a tenth of the iterations when the features are correlated.
+    in a tenth of the iterations when the features are correlated. ``device`` (``cpu``,
+    ``cuda``, ``auto``): where L-BFGS runs; the same steps in float32 on either, and the
+    fitted weights are kept on the CPU.
     """
 
     # 3: preconditioned L-BFGS (same objective, fewer steps); 4: tied classes (tied_classes);
@@ -169,6 +179,7 @@ class LogisticProbe(GridProbe):
         "max_iter": INT_POS,
         "tol": REAL_NONNEG,
         "stack_limit": INT_POS,
+        "device": DEVICE,
         "cv": FOLDS,
         "random_state": SEED,
     }
@@ -181,11 +192,13 @@ class LogisticProbe(GridProbe):
         stack_limit: int = 500,
         cv: int = 5,
         random_state: int | None = 0,
+        device: str = "cpu",
     ) -> None:
         self.l2 = l2
         self.max_iter = max_iter
         self.tol = tol
         self.stack_limit = stack_limit
+        self.device = device
         self.cv = cv
         self.random_state = random_state
 
@@ -194,15 +207,20 @@ class LogisticProbe(GridProbe):
 
     def _fit_grid(self, X, y, X_dev, y_dev, configs, seed, max_iter=None) -> list[GridFit]:
         K = len(self.classes_)
-        lam = torch.tensor([c["l2"] for c in configs], dtype=torch.float32)
+        tied = tied_classes(X, y, K)  # on the CPU, before the data moves to the device
+        device = resolve_device(getattr(self, "device", "cpu"))
+        X, y, tied = X.to(device), y.to(device), tied.to(device)
+        lam = torch.tensor([c["l2"] for c in configs], dtype=torch.float32, device=device)
         p = X.shape[1] + 1
-        Xd = None if X_dev is None else torch.cat([X_dev, torch.ones(len(X_dev), 1)], 1)
+        Xd = None
+        if X_dev is not None:
+            X_dev, y_dev = X_dev.to(device), y_dev.to(device)
+            Xd = torch.cat([X_dev, torch.ones(len(X_dev), 1, device=device)], 1)
         fun = self._objective(X, y, lam, K)
         pre = _Preconditioner(fun.Xa, K)
-        tied = tied_classes(X, y, K)
         if K * len(configs) <= self.stack_limit:
             # Few classes: one stacked run over the whole grid keeps the BLAS busy.
-            W, iters = self._solve(fun, torch.zeros(len(configs), p * K), pre)
+            W, iters = self._solve(fun, torch.zeros(len(configs), p * K, device=device), pre)
             return [
                 self._fit(W[i], int(iters[i]), Xd, y_dev, p, K, tied) for i in range(len(configs))
             ]
@@ -210,7 +228,7 @@ class LogisticProbe(GridProbe):
         # the regularisation path from strong to weak, each solve warm-started from the last.
         order = sorted(range(len(configs)), key=lambda i: -configs[i]["l2"])
         fits: dict[int, GridFit] = {}
-        w = torch.zeros(1, p * K)
+        w = torch.zeros(1, p * K, device=device)
         for i in order:
             w, iters = self._solve(fun.with_l2(lam[i : i + 1]), w, pre)
             fits[i] = self._fit(w[0], int(iters[0]), Xd, y_dev, p, K, tied)
@@ -239,8 +257,8 @@ class LogisticProbe(GridProbe):
 
     @staticmethod
     def _unpack(w: torch.Tensor, p: int, K: int, tied: torch.Tensor) -> dict[str, torch.Tensor]:
-        w = w.view(p, K)
-        return {"coef": w[:-1].T.contiguous(), "intercept": w[-1].clone(), "tied": tied}
+        w = w.view(p, K).cpu()  # fitted weights live on the CPU, whatever device trained
+        return {"coef": w[:-1].T.contiguous(), "intercept": w[-1].clone(), "tied": tied.cpu()}
 
     def _logits(self, params, X):
         return (X @ params["coef"].T + params["intercept"])[:, params["tied"]]

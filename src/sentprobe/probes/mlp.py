@@ -37,6 +37,7 @@ from sentprobe.probes._validation import (
     Param,
 )
 from sentprobe.probes.base import GridFit, GridProbe
+from sentprobe.probes.devices import DEVICE, resolve_device
 
 DEFAULT_NHID: tuple[int, ...] = (50, 100, 200)
 DEFAULT_DROPOUT: tuple[float, ...] = (0.0, 0.1, 0.2)
@@ -77,6 +78,16 @@ class _StackedMLP:
         self.step = 0
         self._index()
 
+    def to(self, device: torch.device | str) -> _StackedMLP:
+        """Move the parameters, Adam's state and the per-unit tables to ``device``."""
+        for store in (self.p, self.m, self.v):
+            for k in store:
+                store[k] = store[k].to(device)
+        self.hid, self.drop, self.l2 = self.hid.to(device), self.drop.to(device), self.l2.to(device)
+        self.device = torch.device(device)
+        self._index()
+        return self
+
     def _index(self) -> None:
         self.member = torch.repeat_interleave(torch.arange(len(self.hid)), self.hid)  # (H,)
         sizes, counts = torch.unique_consecutive(self.hid, return_counts=True)
@@ -91,6 +102,7 @@ class _StackedMLP:
 
     def keep(self, members: torch.Tensor) -> None:
         """Keep only ``members`` (sorted positions), dropping the others' weights and state."""
+        members = members.to(self.member.device)
         units = torch.isin(self.member, members)
         start, kept = 0, {}
         for size, count in self.blocks:
@@ -110,11 +122,13 @@ class _StackedMLP:
         self._index()
 
     def dropout(self, h: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-        """``h`` (n, H) with inverted dropout at each unit's rate, from ``gen``."""
+        """``h`` (n, H) with inverted dropout at each unit's rate, from ``gen``. The bits
+        are drawn on the CPU (``gen`` is a CPU generator) and moved to ``h``'s device, so a
+        GPU run draws the masks a CPU run draws."""
         n, H = h.shape
         bits = torch.empty(-(-n * H // 4), dtype=torch.int64)
         bits.random_(-(2**63), None, generator=gen)  # all 64 bits: four int16 draws
-        draws = bits.view(torch.int16)[: n * H].view(n, H)
+        draws = bits.view(torch.int16)[: n * H].view(n, H).to(h.device)
         return h * (((draws < self.threshold) | ~self.dropped) * self.scale)
 
     def logits(self, X: torch.Tensor, p: dict[str, torch.Tensor], gen=None) -> torch.Tensor:
@@ -156,7 +170,7 @@ class _StackedMLP:
             [self.m[k] for k in keys],
             [self.v[k] for k in keys],
             [],
-            [torch.tensor(float(self.step)) for _ in keys],  # Adam's count, one per tensor
+            [torch.tensor(float(self.step), device=params[0].device) for _ in keys],
             fused=True,  # one pass over each tensor; the same update as torch.optim.Adam
             amsgrad=False,
             beta1=0.9,
@@ -171,21 +185,21 @@ class _StackedMLP:
 
     @torch.inference_mode()
     def accuracy(self, X: torch.Tensor, y: torch.Tensor, chunk: int = 8192) -> torch.Tensor:
-        correct = torch.zeros(len(self.ids))
+        correct = torch.zeros(len(self.ids), device=X.device)
         for i in range(0, len(X), chunk):
             Z = self.logits(X[i : i + chunk], self.p)
             correct += (Z.argmax(-1) == y[i : i + chunk, None]).float().sum(0)
-        return correct / len(X)
+        return (correct / len(X)).cpu()
 
     def member_params(self, j: int) -> dict[str, torch.Tensor]:
         units = self.member == j
         size = int(self.hid[j])
         first = int((self.hid < size).sum())  # members are sorted by size
-        return {
-            "W1": self.p["W1"][:, units].clone(),
-            "b1": self.p["b1"][units].clone(),
-            "W2": self.p[f"W2_{size}"][j - first].clone(),
-            "b2": self.p["b2"][j].clone(),
+        return {  # on the CPU: a fitted probe predicts the same way whatever device trained it
+            "W1": self.p["W1"][:, units].cpu().clone(),
+            "b1": self.p["b1"][units].cpu().clone(),
+            "W2": self.p[f"W2_{size}"][j - first].cpu().clone(),
+            "b2": self.p["b2"][j].cpu().clone(),
         }
 
 
@@ -204,6 +218,8 @@ class MLPProbe(GridProbe):
     out for selection and early stopping, as scikit-learn's ``MLPClassifier(early_stopping=
     True)`` does (``selection_ == "holdout"``); ``cv=5`` chooses by 5-fold CV instead and
     refits on all of train (what ``--probe mlp`` does for a task without a dev split).
+    ``device`` (``cpu``, ``cuda``, ``auto``): where it trains; initial weights, minibatch order and
+    dropout masks are drawn on the CPU, so they are the same on every device.
     """
 
     version: ClassVar[str] = "4"  # 4: a configuration stops at a perfect dev score; 3: dev every
@@ -217,6 +233,7 @@ class MLPProbe(GridProbe):
         "eval_steps": INT_POS,
         "max_checks": INT_POS,
         "patience": INT_POS,
+        "device": DEVICE,
         "cv": FOLDS_OR_NONE,
         "validation_fraction": FRACTION,
         "random_state": SEED,
@@ -235,7 +252,9 @@ class MLPProbe(GridProbe):
         cv: int | None = None,
         validation_fraction: float = 0.1,
         random_state: int | None = 0,
+        device: str = "cpu",
     ) -> None:
+        self.device = device
         self.nhid = nhid
         self.dropout = dropout
         self.l2 = l2
@@ -255,7 +274,11 @@ class MLPProbe(GridProbe):
         # Independent streams for initialisation, minibatch order and dropout masks: with
         # dropout 0, a configuration trains exactly as it would alone (up to float rounding).
         init_seed, shuffle_seed, drop_seed = np.random.SeedSequence(seed).generate_state(3)
-        net = _StackedMLP(X.shape[1], len(self.classes_), configs, int(init_seed))
+        device = resolve_device(getattr(self, "device", "cpu"))  # a subclass may not take it
+        net = _StackedMLP(X.shape[1], len(self.classes_), configs, int(init_seed)).to(device)
+        X = X.to(device)
+        X_dev = None if X_dev is None else X_dev.to(device)
+        y_dev = None if y_dev is None else y_dev.to(device)
         shuffle = torch.Generator().manual_seed(int(shuffle_seed))
         drop = torch.Generator().manual_seed(int(drop_seed))
         # Dev is checked every ``eval_steps`` updates (at least once per epoch), so small
@@ -266,12 +289,12 @@ class MLPProbe(GridProbe):
         G = len(configs)
         best: list[GridFit | None] = [None] * G
         stale = [0] * G
-        y = y.clamp_min(0)
+        y = y.clamp_min(0).to(device)
         for check in range(1, checks + 1):
             for _ in range(epochs_per_check):
                 order = torch.randperm(len(X), generator=shuffle)
                 for i in range(0, len(X), self.batch_size):
-                    batch = order[i : i + self.batch_size]
+                    batch = order[i : i + self.batch_size].to(device)
                     net.adam_step(X[batch], y[batch], self.lr, drop)
             if X_dev is None:
                 continue
