@@ -680,7 +680,7 @@ class Runner:
                         "probe_version": probe_version(est),
                         "streamed": True,
                         **checks[id(task)],
-                        **row_of(v),
+                        **row_of(v, task),
                     },
                 )
                 self.keys.append(key)
