@@ -36,6 +36,72 @@ def probe_threads(n_items: int, n_dims: int) -> Iterator[None]:
             torch.set_num_threads(before)
 
 
+#: Rows per block of the reductions over items below: short enough that no BLAS or torch
+#: kernel splits one block's sum between threads (a split is what makes a sum follow the
+#: thread count), long enough that the per-block overhead stays below a percent.
+BLOCK = 256
+
+
+@contextmanager
+def single_threaded() -> Iterator[None]:
+    """Run the enclosed torch work on one thread: for small kernels whose result follows
+    the thread count (LAPACK's eigendecomposition), where one thread costs nothing."""
+    before = torch.get_num_threads()
+    if before != 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if before != 1:
+            torch.set_num_threads(before)
+
+
+def _pad_rows(t: torch.Tensor, rows: int) -> torch.Tensor:
+    extra = rows - len(t)
+    return t if not extra else torch.cat([t, t.new_zeros(extra, *t.shape[1:])])
+
+
+def item_blocks(X: torch.Tensor) -> torch.Tensor:
+    """``X`` (n, p) as ``(c, p, BLOCK)``: its rows in blocks, transposed, zero rows padding
+    the last block; the left operand of :func:`item_product`."""
+    n, p = X.shape
+    c = max(1, -(-n // BLOCK))
+    return _pad_rows(X, c * BLOCK).view(c, BLOCK, p).transpose(1, 2).contiguous()
+
+
+def item_product(blocks: torch.Tensor, M: torch.Tensor) -> torch.Tensor:
+    """``X.T @ M`` (p, m) for ``blocks = item_blocks(X)``, the same bits for any thread count.
+
+    One matrix product over all n items lets the BLAS split the sum over items between
+    threads when the result is small (e.g. 385 x 140 from 1,200 items), so its rounding,
+    and from there an L-BFGS path, followed the thread count. Here each block of ``BLOCK``
+    items is one product of its own (not split), and the blocks' products are added in a
+    fixed order (a sum over the blocks axis, parallel over the result's entries only).
+    """
+    c, p, B = blocks.shape
+    Mb = _pad_rows(M, c * B).view(c, B, -1)
+    out = None
+    for s in range(0, c, 16):  # 16 blocks at a time: a (16, p, m) temporary at most
+        part = torch.bmm(blocks[s : s + 16], Mb[s : s + 16]).sum(0)
+        out = part if out is None else out.add_(part)
+    assert out is not None
+    return out
+
+
+def row_sums(t: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:
+    """``t.sum(-1)`` (t: (g, m)) in an order that does not follow the thread count.
+
+    torch splits a sum between threads when it has a single result (g = 1) of at least
+    32,768 terms; here every row is first summed in blocks of ``BLOCK`` (many results,
+    each on one thread), then over its few blocks.
+    """
+    g, m = t.shape
+    c = max(1, -(-m // BLOCK))
+    if c * BLOCK != m:
+        t = torch.cat([t, t.new_zeros(g, c * BLOCK - m)], 1)
+    return t.reshape(g, c, BLOCK).sum(-1, dtype=dtype).sum(-1)
+
+
 def as_grid(**params: Any) -> list[dict[str, Any]]:
     """Expand parameters that may be scalars or sequences into a list of configurations."""
     keys = list(params)

@@ -18,6 +18,8 @@ from collections.abc import Callable
 
 import torch
 
+from sentprobe.probes._common import row_sums
+
 # fun(W, idx) -> (loss (g,), grad (g, P)) for the problems ``idx`` whose weights are W (g, P).
 Objective = Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 # precond(Q, idx) -> P applied to each row of Q (g, P): an approximate inverse Hessian per problem.
@@ -25,8 +27,9 @@ Preconditioner = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 def _dot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Row-wise dot products without an (G, P) temporary (a batched matrix product)."""
-    return torch.bmm(a.unsqueeze(1), b.unsqueeze(2)).view(-1)
+    """Row-wise dot products, summed in an order that does not follow the thread count (a
+    batched matrix product split a single long row between threads)."""
+    return row_sums(a * b)
 
 
 def _rows(t: torch.Tensor, sel: torch.Tensor | None) -> torch.Tensor:

@@ -11,7 +11,13 @@ import numpy as np
 import torch
 from sklearn.exceptions import ConvergenceWarning
 
-from sentprobe.probes._common import as_grid
+from sentprobe.probes._common import (
+    as_grid,
+    item_blocks,
+    item_product,
+    row_sums,
+    single_threaded,
+)
 from sentprobe.probes._lbfgs import Preconditioner, batched_lbfgs
 from sentprobe.probes._validation import (
     FOLDS,
@@ -34,7 +40,7 @@ class _Stacked:
     def __init__(self, X: torch.Tensor, y: torch.Tensor, l2: torch.Tensor, n_classes: int) -> None:
         n = X.shape[0]
         self.Xa = torch.cat([X, torch.ones(n, 1, dtype=X.dtype, device=X.device)], 1).contiguous()
-        self.XaT = self.Xa.T.contiguous()
+        self.blocks = item_blocks(self.Xa)  # the gradient's sums over items (item_product)
         self.y = y.clamp_min(0)
         self.l2 = l2
         self.K = n_classes
@@ -53,15 +59,18 @@ class _Stacked:
         yi = self.y.view(n, 1, 1).expand(n, g, 1)
         # The loss is summed in float64: L-BFGS's line search and stopping test compare losses
         # a few float32 ulps apart near the optimum, where float32 sums would decide them by
-        # the rounding of the summation order (the machine's BLAS, the thread count).
-        nll = -logp.gather(2, yi).squeeze(2).sum(0, dtype=torch.float64) / n
+        # the rounding of the summation order (the machine's BLAS, the thread count). Every
+        # sum over items or weights is taken in an order that does not follow the thread
+        # count (row_sums, item_product), so neither does the L-BFGS path.
+        nll = -row_sums(logp.gather(2, yi).squeeze(2).T, torch.float64) / n
         lam = self.l2[idx]
         Wr = W[:, :-1]  # the bias row is not penalised
-        loss = nll + 0.5 * lam.double() * (Wr * Wr).sum((1, 2), dtype=torch.float64)
+        loss = nll + 0.5 * lam.double() * row_sums((Wr * Wr).reshape(g, -1), torch.float64)
         P = logp.exp_()
         P.scatter_add_(2, yi, torch.full((n, g, 1), -1.0, dtype=P.dtype, device=P.device))
         P.div_(n)
-        grad = (self.XaT @ P.view(n, g * K)).view(p, g, K).permute(1, 0, 2).contiguous()
+        grad = item_product(self.blocks, P.view(n, g * K))
+        grad = grad.view(p, g, K).permute(1, 0, 2).contiguous()
         grad[:, :-1] += lam[:, None, None] * Wr
         return loss, grad.view(g, p * K)
 
@@ -78,8 +87,9 @@ class _Preconditioner:
     """
 
     def __init__(self, Xa: torch.Tensor, n_classes: int) -> None:
-        second = (Xa.T @ Xa).double() / len(Xa)
-        eig, V = torch.linalg.eigh(second)
+        second = item_product(item_blocks(Xa), Xa).double() / len(Xa)
+        with single_threaded():  # LAPACK's result follows the thread count; p x p is small
+            eig, V = torch.linalg.eigh(second)
         self.V = V.to(Xa.dtype)
         self.curvature = eig.clamp_min(0) / n_classes
         self.K = n_classes
@@ -170,8 +180,9 @@ class LogisticProbe(GridProbe):
     """
 
     # 3: preconditioned L-BFGS (same objective, fewer steps); 4: tied classes (tied_classes);
-    # 5: float64 loss sums, no stop on float32 loss changes (a stop the rounding decided)
-    version: ClassVar[str] = "5"
+    # 5: float64 loss sums, no stop on float32 loss changes (a stop the rounding decided);
+    # 6: every sum in an order that does not follow the thread count
+    version: ClassVar[str] = "6"
     _seeded_training: ClassVar[bool] = False  # L-BFGS from zero: only CV folds use the seed
     _refit_iterations: ClassVar[bool] = False  # trained to convergence: a CV refit needs no cap
     _params: ClassVar[dict[str, Param]] = {

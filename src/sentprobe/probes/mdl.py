@@ -129,8 +129,8 @@ class MDLProbe(ProbeContract, ClassifierMixin, BaseEstimator):
     grid (chosen on dev), which only decides the accuracy.
     """
 
-    # 2: calibrated block models, mixture of experts; 3: logreg 4; 4: logreg 5
-    version: ClassVar[str] = "4"
+    # 2: calibrated block models, mixture of experts; 3: logreg 4; 4: logreg 5; 5: logreg 6
+    version: ClassVar[str] = "5"
     uses_seed: ClassVar[bool] = True  # the order of train, so the blocks, depend on the seed
     _params: ClassVar[dict[str, Param]] = {
         "portions": Param(Real, low=0, high=100, closed="right", grid=True),
