@@ -55,25 +55,27 @@ def test_checkpoint_names_are_readable():
 
 def test_one_task_name_in_two_languages_gives_two_keys(tiny, tmp_path):
     evaluator = ProbingEvaluator(
-        ["sample-en/Tense", "sample-es/Tense"], results=tmp_path / "e.sqlite", cache_dir=tmp_path
+        ["sample-en/SubjNum", "sample-fr/SubjNum"],
+        results=tmp_path / "e.sqlite",
+        cache_dir=tmp_path,
     )
     model = _model(tiny)
     metrics = evaluator(model, epoch=0.6666666666666666, steps=2)
     assert {k for k in metrics if k.endswith("_accuracy") and "mean" not in k} == {
-        "sentprobe_Tense_en_accuracy",
-        "sentprobe_Tense_en_dev_accuracy",
-        "sentprobe_Tense_es_accuracy",
-        "sentprobe_Tense_es_dev_accuracy",
+        "sentprobe_SubjNum_en_accuracy",
+        "sentprobe_SubjNum_en_dev_accuracy",
+        "sentprobe_SubjNum_fr_accuracy",
+        "sentprobe_SubjNum_fr_dev_accuracy",
     }
     with ResultsStore(tmp_path / "e.sqlite", readonly=True) as store:
         frame = store.to_frame()
     assert set(frame["encoder"]) == {"sentprobe@epoch-0.67-step-2"}
     stored = dict(zip(frame["language"], frame["test_score"], strict=True))
-    assert metrics["sentprobe_Tense_en_accuracy"] == pytest.approx(stored["en"])
-    assert metrics["sentprobe_Tense_es_accuracy"] == pytest.approx(stored["es"])
-    assert stored["en"] != stored["es"]
-    mean = (stored["en"] + stored["es"]) / 2
-    assert mean not in [v for k, v in metrics.items() if "Tense" in k]
+    assert metrics["sentprobe_SubjNum_en_accuracy"] == pytest.approx(stored["en"])
+    assert metrics["sentprobe_SubjNum_fr_accuracy"] == pytest.approx(stored["fr"])
+    assert stored["en"] != stored["fr"]
+    mean = (stored["en"] + stored["fr"]) / 2
+    assert mean not in [v for k, v in metrics.items() if "SubjNum" in k]
 
 
 def test_load_best_model_at_end_recipe_in_a_real_trainer(tiny, tmp_path):

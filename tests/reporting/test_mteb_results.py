@@ -125,8 +125,8 @@ def test_a_crafted_store_cannot_make_the_export_write_outside_its_folder(
 
 
 @pytest.mark.slow
-def test_bov_glove_on_tense_in_two_languages_round_trips_through_mteb(tmp_path):
-    """The table's two Tense cells become two MTEB files that MTEB's ResultCache loads for
+def test_bov_glove_on_subjnum_in_two_languages_round_trips_through_mteb(tmp_path):
+    """The table's two SubjNum cells become two MTEB files that MTEB's ResultCache loads for
     the tasks to_mteb_tasks makes; scored inside MTEB, a task lands within the table's CI."""
     import numpy as np
     from mteb.models import ModelMeta
@@ -134,7 +134,7 @@ def test_bov_glove_on_tense_in_two_languages_round_trips_through_mteb(tmp_path):
     from sentprobe.encoders import get_encoder
 
     store = tmp_path / "r.sqlite"
-    names = ["sample-en/Tense", "sample-fr/Tense"]
+    names = ["sample-en/SubjNum", "sample-fr/SubjNum"]
     frame = run(["bov-glove"], names, baselines="none", results=store, progress=False)
     assert _report_mteb(store, tmp_path / "out").exit_code == 0
     tasks = to_mteb_tasks(names)
@@ -144,7 +144,7 @@ def test_bov_glove_on_tense_in_two_languages_round_trips_through_mteb(tmp_path):
     scores = {t.task_name: t.get_score() for m in loaded.model_results for t in m.task_results}
     table = dict(zip(frame["language"], frame["test_score"], strict=True))
     assert scores == pytest.approx(
-        {"sentprobe.sample-en.Tense": table["en"], "sentprobe.sample-fr.Tense": table["fr"]}
+        {"sentprobe.sample-en.SubjNum": table["en"], "sentprobe.sample-fr.SubjNum": table["fr"]}
     )
     encoder = get_encoder("bov-glove")
 
@@ -161,7 +161,9 @@ def test_bov_glove_on_tense_in_two_languages_round_trips_through_mteb(tmp_path):
             return (a * b).sum(-1)
 
     result = mteb.evaluate(Adapter(), tasks[:1], cache=None, show_progress_bar=False)
-    found = (tmp_path / "out").glob("results/sentprobe__BoV-GloVe/*/sentprobe.sample-en.Tense.json")
+    found = (tmp_path / "out").glob(
+        "results/sentprobe__BoV-GloVe/*/sentprobe.sample-en.SubjNum.json"
+    )
     (ci_file,) = found
     score = json.loads(ci_file.read_text())["scores"]["test"][0]
     low, high = score["sentprobe_ci95_low"], score["sentprobe_ci95_high"]
