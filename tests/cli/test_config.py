@@ -23,7 +23,7 @@ else:  # pragma: no cover
 #: A value for every option of ``run``, none of them its default.
 RUN_SETTINGS = {
     "encoder": ["bov-glove", "minilm"],
-    "tasks": "mock/Mock4",
+    "tasks": ["mock/Mock4"],
     "layer": "all",
     "pooling": "max,pos:-2",
     "prompt": 'say "{}" :',
@@ -40,6 +40,11 @@ RUN_SETTINGS = {
     "erase": ["Tense"],
     "erase-fit": "train+dev",
     "erase-controls": 5,
+    "intervene": ["Tense"],
+    "intervene-controls": 2,
+    "probe-device": "cpu",
+    "cache-dtype": "bfloat16",
+    "stream": True,
     "baselines": "majority",
     "results": "r.sqlite",
     "cache-dir": "cachedir",
@@ -109,7 +114,7 @@ def test_the_command_line_wins_over_the_file(tmp_path, captured):
     config.write_text('seeds = 3\ntasks = "mock/Mock"\nbatch_size = 5\n')
     result = CliRunner().invoke(app, ["run", "--config", str(config), "--seeds", "2"])
     assert result.exit_code == 1
-    assert captured["seeds"] == 2 and captured["tasks"] == "mock/Mock"
+    assert captured["seeds"] == 2 and captured["tasks"] == ["mock/Mock"]
     assert captured["encoder_options"]["batch_size"] == 5  # underscores work too
 
 
@@ -122,7 +127,7 @@ def test_a_list_or_a_single_string_works_for_every_list_option(tmp_path, capture
     )
     result = CliRunner().invoke(app, ["run", "--config", str(config)])
     assert result.exit_code == 1 and "stopped by the test" in result.output, result.output
-    assert captured["tasks"] == "mock/Mock,sample-en/Tense"
+    assert captured["tasks"] == ["mock/Mock", "sample-en/Tense"]
     assert captured["encoders"] == ["bov-glove"]
     assert captured["encoder_options"]["pooling"] == "mean,max"
     assert list(captured["erase"]) == ["Tense"]

@@ -244,7 +244,7 @@ def test_a_revision_is_passed_to_load_dataset(tmp_path, monkeypatch):
     seen = []
     real = datasets.load_dataset
 
-    def load_dataset(name, config=None, revision=None):
+    def load_dataset(name, config=None, revision=None, **kw):
         seen.append((name, config, revision))
         return real(name, config)
 
@@ -485,3 +485,26 @@ def test_a_pair_dataset_without_sidecar_is_probed_on_both_sentences(tmp_path, fi
     assert task.splits["test"].sentences2[0].startswith("it is")
     scores = dict(_scores([task], tmp_path, "pairs"))
     assert scores["hashed"] > 0.9  # the first sentence alone carries nothing
+
+
+def test_a_local_folder_rewritten_in_place_is_read_afresh(tmp_path):
+    """`datasets` caches local files by path and modification time: a folder exported again
+    in place (same path, same times) must not come back as its old rows."""
+    import os
+
+    import pandas as pd
+
+    out = tmp_path / "pq"
+    assert (
+        CliRunner().invoke(app, ["export", "mock", "-o", str(out), "-f", "parquet"]).exit_code == 0
+    )
+    before = resolve_tasks(f"hf:{out}:Mock")[0]
+    file = out / "Mock" / "train.parquet"
+    stat = file.stat()
+    frame = pd.read_parquet(file)
+    frame.loc[0, "sentence"] = "a sentence that was not there before ."
+    frame.to_parquet(file, index=False)
+    os.utime(file, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    after = resolve_tasks(f"hf:{out}:Mock")[0]
+    assert "a sentence that was not there before ." in after.splits["train"].sentences
+    assert after.content_hash() != before.content_hash()

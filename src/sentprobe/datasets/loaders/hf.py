@@ -437,7 +437,10 @@ def load_hub(spec: str) -> list[ProbingTask]:
             for task in load_hub(f"{HUB_PREFIX}{name}{at}:{c}" + (f"?{query}" if query else ""))
         ]
     try:
-        loaded = datasets.load_dataset(name, config or None, revision=revision)
+        # A local folder is read afresh: `datasets` keys its cache of local files by path and
+        # modification time, so a folder rewritten in place could come back as its old rows.
+        fresh = {"download_mode": "force_redownload"} if Path(name).is_dir() else {}
+        loaded = datasets.load_dataset(name, config or None, revision=revision, **fresh)
     except Exception as e:  # network, missing dataset or config: all one line for the user
         lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
         text = " ".join(lines[:2]) if lines else type(e).__name__  # the configs, if listed
