@@ -44,7 +44,7 @@ _PASS_THROUGH: tuple[type[BaseException], ...] = (
 )
 
 
-def plain_metavars(commands: dict[str, Any]) -> None:
+def plain_metavars(commands: Mapping[str, Any]) -> None:
     """Help shows ``-e ENCODER`` and ``--seeds N`` instead of typer's ``<list[str]>`` and
     ``<int range>`` placeholders (an option's own metavar is kept)."""
     for command in commands.values():

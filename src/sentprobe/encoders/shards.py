@@ -223,9 +223,10 @@ class EncoderDir:
             self._seen.add(path.name)
             try:
                 shard, keys = _read_header(path)
-                held = None if self.meta is None else _vector_dtype(self.meta["dtype"])
-                if held is not None and shard.dtype != held:  # bfloat16's bits read as ints
-                    raise _DamagedShard(f"{shard.dtype} vectors in a {self.meta['dtype']} cache")
+                meta = self.meta
+                held = None if meta is None else _vector_dtype(meta["dtype"])
+                if meta is not None and shard.dtype != held:  # bfloat16's bits read as ints
+                    raise _DamagedShard(f"{shard.dtype} vectors in a {meta['dtype']} cache")
             except _DamagedShard as e:
                 self._quarantine(path, str(e))
                 continue

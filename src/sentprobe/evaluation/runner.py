@@ -626,7 +626,7 @@ class Runner:
         pending: list[tuple[ProbingTask, int, str, int, str, Any]],
         views: Sequence[str | None],
         checks: dict[int, dict[str, Any]],
-        row_of: Callable[[int], dict[str, Any]],
+        row_of: Callable[[int, ProbingTask], dict[str, Any]],
     ) -> None:
         """``--stream``: each task's pending views probed by ridge from statistics summed
         while its sentences are encoded, no vector stored (evaluation/stream.py)."""

@@ -111,11 +111,11 @@ def stream_task(
 
 def adopt_view(
     est: RidgeProbe, solution: RidgeSolution, view: int, dev_codes: np.ndarray, y_dev: Any
-) -> np.ndarray:
+) -> int:
     """Make ``est`` the view's model at the strength best on dev; returns the index of that
     strength (to read its test codes)."""
     est._adopt(solution, view, torch.from_numpy(dev_codes[:, view].astype(np.int64)), y_dev)
-    return np.asarray([c == est.best_params_ for c in est._configs()]).argmax()
+    return int(np.asarray([c == est.best_params_ for c in est._configs()]).argmax())
 
 
 def stream_memory(views: int, dim: int, classes: int) -> int:

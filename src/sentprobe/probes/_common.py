@@ -109,7 +109,7 @@ def as_grid(**params: Any) -> list[dict[str, Any]]:
     return [dict(zip(keys, combo)) for combo in product(*values)]
 
 
-def encode_labels(y: Sequence, classes: np.ndarray) -> torch.Tensor:
+def encode_labels(y: Sequence | np.ndarray, classes: np.ndarray) -> torch.Tensor:
     """Map labels to indices of ``classes``; labels unseen in training become -1 (never right)."""
     labels = np.asarray(y)
     pos = np.searchsorted(classes, labels)

@@ -60,7 +60,7 @@ class RidgeStats:
     """
 
     def __init__(
-        self, classes: Sequence[Any], views: int | None = None, device: str = "cpu"
+        self, classes: Sequence[Any] | np.ndarray, views: int | None = None, device: str = "cpu"
     ) -> None:
         self.classes = np.unique(np.asarray(classes))
         if len(self.classes) == 0:
@@ -328,7 +328,7 @@ class RidgeProbe(GridProbe):
         self.grid_scores_ = [(c, s) for c, s in zip(configs, scores)]
         self.params_ = _params(solution, view, best)
         self.n_iter_ = 1
-        self.scaler_ = _Scaler(solution.mean[view], solution.scale[view])
+        self.scaler_ = _Scaler(solution.mean[view], solution.scale[view])  # type: ignore[assignment]  # duck-typed Standardizer
 
     def _fit_grid(self, X, y, X_dev, y_dev, configs, seed, max_iter=None) -> list[GridFit]:
         """GridProbe's CV folds (``X`` already z-scored): every strength from one solve."""

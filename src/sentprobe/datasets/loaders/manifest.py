@@ -177,8 +177,8 @@ def load_senteval_dir(directory: str | Path) -> list[ProbingTask]:
             skipped.append(problem)
     if skipped and not tasks:
         raise skipped[0]
-    for problem in skipped:
-        first = str(problem).splitlines()[0]
+    for skipped_task in skipped:
+        first = str(skipped_task).splitlines()[0]
         warnings.warn(f"skipped, the other tasks run: {first}", stacklevel=2)
     if not tasks:
         raise DataError(
