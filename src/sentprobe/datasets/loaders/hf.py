@@ -11,7 +11,9 @@ data (written by ``sentprobe export``) restores the task's metadata, so an expor
 back under its own name with the same content hash.
 
 Parquet folders are read with pyarrow (a core dependency); ``save_to_disk`` folders and the
-Hub need the ``datasets`` package (``pip install 'sentprobe[hf-datasets]'``).
+Hub need the ``datasets`` package (``pip install 'sentprobe[hf-datasets]'``). Long because
+cards, configs, column roles (single, GLUE-style pairs) and sidecars are one format's reading:
+split apart, each part would parse the card and the spec again.
 """
 
 from __future__ import annotations
@@ -437,8 +439,7 @@ def load_hub(spec: str) -> list[ProbingTask]:
             for task in load_hub(f"{HUB_PREFIX}{name}{at}:{c}" + (f"?{query}" if query else ""))
         ]
     try:
-        # A local folder is read afresh: `datasets` keys its cache of local files by path and
-        # modification time, so a folder rewritten in place could come back as its old rows.
+        # datasets caches local files by path and mtime: a folder rewritten in place is re-read
         fresh = {"download_mode": "force_redownload"} if Path(name).is_dir() else {}
         loaded = datasets.load_dataset(name, config or None, revision=revision, **fresh)
     except Exception as e:  # network, missing dataset or config: all one line for the user
