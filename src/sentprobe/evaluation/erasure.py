@@ -62,31 +62,41 @@ def erased_tasks(
         raise SentprobeError(f"--erase-fit {fit}: expected one of {', '.join(FITS)}")
     if names:
         require("concept_erasure", "erasure", "--erase")
-    chosen: list[ProbingTask] = []
+    chosen = named_tasks("--erase", names, tasks)
+    for name, task in chosen:
+        train = task.splits.get("train")
+        if train is None or len(set(train.labels)) < 2:
+            raise SentprobeError(
+                f"--erase {name}: {task.name} has no training split with two labels "
+                "to fit the eraser on"
+            )
+        if fit == "train+dev" and not len(task.splits.get("dev") or []):
+            raise SentprobeError(f"--erase-fit train+dev: {task.name} has no dev split")
+        if fit == "train+dev" or not len(task.splits.get("dev") or []):
+            counts = Counter(task.splits["test"].labels).most_common()
+            if len(counts) < 2 or counts[-1][1] < 2:
+                raise SentprobeError(
+                    f"--erase {name}: {task.name}'s test split has too few items of a "
+                    "label to cross-fit the held-out check on (at least 2 of each of "
+                    "2 labels)"
+                )
+    return [task for _, task in chosen]
+
+
+def named_tasks(
+    option: str, names: Sequence[str], tasks: Sequence[ProbingTask]
+) -> list[tuple[str, ProbingTask]]:
+    """Each task ``option`` (``--erase``, ``--intervene``) names, with the name that found it:
+    a full name as ``-t`` gives it, or the short name (every task of that name, one per
+    language or suite); each task once, in order. An unknown name is an error naming the run's
+    tasks."""
+    chosen: list[tuple[str, ProbingTask]] = []
     for name in names:
         found = [t for t in tasks if name in (t.name, t.metadata.paper_name)]
         if not found:
             known = ", ".join(dict.fromkeys(t.metadata.paper_name or t.name for t in tasks))
-            raise SentprobeError(f"--erase {name}: no such task in this run (tasks: {known})")
-        for task in found:
-            train = task.splits.get("train")
-            if train is None or len(set(train.labels)) < 2:
-                raise SentprobeError(
-                    f"--erase {name}: {task.name} has no training split with two labels "
-                    "to fit the eraser on"
-                )
-            if fit == "train+dev" and not len(task.splits.get("dev") or []):
-                raise SentprobeError(f"--erase-fit train+dev: {task.name} has no dev split")
-            if fit == "train+dev" or not len(task.splits.get("dev") or []):
-                counts = Counter(task.splits["test"].labels).most_common()
-                if len(counts) < 2 or counts[-1][1] < 2:
-                    raise SentprobeError(
-                        f"--erase {name}: {task.name}'s test split has too few items of a "
-                        "label to cross-fit the held-out check on (at least 2 of each of "
-                        "2 labels)"
-                    )
-            if all(task is not t for t in chosen):
-                chosen.append(task)
+            raise SentprobeError(f"{option} {name}: no such task in this run (tasks: {known})")
+        chosen += [(name, t) for t in found if all(t is not c for _, c in chosen)]
     return chosen
 
 

@@ -42,7 +42,7 @@ from sentprobe.encoders.cache import Vectors
 from sentprobe.encoders.hf import HFEncoder, sorted_batches
 from sentprobe.encoders.intervene import Edit, intervening, leace_edit, random_edit
 from sentprobe.errors import SentprobeError, require
-from sentprobe.evaluation.erasure import heldout_task
+from sentprobe.evaluation.erasure import heldout_task, named_tasks
 from sentprobe.evaluation.identity import ERASE_MARK
 
 #: Bumped whenever a change alters intervened vectors (part of each row's identity).
@@ -59,22 +59,15 @@ def intervened_tasks(names: Sequence[str], tasks: Sequence[ProbingTask]) -> list
     measures are read on; an unknown name is an error naming the run's tasks."""
     if names:
         require("concept_erasure", "erasure", "--intervene")
-    chosen: list[ProbingTask] = []
-    for name in names:
-        found = [t for t in tasks if name in (t.name, t.metadata.paper_name)]
-        if not found:
-            known = ", ".join(dict.fromkeys(t.metadata.paper_name or t.name for t in tasks))
-            raise SentprobeError(f"--intervene {name}: no such task in this run (tasks: {known})")
-        for task in found:
-            train = task.splits.get("train")
-            if train is None or len(set(train.labels)) < 2 or "test" not in task.splits:
-                raise SentprobeError(
-                    f"--intervene {name}: {task.name} has no training split with two labels "
-                    "to fit the edit on, or no test split"
-                )
-            if all(task is not t for t in chosen):
-                chosen.append(task)
-    return chosen
+    chosen = named_tasks("--intervene", names, tasks)
+    for name, task in chosen:
+        train = task.splits.get("train")
+        if train is None or len(set(train.labels)) < 2 or "test" not in task.splits:
+            raise SentprobeError(
+                f"--intervene {name}: {task.name} has no training split with two labels "
+                "to fit the edit on, or no test split"
+            )
+    return [task for _, task in chosen]
 
 
 def check_intervenable(encoder: Encoder) -> HFEncoder:
