@@ -3,7 +3,8 @@
 A Llama-shaped model with random weights (``--hidden`` 4096 and ``--intermediate`` 11008, as
 a 7B; ``--layers`` transformer layers; a byte-level BPE tokenizer of ``--vocab`` tokens trained
 on sample-en) is built in a temporary directory. Over ``--n`` sentences of one sample-en task
-(``--task``, split 70/15/15; the first ``--n`` of its items), one after the other:
+(``--task``, split 70/15/15; the first ``--n`` of its items; ``--task pool``: the built-in
+samples' 37k distinct sentences labelled by length sextile), one after the other:
 
 - ``bare``: the model's forward passes (``output_hidden_states=True``) over length-sorted
   batches tokenized before the clock starts: the bound;
@@ -27,6 +28,7 @@ with views x (sentences x dim² + dim³). Usage (repository root; on a GPU add
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import tempfile
@@ -44,6 +46,7 @@ import torch  # noqa: E402
 from results_io import write_result  # noqa: E402
 
 import sentprobe  # noqa: E402
+from sentprobe.datasets import resolve_tasks  # noqa: E402
 from sentprobe.datasets.task import ProbingTask, Split  # noqa: E402
 from sentprobe.encoders.hf import HFEncoder, sorted_batches  # noqa: E402
 
@@ -96,22 +99,46 @@ def build_model(path: Path, args: argparse.Namespace, corpus: list[str]) -> Path
     return path
 
 
+POOL = ("sample-en", "sample-fr", "sample-es", "sample-ru")
+
+
+def pooled() -> tuple[Any, list[tuple[str, str]]]:
+    """Every distinct sentence of the built-in samples (``POOL``), in a fixed shuffled order,
+    labelled by its word count's sextile: more sentences than one task has, for a run whose
+    subject is memory and disk, not accuracy (a random model reads any language alike)."""
+    import numpy as np
+
+    sentences = sorted({s for suite in POOL for t in resolve_tasks(suite) for s in t.sentences()})
+    np.random.default_rng(0).shuffle(sentences)
+    words = np.array([len(s.split()) for s in sentences])
+    edges = np.quantile(words, [1 / 6, 2 / 6, 3 / 6, 4 / 6, 5 / 6])
+    labels = np.searchsorted(edges, words, side="right")
+    (length,) = resolve_tasks("sample-en/SentLen")
+    meta = dataclasses.replace(length.metadata, name="pool/LengthSextile", paper_name=None)
+    return meta, [(s, f"L{k}") for s, k in zip(sentences, labels, strict=True)]
+
+
 def task_of(name: str, n: int) -> ProbingTask:
-    """The first ``n`` items of sample-en's task ``name`` (train, dev, test: 70/15/15)."""
-    (task,) = sentprobe.datasets.resolve_tasks(f"sample-en/{name}")
-    items = [
-        (s, y)
-        for k in ("train", "dev", "test")
-        for s, y in zip(task.splits[k].sentences, task.splits[k].labels)
-    ]
+    """The first ``n`` items of sample-en's task ``name`` (train, dev, test: 70/15/15);
+    ``pool``: of the pooled samples' sentences (:func:`pooled`)."""
+    if name == "pool":
+        meta, items = pooled()
+    else:
+        (task,) = resolve_tasks(f"sample-en/{name}")
+        meta = task.metadata
+        items = [
+            (s, y)
+            for k in ("train", "dev", "test")
+            for s, y in zip(task.splits[k].sentences, task.splits[k].labels)
+        ]
     if len(items) < n:
-        raise SystemExit(f"sample-en/{name} has {len(items)} items, fewer than --n {n}")
+        raise SystemExit(f"{name} has {len(items)} items, fewer than --n {n}")
     items = items[:n]
     cut = [0, int(0.7 * n), int(0.85 * n), n]
     splits = {}
     for k, (a, b) in zip(("train", "dev", "test"), zip(cut, cut[1:])):
         splits[k] = Split(sentences=[s for s, _ in items[a:b]], labels=[y for _, y in items[a:b]])
-    return ProbingTask(task.metadata, splits)
+    return ProbingTask(meta, splits)
 
 
 def bare(enc: HFEncoder, sentences: list[str]) -> float:
@@ -150,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--project-layers", type=int, default=33)
     ap.add_argument("--project-n", type=int, default=100_000)
     ap.add_argument("--skip-stream", action="store_true")
+    ap.add_argument("--skip-bare", action="store_true", help="no bare pass (no ratios)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "scale.json")
     args = ap.parse_args(argv)
     task = task_of(args.task, args.n)
@@ -163,9 +191,11 @@ def main(argv: list[str] | None = None) -> int:
         options = {"batch_size": args.batch_size, "device": args.device, "dtype": args.dtype}
         enc = HFEncoder(model, layer="all", pooling="mean", **options)
         views = len(enc.views or [])
-        with PeakRSS() as m:
-            seconds = bare(enc, sentences)
-        phases = {"bare": {"seconds": seconds, "cpu": m.cpu, "peak_rss": m.peak, "disk": 0}}
+        phases: dict[str, dict[str, Any]] = {}
+        if not args.skip_bare:
+            with PeakRSS() as m:
+                seconds = bare(enc, sentences)
+            phases["bare"] = {"seconds": seconds, "cpu": m.cpu, "peak_rss": m.peak, "disk": 0}
         runs = [("cached", False)] + ([] if args.skip_stream else [("stream", True)])
         for name, stream in runs:
             cache = Path(tmp) / f"cache-{name}"
@@ -192,10 +222,11 @@ def main(argv: list[str] | None = None) -> int:
                 "test_scores": [round(float(x), 4) for x in frame["test_score"]],
             }
         del enc
-    base = phases["bare"]["seconds"]
+    base = phases["bare"]["seconds"] if "bare" in phases else float("nan")
     for p in phases.values():
-        p["ratio_to_bare"] = round(p["seconds"] / base, 3)
-        p["cpu_ratio_to_bare"] = round(p["cpu"] / phases["bare"]["cpu"], 3)
+        if "bare" in phases:
+            p["ratio_to_bare"] = round(p["seconds"] / base, 3)
+            p["cpu_ratio_to_bare"] = round(p["cpu"] / phases["bare"]["cpu"], 3)
     scale_fwd = (args.project_layers * args.project_n) / ((args.layers + 1) * len(sentences))
     cached = phases["cached"]
     d = args.hidden
@@ -215,8 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     result.update(sentences=len(sentences), views=views, phases=phases, projection=projection)
     for name, p in phases.items():
         print(
-            f"{name:7s} {p['seconds']:8.1f} s  x{p['ratio_to_bare']:.2f}  "
-            f"cpu {p['cpu']:8.1f} s  x{p['cpu_ratio_to_bare']:.2f}  "
+            f"{name:7s} {p['seconds']:8.1f} s  x{p.get('ratio_to_bare', float('nan')):.2f}  "
+            f"cpu {p['cpu']:8.1f} s  x{p.get('cpu_ratio_to_bare', float('nan')):.2f}  "
             f"peak {p['peak_rss'] / 1e9:.2f} GB  disk {p['disk'] / 1e6:,.1f} MB"
         )
     shown = {k: (round(v, 1) if isinstance(v, float) else v) for k, v in projection.items()}
