@@ -291,6 +291,36 @@ def test_a_language_model_loses_a_property_only_where_its_prediction_reads_it(wo
     assert "the language model's output (causal LM; neutral text: sample-en/SentLen" in text
 
 
+def test_a_control_that_lowers_the_loss_does_not_make_an_unchanged_loss_used():
+    """LEACE minus the controls is positive when a control lowers the loss; the loss is
+    "used" only if LEACE itself raises it."""
+    import pandas as pd
+
+    from sentprobe.analysis.intervention import _against_controls, _lm_line
+
+    rng = np.random.default_rng(0)
+    plain = rng.uniform(2, 5, 200)
+
+    def line(method, loss):
+        info = {
+            "lm": "causal", "lm_loss_plain": plain.tolist(), "lm_loss": loss.tolist(),
+            "lm_top1_agree": [1.0] * 200,
+        }  # fmt: skip
+        return {
+            "model": "m", "intervened_id": "t", "probe": "logreg", "task": "T", "layer": 0,
+            "method": method, "_cos": np.ones(200), "_reader": np.zeros(0, bool),
+            "_reader_plain": np.zeros(0, bool), **_lm_line(info, np.ones(200, bool)),
+        }  # fmt: skip
+
+    lines = [line("leace", plain + rng.normal(0, 1e-3, 200))]
+    lines += [line("random", plain - 0.2), line("random", plain - 0.3)]
+    leace = _against_controls(pd.DataFrame(lines), 0.05).iloc[0]
+    assert leace["vs_control_lm_loss_low"] > 0 and leace["vs_control_lm_loss_p_holm"] < 0.05
+    assert leace["lm_loss_diff_low"] < 0 < leace["lm_loss_diff_high"]
+    assert not leace["lm_used"]
+    assert np.isnan(leace["vs_control_lm_neutral_loss"])  # no neutral text: n/a, not 0
+
+
 def _rank_zero(model_dir, kind):
     """An intervention of rank 0 at layer 1 of a model with a language-model head."""
     from sentprobe.encoders.cache import ArrayVectors
