@@ -277,7 +277,7 @@ def test_a_language_model_loses_a_property_only_where_its_prediction_reads_it(wo
     table = intervention_effects(frame, preds)
     line = table[(table["method"] == "leace") & (table["layer"] == 0)].iloc[0]
     assert line["lm"] == "causal" and line["lm_n"] == line["n"] and line["lm_neutral_n"] > 250
-    assert line["lm_neutral_source"] == "sample-en/SentLen (test)"
+    assert line["lm_neutral_source"].startswith("sample-en/SentLen (")
     if used:
         assert line["lm_loss_diff_low"] > 1 and line["lm_agree"] < 90  # one token in 6
         assert line["vs_control_lm_loss_low"] > 0 and line["lm_used"]
@@ -288,7 +288,7 @@ def test_a_language_model_loses_a_property_only_where_its_prediction_reads_it(wo
         assert abs(line["lm_loss_diff"]) < 0.05 and line["lm_agree"] > 99
         assert not line["lm_used"]
     text = intervention_text(table)
-    assert "the language model's output (causal LM; neutral text: sample-en/SentLen" in text
+    assert "the language model's output (causal LM; neutral text: sample-en/SentLen (" in text
 
 
 def test_a_control_that_lowers_the_loss_does_not_make_an_unchanged_loss_used():

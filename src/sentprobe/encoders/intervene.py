@@ -181,11 +181,12 @@ def intervening(model: Any, layer: int, n_layers: int, edit: Edit) -> Iterator[d
 @dataclass
 class LanguageModel:
     """A checkpoint's language model: ``kind`` ``causal`` (next-token) or ``masked``
-    (masked-token); ``plain``: per sentence, the unintervened pass's (loss, top-1 tokens)."""
+    (masked-token); ``plain``: per list of sentences, the unintervened pass's
+    :func:`lm_measures`."""
 
     kind: str
     model: Any
-    plain: dict[str, tuple[float, np.ndarray]] = field(default_factory=dict)
+    plain: dict[tuple[str, ...], list[tuple[float, np.ndarray]]] = field(default_factory=dict)
 
 
 def lm_kind(config: Any) -> str | None:

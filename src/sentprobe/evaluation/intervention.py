@@ -94,7 +94,8 @@ def intervened_tasks(names: Sequence[str], tasks: Sequence[ProbingTask]) -> list
 def neutral_sentences(task: ProbingTask) -> tuple[str, list[str]]:
     """The neutral text the language-model measures are also read on: the test sentences of
     the shipped ``sample-LANG/SentLen`` in ``task``'s language (drawn by length alone, not
-    for any property), without ``task``'s own sentences; ("", []) where none is shipped."""
+    for any property), without ``task``'s own sentences, and its name with its content
+    hash; ("", []) where none is shipped."""
     from sentprobe.datasets.builtin import resolve_tasks
 
     name = NEUTRAL.format(language=task.metadata.language)
@@ -103,7 +104,8 @@ def neutral_sentences(task: ProbingTask) -> tuple[str, list[str]]:
     except SentprobeError:
         return "", []
     own = set(task.sentences())
-    return f"{name} (test)", [s for s in neutral.splits["test"].sentences if s not in own]
+    kept = [s for s in neutral.splits["test"].sentences if s not in own]
+    return f"{name} ({neutral.content_hash()[:8]}, test)", kept
 
 
 def check_intervenable(encoder: Encoder) -> HFEncoder:
@@ -276,20 +278,23 @@ class InterventionEncoder(Encoder):
 
     def lm_output(self, lm: LanguageModel, sentences: Sequence[str], prefix: str) -> dict:
         """The language-model measures of ``sentences`` (module docstring), under
-        ``prefix``; the plain pass's kept on ``lm`` for every intervention."""
-        sentences = list(sentences)
-        missing = [s for s in dict.fromkeys(sentences) if s not in lm.plain]
-        lm.plain.update(zip(missing, lm_measures(self.plain, lm, missing), strict=True))
-        after = lm_measures(self.plain, lm, sentences, (self.layer, self.edit))
-        before = [lm.plain[s] for s in sentences]
-        agree = [
-            float(np.mean(a[1] == b[1])) if len(b[1]) else np.nan
-            for a, b in zip(after, before, strict=True)
-        ]
+        ``prefix``. The plain pass is kept on ``lm`` for every intervention, per list of
+        sentences: plain and intervened passes run the same batches."""
+        unique = tuple(dict.fromkeys(sentences))
+        if unique not in lm.plain:
+            lm.plain[unique] = lm_measures(self.plain, lm, unique)
+        edited = lm_measures(self.plain, lm, unique, (self.layer, self.edit))
+        after = dict(zip(unique, edited, strict=True))
+        before = dict(zip(unique, lm.plain[unique], strict=True))
+        number = lambda x: None if np.isnan(x) else round(float(x), 6)  # noqa: E731
+        agree = {
+            s: float(np.mean(after[s][1] == before[s][1])) if len(before[s][1]) else np.nan
+            for s in unique
+        }
         return {
-            f"{prefix}_loss_plain": [round(b[0], 6) for b in before],
-            f"{prefix}_loss": [round(a[0], 6) for a in after],
-            f"{prefix}_top1_agree": [round(x, 6) for x in agree],
+            f"{prefix}_loss_plain": [number(before[s][0]) for s in sentences],
+            f"{prefix}_loss": [number(after[s][0]) for s in sentences],
+            f"{prefix}_top1_agree": [number(agree[s]) for s in sentences],
         }
 
     def lm_extra(self) -> dict[str, Any]:
