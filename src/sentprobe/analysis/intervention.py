@@ -20,6 +20,18 @@ test items the edit was not fit on:
   controls'), each p Holm-adjusted over the layers of one (model, intervened task, task);
   ``used``: the reader loses significantly more under LEACE than under the controls.
 
+The intervened task's own line of a language model (evaluation/intervention.py) also gives
+its own output, for ``lm`` (the task's test items) and ``lm_neutral`` (the neutral text):
+``PRE_loss_plain`` and ``PRE_loss`` (mean token negative log-likelihood, nats, without and
+with the edit), ``PRE_loss_diff`` (their paired difference, bootstrap CI, paired sign-flip
+p), ``PRE_agree`` (top-1 agreement with the unintervened model, % of tokens scored, CI);
+on LEACE's line ``control_PRE_loss_diff`` / ``control_PRE_agree`` (mean, min, max over
+seeds), ``vs_control_PRE_loss`` and ``vs_control_PRE_agree`` (LEACE minus the controls'
+per-item mean, CI, p, p Holm-adjusted over layers), ``lm_used`` / ``lm_neutral_used``: the
+loss rises under LEACE (the CI of its change above 0) and significantly more than under the
+controls (a control can lower it: a rise beyond a fall is no use). Without a language-model
+head these are NaN (``lm`` empty).
+
 :func:`recovery` gives the intervened task's re-probed accuracy at every layer after ℓ.
 """
 
@@ -47,6 +59,21 @@ from sentprobe.reporting.render import csv_table, markdown_table
 
 ALPHA = 0.05
 _ARRAYS = ("_cos", "_reader", "_reader_plain")
+#: The language-model measures: on the task's test items, on the neutral text.
+LM_TEXTS = {"lm": "task test", "lm_neutral": "neutral"}
+_LM_COLUMNS = [
+    f"{pre}_{name}"
+    for pre in LM_TEXTS
+    for name in (
+        "n", "loss_plain", "loss", "loss_diff", "loss_diff_low", "loss_diff_high", "loss_p",
+        "agree", "agree_low", "agree_high",
+    )
+] + [
+    f"vs_control_{pre}_{what}{end}"
+    for pre in LM_TEXTS
+    for what in ("loss", "agree")
+    for end in ("", "_low", "_high", "_p", "_p_holm")
+]  # fmt: skip
 
 
 def mean_interval(values: np.ndarray, seed: int = SEED) -> tuple[float, float]:
@@ -81,6 +108,42 @@ def _accuracy(pred: Predictions | None) -> tuple[float, float, float]:
         return (np.nan, np.nan, np.nan)
     low, high = accuracy_interval([pred.correct]) or (np.nan, np.nan)
     return 100 * float(np.mean(pred.correct)), 100 * low, 100 * high
+
+
+def _lm_line(info: Mapping, keep: np.ndarray) -> dict:
+    """The language-model measures of one result (module docstring), items the edit was fit
+    on (``keep`` False, task test items) and items with no token scored left out."""
+    line: dict = {
+        "lm": info.get("lm") or "",
+        "lm_neutral_source": info.get("lm_neutral_source", ""),
+    }
+    for pre in LM_TEXTS:
+        if f"{pre}_loss" not in info:
+            continue
+        plain = np.asarray(info[f"{pre}_loss_plain"], dtype=float)
+        ok = np.isfinite(plain) & (keep if pre == "lm" else True)
+        plain = plain[ok]
+        loss = np.asarray(info[f"{pre}_loss"], dtype=float)[ok]
+        agree = np.asarray(info[f"{pre}_top1_agree"], dtype=float)[ok]
+        diff = loss - plain
+        low, high = mean_interval(diff)
+        a_low, a_high = mean_interval(agree)
+        line |= {
+            f"{pre}_n": int(ok.sum()),
+            f"{pre}_loss_plain": float(plain.mean()),
+            f"{pre}_loss": float(loss.mean()),
+            f"{pre}_loss_diff": float(diff.mean()),
+            f"{pre}_loss_diff_low": low,
+            f"{pre}_loss_diff_high": high,
+            f"{pre}_loss_p": paired_permutation_test(loss, plain),
+            f"{pre}_agree": 100 * float(agree.mean()),
+            f"{pre}_agree_low": 100 * a_low,
+            f"{pre}_agree_high": 100 * a_high,
+            f"_{pre}_loss": loss,
+            f"_{pre}_loss_plain": plain,
+            f"_{pre}_agree": agree,
+        }
+    return line
 
 
 def intervention_effects(
@@ -146,6 +209,7 @@ def intervention_effects(
             "_cos": cos,
             "_reader": reader,
             "_reader_plain": reader_plain,
+            **_lm_line(info, keep),
         }
         if reader.size:
             test = paired_test(reader, reader_plain)
@@ -202,14 +266,21 @@ def _against_controls(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
             found["vs_control_reader_p"] = paired_permutation_test(
                 t["_reader"].astype(float), reads.mean(0)
             )
+        for pre in LM_TEXTS:
+            found |= _lm_against_controls(t, control, pre)
         extra[i] = found
     for i, found in extra.items():
         for k, v in found.items():
             table.loc[i, k] = v
-    for p in ("vs_control_reader_p", "vs_control_change_p"):
+    for column in _LM_COLUMNS:
+        if column not in table.columns:
+            table[column] = np.nan
+    tests = ["vs_control_reader_p", "vs_control_change_p"]
+    tests += [f"vs_control_{pre}_{what}_p" for pre in LM_TEXTS for what in ("loss", "agree")]
+    for p in tests:
         if p not in table.columns:
             table[p] = np.nan
-        adjusted = p.replace("_p", "_p_holm")
+        adjusted = f"{p}_holm"
         table[adjusted] = np.nan
         for _, group in table[table[p].notna()].groupby(family, sort=False):
             table.loc[group.index, adjusted] = holm(group[p].to_numpy())
@@ -219,7 +290,41 @@ def _against_controls(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
     table["changed"] = (table["vs_control_change_p_holm"] < alpha) & (
         table["vs_control_change"] > 0
     )
-    return table.drop(columns=list(_ARRAYS))
+    for pre in LM_TEXTS:  # the loss rises, and more than under the controls
+        table[f"{pre}_used"] = (
+            (table[f"{pre}_loss_diff_low"] > 0)
+            & (table[f"vs_control_{pre}_loss_p_holm"] < alpha)
+            & (table[f"vs_control_{pre}_loss"] > 0)
+        )
+    return table.drop(columns=[c for c in table.columns if c.startswith("_")])
+
+
+def _lm_against_controls(t: pd.Series, control: pd.DataFrame, pre: str) -> dict[str, float]:
+    """LEACE's language-model measures against the per-item mean of its controls' (each
+    control of the same intervention reads the same items)."""
+    arrays = [t.get(f"_{pre}_loss"), *control.get(f"_{pre}_loss", [])]
+    if len(arrays) < 2 or not all(isinstance(a, np.ndarray) for a in arrays):
+        return {}
+    loss = np.vstack(control[f"_{pre}_loss"].tolist())
+    agree = np.vstack(control[f"_{pre}_agree"].tolist())
+    plain = t[f"_{pre}_loss_plain"]
+    found: dict[str, float] = {}
+    diffs, agrees = loss.mean(1) - plain.mean(), 100 * agree.mean(1)
+    for name, values in (("loss_diff", diffs), ("agree", agrees)):
+        found[f"control_{pre}_{name}"] = float(values.mean())
+        found[f"control_{pre}_{name}_min"] = float(values.min())
+        found[f"control_{pre}_{name}_max"] = float(values.max())
+    for what, a, b, scale in (
+        ("loss", t[f"_{pre}_loss"], loss.mean(0), 1.0),  # > 0: LEACE raises the loss more
+        ("agree", t[f"_{pre}_agree"], agree.mean(0), 100.0),  # < 0: it changes more tokens
+    ):
+        gap = a - b
+        low, high = mean_interval(gap)
+        found[f"vs_control_{pre}_{what}"] = scale * float(gap.mean())
+        found[f"vs_control_{pre}_{what}_low"] = scale * low
+        found[f"vs_control_{pre}_{what}_high"] = scale * high
+        found[f"vs_control_{pre}_{what}_p"] = paired_permutation_test(a, b)
+    return found
 
 
 def recovery(frame: pd.DataFrame, predictions: Mapping[str, Predictions]) -> pd.DataFrame:
@@ -348,9 +453,77 @@ def intervention_text(
         "intervened final vectors. Test items the edit was fit on are left out."
     )
     parts.append(legend)
+    lm = _lm_text(table)
+    if lm:
+        parts.append(lm)
     if curve is not None and not curve.empty:
         parts.append(_recovery_text(curve))
     return "\n\n".join(parts) + "\n"
+
+
+def _lm_text(table: pd.DataFrame) -> str:
+    """Per (model, intervened task): the language model's own output, one line per layer ℓ
+    and text (the task's test items, the neutral text); n/a for a model without a head."""
+    own = table[table["own_task"] & (table["method"] == "leace")]
+    out = []
+    for _, group in own.groupby(["model", "intervened_id"], sort=False):
+        group = group[group["probe"] == group["probe"].iloc[0]].sort_values("layer")
+        first = group.iloc[0]
+        title = f"### {first.encoder}: {first.intervened} edited out; the language model's output"
+        if not first.lm:
+            out.append(f"{title}: n/a (no causal or masked language-model head in the checkpoint)")
+            continue
+        header = [
+            "layer ℓ", "text", "n", "loss plain", "Δ loss LEACE [95% CI]",
+            "Δ loss random, mean (range)", "LEACE − random [95% CI]", "top-1 agree LEACE",
+            "agree random, mean (range)", "LEACE − random [95% CI]",
+        ]  # fmt: skip
+        rows = [
+            _lm_row(t._asdict(), pre, text)
+            for t in group.itertuples()
+            for pre, text in LM_TEXTS.items()
+            if not np.isnan(getattr(t, f"{pre}_loss"))
+        ]
+        source = f"; neutral text: {first.lm_neutral_source}" if first.lm_neutral_source else ""
+        out.append(f"{title} ({first.lm} LM{source})\n\n" + markdown_table(header, rows))
+    if not out:
+        return ""
+    legend = (
+        "loss: mean negative log-likelihood (nats) of the tokens scored: causal, every token "
+        "after the first from the ones before it; masked, 15% of the tokens (at least one, "
+        "drawn per sentence) masked together. Δ: intervened minus plain, paired bootstrap 95% "
+        "CI. top-1 agree: % of those tokens whose top prediction the edit left unchanged. "
+        "LEACE − random: minus the controls' per-item mean, bootstrap 95% CI; * LEACE raises "
+        "the loss (Δ's CI above 0) and more than the controls, or changes more top-1 "
+        f"predictions (paired sign-flip test, Holm over layers, p < {ALPHA:g}). Test items the "
+        "edit was fit on are left out."
+    )
+    return "\n\n".join([*out, legend])
+
+
+def _lm_row(t: dict, pre: str, text: str) -> list[str]:
+    """One line of the language-model table: layer ℓ's LEACE and controls on one text."""
+    get = lambda name: t.get(f"{pre}_{name}", np.nan)  # noqa: E731
+    vs = lambda what: t.get(f"vs_control_{pre}_{what}", np.nan)  # noqa: E731
+
+    def spread(name: str, f: str) -> str:
+        c = [t.get(f"control_{pre}_{name}{end}", np.nan) for end in ("", "_min", "_max")]
+        return "–" if np.isnan(c[0]) else f"{c[0]:{f}} ({c[1]:{f}} … {c[2]:{f}})"
+
+    agree_star = "*" if vs("agree_p_holm") < ALPHA and vs("agree") < 0 else ""
+    return [
+        str(t["layer"]), text, str(int(get("n"))), f"{get('loss_plain'):.3f}",
+        _ci3(get("loss_diff"), get("loss_diff_low"), get("loss_diff_high")),
+        spread("loss_diff", "+.3f"),
+        _ci3(vs("loss"), vs("loss_low"), vs("loss_high")) + ("*" if t[f"{pre}_used"] else ""),
+        _ci(get("agree"), get("agree_low"), get("agree_high")),
+        spread("agree", ".1f"),
+        _ci(vs("agree"), vs("agree_low"), vs("agree_high"), sign=True) + agree_star,
+    ]  # fmt: skip
+
+
+def _ci3(v: float, low: float, high: float) -> str:
+    return "–" if np.isnan(v) else f"{v:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
 def _recovery_text(curve: pd.DataFrame) -> str:

@@ -268,8 +268,9 @@ def report(
         typer.Option(
             "--intervention",
             help="Instead of the table: decodable vs used (run --intervene): per layer, what "
-            "editing a task's property out inside the forward pass does to the final output, "
-            "against random edits of the same rank, with CIs and paired tests, and the "
+            "editing a task's property out inside the forward pass does to the final output "
+            "(a language model's: its own loss and top-1 predictions too), against random "
+            "edits of the same rank, with CIs and paired tests, and the "
             "property's recovery in later layers (docs/erasure.md).",
         ),
     ] = False,

@@ -186,7 +186,8 @@ def run(
             help="Also edit TASK's property out inside each Hugging Face encoder's forward "
             "pass (LEACE fit on TASK's training items at each layer read, applied to every "
             "token there, later layers recomputing) and, as controls, random subspaces of the "
-            "same rank; every task is probed on the intervened layers. `report --intervention` "
+            "same rank; every task is probed on the intervened layers, and a language model's "
+            "own loss and top-1 predictions are compared. `report --intervention` "
             "shows decodable vs used per layer (docs/erasure.md). Repeatable.",
         ),
     ] = None,

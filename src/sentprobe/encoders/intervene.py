@@ -16,19 +16,31 @@ post-hoc erasure draws it. Rank 0 subtracts exactly zero: the hidden states are 
 ``output_hidden_states`` counts) is the input of transformer block ``layer``, edited by a
 forward pre-hook on that block, so every later block recomputes from the edited states; the
 last hidden state (``layer == n_layers``) is edited by a forward hook on the base model's
-output, where a language-model head reads it. torch is imported inside functions.
+output, where a language-model head reads it.
+
+:func:`language_model` loads a checkpoint's causal or masked language-model head, and
+:func:`lm_measures` reads the model's own output with it, plain or intervened, on the same
+inputs: per sentence the mean negative log-likelihood of the tokens scored and the top-1
+token at each. torch is imported inside functions.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
+import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..errors import SentprobeError
+
+log = logging.getLogger(__name__)
+
+#: Share of a sentence's tokens a masked language model is asked for (at least one).
+MASKED_SHARE = 0.15
 
 
 @dataclass
@@ -164,3 +176,143 @@ def intervening(model: Any, layer: int, n_layers: int, edit: Edit) -> Iterator[d
     finally:
         for handle in handles:
             handle.remove()
+
+
+@dataclass
+class LanguageModel:
+    """A checkpoint's language model: ``kind`` ``causal`` (next-token) or ``masked``
+    (masked-token); ``plain``: per list of sentences, the unintervened pass's
+    :func:`lm_measures`."""
+
+    kind: str
+    model: Any
+    plain: dict[tuple[str, ...], list[tuple[float, np.ndarray]]] = field(default_factory=dict)
+
+
+def lm_kind(config: Any) -> str | None:
+    """``masked`` or ``causal`` when ``config.architectures`` names a masked or causal
+    language model of transformers' auto classes, else None (a base model, an encoder)."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    for arch in getattr(config, "architectures", None) or []:
+        for kind, names in (
+            ("masked", MODEL_FOR_MASKED_LM_MAPPING_NAMES),
+            ("causal", MODEL_FOR_CAUSAL_LM_MAPPING_NAMES),
+        ):
+            if arch in set(names.values()):
+                return kind
+    return None
+
+
+def language_model(encoder: Any) -> LanguageModel | None:
+    """The language model of an ``HFEncoder``'s checkpoint, loaded once, in the encoder's
+    dtype on its device; the encoder then reads its hidden states through that model's base
+    (the same weights, one copy in memory). None when the checkpoint is no causal or masked
+    language model, when the head's weights are not in it (a head drawn at random says
+    nothing about the model) or, for a masked one, when the tokenizer has no mask token."""
+    found = getattr(encoder, "_lm", False)
+    if found is not False:
+        return found  # type: ignore[no-any-return]
+    encoder._load()
+    kind = lm_kind(encoder.config)
+    lm = None
+    if kind == "masked" and encoder._tokenizer.mask_token_id is None:
+        kind = None
+    if kind is not None:
+        from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
+
+        auto = AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM
+        model, info = auto.from_pretrained(
+            encoder.model_name,
+            revision=encoder.revision,
+            trust_remote_code=encoder.trust_remote_code,
+            output_loading_info=True,
+        )
+        if info["missing_keys"]:
+            log.warning(
+                "%s: no language-model measures: the checkpoint lacks %s",
+                encoder.name,
+                ", ".join(sorted(info["missing_keys"])[:3]),
+            )
+        else:
+            weight = next(encoder._model.parameters())
+            model = model.to(weight.device, dtype=weight.dtype).eval()
+            encoder._model = model.base_model
+            lm = LanguageModel(kind, model)
+    encoder._lm = lm
+    return lm
+
+
+def masked_positions(text: str, n: int) -> np.ndarray:
+    """Which of a sentence's ``n`` maskable tokens a masked language model is asked for:
+    ``MASKED_SHARE`` of them (at least one), drawn with the CRC-32 of the text as seed, so
+    the same for every pass over that text whatever its batch."""
+    k = min(n, max(1, round(MASKED_SHARE * n)))
+    rng = np.random.default_rng(zlib.crc32(text.encode("utf-8")))
+    return np.sort(rng.choice(n, k, replace=False))
+
+
+def lm_measures(
+    encoder: Any,
+    lm: LanguageModel,
+    sentences: Sequence[str],
+    intervention: tuple[int, Edit] | None = None,
+) -> list[tuple[float, np.ndarray]]:
+    """Per sentence: the mean negative log-likelihood (nats) of the tokens scored and the
+    top-1 token predicted at each, with ``intervention`` (layer, edit) installed or plain.
+    The input is the sentence as ``encoder`` tokenizes it (in its prompt, if any, cut at its
+    token limit). Causal: every token after the first, predicted from the ones before it.
+    Masked: the tokens :func:`masked_positions` picks among the non-special ones, all
+    replaced by the mask token in one pass. No token scored: NaN and no tokens."""
+    import torch
+
+    from .hf import _TOKENIZER_LOCK, sorted_batches
+
+    tok = encoder._tokenizer
+    texts = [encoder.prompt.fill(s) for s in sentences] if encoder.prompt else list(sentences)
+    out: list[tuple[float, np.ndarray]] = [(np.nan, np.empty(0, np.int64))] * len(texts)
+    for idx in sorted_batches([len(t) for t in texts], encoder.batch_size):
+        batch = [texts[i] for i in idx]
+        with _TOKENIZER_LOCK:
+            inputs = tok(
+                batch, padding=True, truncation=True, max_length=encoder._max_len,
+                return_tensors="pt",
+            )  # fmt: skip
+        ids, mask = inputs["input_ids"], inputs["attention_mask"].bool()
+        if lm.kind == "masked":
+            special = torch.isin(ids, torch.tensor(tok.all_special_ids)) | ~mask
+            scored = torch.zeros_like(mask)
+            for row, text in enumerate(batch):
+                free = torch.nonzero(~special[row]).flatten()
+                if len(free):
+                    scored[row, free[masked_positions(text, len(free))]] = True
+            inputs["input_ids"] = ids.masked_fill(scored, tok.mask_token_id)
+            targets = ids
+        else:
+            if encoder._causal:  # as the encoder counts positions (left padding)
+                inputs["position_ids"] = (mask.long().cumsum(1) - 1).clamp(min=0)
+            scored = torch.zeros_like(mask)
+            scored[:, :-1] = mask[:, :-1] & mask[:, 1:]  # position t predicts token t + 1
+            targets = torch.roll(ids, -1, dims=1)
+        edit = (
+            intervening(lm.model, intervention[0], encoder.n_layers, intervention[1])
+            if intervention is not None
+            else contextlib.nullcontext()
+        )
+        with torch.inference_mode(), edit:
+            logits = lm.model(**inputs.to(encoder.device), return_dict=True).logits
+        picked = logits[scored.to(logits.device)].float()  # (tokens scored, vocabulary)
+        nll = torch.nn.functional.cross_entropy(
+            picked, targets[scored].to(picked.device), reduction="none"
+        )
+        top = picked.argmax(-1)
+        counts = scored.sum(1).tolist()
+        for i, row_nll, row_top in zip(
+            idx, nll.cpu().split(counts), top.cpu().split(counts), strict=True
+        ):
+            if len(row_nll):
+                out[i] = (float(row_nll.double().mean()), row_top.numpy())
+    return out

@@ -21,6 +21,15 @@ what tells whether the model's output changed:
 - ``seen``: the indices of test items among the sentences the edit was fit on (left out of
   every measure).
 
+When the checkpoint is a causal or masked language model with its head
+(encoders/intervene.py, :func:`~sentprobe.encoders.intervene.language_model`), the result of
+the intervened task itself also records the language model's own output (``lm``: its kind;
+None for a model without a head): per test item ``lm_loss_plain`` / ``lm_loss``, the mean
+negative log-likelihood of the tokens scored without / with the edit, and ``lm_top1_agree``,
+the share of those tokens whose top-1 prediction the edit left unchanged; the same on
+neutral text as ``lm_neutral_*`` (:func:`neutral_sentences`, named in
+``lm_neutral_source``).
+
 The identity of a row: the plain fingerprint, then ``|erase:intervene:KIND@layerL[train]:
 TASK(LANG,HASH):vVERSION`` (KIND ``leace`` or ``random:seedS``; evaluation/identity.py), so
 intervened rows are never merged with plain rows, post-hoc erasure rows or each other.
@@ -40,17 +49,29 @@ from sentprobe.datasets import ProbingTask
 from sentprobe.encoders.base import Encoder
 from sentprobe.encoders.cache import Vectors
 from sentprobe.encoders.hf import HFEncoder, sorted_batches
-from sentprobe.encoders.intervene import Edit, intervening, leace_edit, random_edit
+from sentprobe.encoders.intervene import (
+    Edit,
+    LanguageModel,
+    intervening,
+    language_model,
+    leace_edit,
+    lm_measures,
+    random_edit,
+)
 from sentprobe.errors import SentprobeError, require
 from sentprobe.evaluation.erasure import heldout_task, named_tasks
 from sentprobe.evaluation.identity import ERASE_MARK
 
-#: Bumped whenever a change alters intervened vectors (part of each row's identity).
-VERSION = "1"
+#: Bumped whenever a change alters intervened vectors or what their results record (part
+#: of each row's identity).
+VERSION = "2"
 #: Every intervention's erasure spec starts with this (post-hoc erasure reports skip them).
 PREFIX = "intervene:"
 #: Random controls (seeds 0, 1, ...) per intervention by default.
 CONTROL_SEEDS = 3
+#: The shipped task whose test sentences, in the intervened task's language, are the
+#: neutral text of the language-model measures.
+NEUTRAL = "sample-{language}/SentLen"
 
 
 def intervened_tasks(names: Sequence[str], tasks: Sequence[ProbingTask]) -> list[ProbingTask]:
@@ -68,6 +89,23 @@ def intervened_tasks(names: Sequence[str], tasks: Sequence[ProbingTask]) -> list
                 "to fit the edit on, or no test split"
             )
     return [task for _, task in chosen]
+
+
+def neutral_sentences(task: ProbingTask) -> tuple[str, list[str]]:
+    """The neutral text the language-model measures are also read on: the test sentences of
+    the shipped ``sample-LANG/SentLen`` in ``task``'s language (drawn by length alone, not
+    for any property), without ``task``'s own sentences, and its name with its content
+    hash; ("", []) where none is shipped."""
+    from sentprobe.datasets.builtin import resolve_tasks
+
+    name = NEUTRAL.format(language=task.metadata.language)
+    try:
+        (neutral,) = resolve_tasks(name)
+    except SentprobeError:
+        return "", []
+    own = set(task.sentences())
+    kept = [s for s in neutral.splits["test"].sentences if s not in own]
+    return f"{name} ({neutral.content_hash()[:8]}, test)", kept
 
 
 def check_intervenable(encoder: Encoder) -> HFEncoder:
@@ -172,6 +210,7 @@ class InterventionEncoder(Encoder):
         self.n_layers = plain.n_layers
         self._edit: Edit | None = None
         self._final: dict[str, np.ndarray] = {}
+        self._lm: dict[str, Any] | None = None
 
     @property
     def fingerprint(self) -> str:
@@ -237,6 +276,41 @@ class InterventionEncoder(Encoder):
             self.encode(missing)
         return np.stack([self._final[s] for s in sentences])
 
+    def lm_output(self, lm: LanguageModel, sentences: Sequence[str], prefix: str) -> dict:
+        """The language-model measures of ``sentences`` (module docstring), under
+        ``prefix``. The plain pass is kept on ``lm`` for every intervention, per list of
+        sentences: plain and intervened passes run the same batches."""
+        unique = tuple(dict.fromkeys(sentences))
+        if unique not in lm.plain:
+            lm.plain[unique] = lm_measures(self.plain, lm, unique)
+        edited = lm_measures(self.plain, lm, unique, (self.layer, self.edit))
+        after = dict(zip(unique, edited, strict=True))
+        before = dict(zip(unique, lm.plain[unique], strict=True))
+        number = lambda x: None if np.isnan(x) else round(float(x), 6)  # noqa: E731
+        agree = {
+            s: float(np.mean(after[s][1] == before[s][1])) if len(before[s][1]) else np.nan
+            for s in unique
+        }
+        return {
+            f"{prefix}_loss_plain": [number(before[s][0]) for s in sentences],
+            f"{prefix}_loss": [number(after[s][0]) for s in sentences],
+            f"{prefix}_top1_agree": [number(agree[s]) for s in sentences],
+        }
+
+    def lm_extra(self) -> dict[str, Any]:
+        """The language-model measures of the intervened task's test sentences and of the
+        neutral text (computed once per intervention); ``{"lm": None}`` without a head."""
+        if self._lm is None:
+            lm = language_model(self.plain)
+            self._lm = {"lm": None if lm is None else lm.kind}
+            if lm is not None:
+                self._lm |= self.lm_output(lm, self.task.splits["test"].sentences, "lm")
+                source, neutral = neutral_sentences(self.task)
+                if neutral:
+                    self._lm["lm_neutral_source"] = source
+                    self._lm |= self.lm_output(lm, neutral, "lm_neutral")
+        return self._lm
+
     # -- what each result records -------------------------------------------------------
     def erasure(self, view: int | None) -> dict[str, Any]:
         meta = self.task.metadata
@@ -275,6 +349,8 @@ class InterventionEncoder(Encoder):
             if self.reader is not None and "train" in task.splits and task.folds is None:
                 info["reader"] = self.reader.correct(task, after)
                 info["reader_plain"] = self.reader.correct(task, before)
+            if task is self.task:
+                info |= self.lm_extra()
         return {"erasure": self.erasure(view), "intervention": info}
 
 
