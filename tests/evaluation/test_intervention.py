@@ -14,6 +14,7 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
+import sentprobe
 from decoder_models import save_gpt2
 from sentprobe.analysis.erasure import erasure_effects
 from sentprobe.analysis.intervention import intervention_effects, intervention_text, recovery
@@ -453,6 +454,20 @@ def test_the_command_line_runs_an_intervention_sweep_and_reports_it(bert_dir, tm
     html = CliRunner().invoke(app, ["report", *where, "--html", str(page)])
     assert html.exit_code == 0, html.output
     assert "Decodable vs used" in page.read_text(encoding="utf-8")
+
+
+def test_a_one_layer_run_reports_what_it_did_not_probe_as_a_dash(bert_dir, tmp_path):
+    """``--layer K`` probes no plain final layer: the title says "re-probed –", not nan."""
+    results = tmp_path / "r.sqlite"
+    frame = sentprobe.run(
+        {str(bert_dir): {"layer": 1}}, [make_task()], baselines="none", probe="logreg",
+        results=results, cache_dir=tmp_path / "cache", progress=False, intervene=["Tense"],
+        intervene_controls=1,
+    )  # fmt: skip
+    assert len(frame)
+    report = CliRunner().invoke(app, ["report", "--results", str(results), "--intervention"])
+    assert report.exit_code == 0, report.output
+    assert "re-probed –" in report.output and "nan" not in report.output
 
 
 def test_minilm_with_a_layer_is_read_as_a_hugging_face_model():

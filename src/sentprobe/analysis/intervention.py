@@ -433,11 +433,13 @@ def intervention_text(
                     _ci(t.reprobed, t.reprobed_low, t.reprobed_high),
                 ]  # fmt: skip
             )
-        reader0 = getattr(first, "reader_plain", np.nan)
+        reader0, reprobed0 = getattr(first, "reader_plain", np.nan), first.reprobed_plain
+        # a --layer K run probes no plain final layer: its re-probed score is "–", not nan
+        shown = [_pct(x) for x in (reader0, reprobed0)]
         title = (
             f"### {first.encoder}: {first.intervened} edited out inside the forward pass; "
             f"effect on {first.task} at the final layer ({first.final_layer}; {first.probe} "
-            f"probe; reader on plain output {reader0:.1f}, re-probed {first.reprobed_plain:.1f}; "
+            f"probe; reader on plain output {shown[0]}, re-probed {shown[1]}; "
             f"{first.n} test items)"
         )
         parts.append("\n".join([title, "", markdown_table(header, rows)]))
@@ -522,6 +524,12 @@ def _lm_row(t: dict, pre: str, text: str) -> list[str]:
     ]  # fmt: skip
 
 
+def _pct(v: float) -> str:
+    """A percentage, or "–" for a score that was not measured (a --layer K run's plain
+    final layer)."""
+    return "–" if np.isnan(v) else f"{v:.1f}"
+
+
 def _ci3(v: float, low: float, high: float) -> str:
     return "–" if np.isnan(v) else f"{v:+.3f} [{low:+.3f}, {high:+.3f}]"
 
@@ -545,7 +553,7 @@ def _recovery_text(curve: pd.DataFrame) -> str:
                 cells.append(f"{leace.iloc[0]:.1f}{ctrl}")
             rows.append(cells)
         plain = group.groupby("read_layer")["plain"].first()
-        rows.append(["plain", *(f"{plain.get(j, np.nan):.1f}" for j in reads)])
+        rows.append(["plain", *(_pct(plain.get(j, np.nan)) for j in reads)])
         out.append(
             f"### Recovery: {task} re-probed at each later layer after it was edited out at ℓ "
             "(LEACE / random, mean over seeds)\n\n" + markdown_table(header, rows)
