@@ -17,7 +17,8 @@ random map agreed with the task's labels on 37-74% of sample-en's SubjNum and Te
 items, so a control accuracy partly measured the property. The choice uses the task's labels
 only to exclude words; the control's labels stay a seeded function of the key.
 :func:`control_ceiling` (the test accuracy of a perfect memoriser of the control function)
-is 74-100% on sample-en (WC lowest: its target words name their label, so they are no keys).
+is 74-100% on sample-en (WC lowest: its target words name their label, so each keys at most
+one item per split).
 Keys
 are few and large on purpose: a probe learns a key's label from its training sentences, and
 with keys capped at a quarter of a share, MiniLM's MLP control gain was lower on 7 of 10
@@ -369,8 +370,11 @@ def _repair(counts: np.ndarray, assigned: np.ndarray, target: np.ndarray) -> np.
 class ControlTask(ProbingTask):
     """A control task with what identifies its map: ``map_seed``, the seed it was drawn with
     (a run probes seed ``s`` of a probe on the map of seed ``s``), and ``permutes``, whether
-    its labels are the task's labels renamed one to one (WC's: keys are the target words),
-    so that its selectivity is zero by construction and says nothing."""
+    its labels are the task's labels renamed one to one, so that its selectivity is zero by
+    construction and says nothing. That needs keys of at most one or two items per split,
+    since a word whose items share one label is no key (:func:`_mixed_test`); WC's control
+    does not permute: a target word's items all carry its label, so WC is keyed by other
+    words, its target words only where one is left with a single item in a split."""
 
     map_seed: int = 0
     permutes: bool = False

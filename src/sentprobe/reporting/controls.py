@@ -9,7 +9,7 @@ accuracy of a perfect memoriser of the control function, per map: mean and minim
 ``selectivity = accuracy - control accuracy`` (points), each control record paired with the
 same seed's task record, or with the task's one record where its probe has no seed, so a ±
 is over control maps. A control whose labels are the task's renamed one to one
-(``control_permutes``, WC's) has selectivity 0 by construction: shown "n/a" with the reason.
+(``control_permutes``) has selectivity 0 by construction: shown "n/a" with the reason.
 MDL results are records of the probe ``mdl`` whose ``extra`` holds the codelengths in bits;
 reports give the compression (uniform / online codelength) with the saving in bits beside it
 (uniform - online) and ``2^-saving``, the code's own bound on the chance that labels without
