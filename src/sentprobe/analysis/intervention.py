@@ -33,6 +33,10 @@ controls (a control can lower it: a rise beyond a fall is no use). Without a lan
 head these are NaN (``lm`` empty).
 
 :func:`recovery` gives the intervened task's re-probed accuracy at every layer after ℓ.
+
+Long because the effects, their tests against the controls and the three ways they are
+printed (markdown, CSV/JSON columns, the recovery table) read the same per-item records and
+share their column names; split, each would repeat the others' record layout.
 """
 
 from __future__ import annotations
