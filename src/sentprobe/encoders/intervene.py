@@ -31,7 +31,7 @@ import logging
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -213,9 +213,8 @@ def language_model(encoder: Any) -> LanguageModel | None:
     (the same weights, one copy in memory). None when the checkpoint is no causal or masked
     language model, when the head's weights are not in it (a head drawn at random says
     nothing about the model) or, for a masked one, when the tokenizer has no mask token."""
-    found = getattr(encoder, "_lm", False)
-    if found is not False:
-        return found  # type: ignore[no-any-return]
+    if hasattr(encoder, "_lm"):  # looked up before (None: the checkpoint has no LM head)
+        return cast("LanguageModel | None", encoder._lm)
     encoder._load()
     kind = lm_kind(encoder.config)
     lm = None
@@ -225,7 +224,7 @@ def language_model(encoder: Any) -> LanguageModel | None:
         from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 
         auto = AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM
-        model, info = auto.from_pretrained(
+        model, info = auto.from_pretrained(  # type: ignore[misc]
             encoder.model_name,
             revision=encoder.revision,
             trust_remote_code=encoder.trust_remote_code,
