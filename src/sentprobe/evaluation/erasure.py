@@ -83,6 +83,25 @@ def erased_tasks(
     return [task for _, task in chosen]
 
 
+def erasure_record(
+    spec: str, method: str, task: ProbingTask, rank: int, seed: int, fit: str
+) -> dict[str, Any]:
+    """What a result of an erased or intervened row records (``extra["erasure"]``): its spec,
+    the task erased (name, language, content hash), the method, rank, seed and fit split."""
+    meta = task.metadata
+    return {
+        "spec": spec,
+        "method": method,
+        "task": meta.paper_name or task.name,
+        "task_name": task.name,
+        "language": meta.language,
+        "task_hash": task.content_hash(),
+        "rank": rank,
+        "seed": seed,
+        "fit": fit,
+    }
+
+
 def named_tasks(
     option: str, names: Sequence[str], tasks: Sequence[ProbingTask]
 ) -> list[tuple[str, ProbingTask]]:
@@ -290,19 +309,10 @@ class ErasedEncoder(WrappedEncoder):
     def erasure(self, view: int | None) -> dict[str, Any]:
         """What a result of ``view`` records (``extra["erasure"]``): the spec, what was erased
         and how; a held-out check also the spec of the erasure it checks (``of``)."""
-        meta = self.task.metadata
-        return {
-            "spec": self.spec,
-            "method": self.method,
-            "task": meta.paper_name or self.task.name,
-            "task_name": self.task.name,
-            "language": meta.language,
-            "task_hash": self.task.content_hash(),
-            "rank": self._fit(view).rank,
-            "seed": self.seed,
-            "fit": self.fit,
-            **({"check": "heldout", "of": self.leace.spec} if self.check else {}),
-        }
+        record = erasure_record(
+            self.spec, self.method, self.task, self._fit(view).rank, self.seed, self.fit
+        )
+        return record | ({"check": "heldout", "of": self.leace.spec} if self.check else {})
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
         raise SentprobeError("an erased encoder's vectors are read through ErasingCache")

@@ -59,7 +59,7 @@ from sentprobe.encoders.intervene import (
     random_edit,
 )
 from sentprobe.errors import SentprobeError, require
-from sentprobe.evaluation.erasure import heldout_task, named_tasks
+from sentprobe.evaluation.erasure import erasure_record, heldout_task, named_tasks
 from sentprobe.evaluation.identity import ERASE_MARK
 
 #: Bumped whenever a change alters intervened vectors or what their results record (part
@@ -313,19 +313,10 @@ class InterventionEncoder(Encoder):
 
     # -- what each result records -------------------------------------------------------
     def erasure(self, view: int | None) -> dict[str, Any]:
-        meta = self.task.metadata
-        return {
-            "spec": self.spec,
-            "method": self.method,
-            "task": meta.paper_name or self.task.name,
-            "task_name": self.task.name,
-            "language": meta.language,
-            "task_hash": self.task.content_hash(),
-            "rank": self.edit.rank,
-            "seed": self.seed,
-            "fit": "train",
-            "intervention": True,
-        }
+        record = erasure_record(
+            self.spec, self.method, self.task, self.edit.rank, self.seed, "train"
+        )
+        return record | {"intervention": True}
 
     def unit_extra(self, view: int, task: ProbingTask) -> dict[str, Any]:
         """``extra`` of a result of ``task`` on ``view``: the erasure (identity), the layer
