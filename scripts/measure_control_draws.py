@@ -12,6 +12,9 @@ cache.
     sentprobe run -e minilm -t sample-en --probe mlp --controls --baselines none \
         --results mlp.sqlite
     python scripts/measure_control_draws.py --results mlp.sqlite --seeds 0 1 2
+
+``--cap 0.25`` draws the keys with a quarter of a label's share as the first pass's cap
+instead (the other key choice docs/controls.md compares).
 """
 
 from __future__ import annotations
@@ -23,7 +26,12 @@ from pathlib import Path
 import numpy as np
 
 from sentprobe.datasets import resolve_tasks
-from sentprobe.datasets.controls import control_ceiling, control_task, is_control
+from sentprobe.datasets.controls import (
+    CAPS,
+    control_ceiling,
+    control_task,
+    is_control,
+)
 from sentprobe.encoders import get_encoder
 from sentprobe.encoders.cache import EmbeddingCache
 from sentprobe.evaluation.runner import default_cache_dir
@@ -37,9 +45,17 @@ def main() -> None:
     parser.add_argument("-e", "--encoder", default="minilm")
     parser.add_argument("-t", "--tasks", default="sample-en")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument(
+        "--cap",
+        type=float,
+        default=None,
+        help="the first pass's cap on a key's items (fraction of a label's share) instead of "
+        "the default caps, to measure another key choice",
+    )
     parser.add_argument("--cache-dir", type=Path, default=None)
     args = parser.parse_args()
 
+    caps = CAPS if args.cap is None else (args.cap,)
     encoder = get_encoder(args.encoder)
     cache = EmbeddingCache(args.cache_dir or default_cache_dir())
     with ResultsStore(args.results, readonly=True) as store:
@@ -60,7 +76,7 @@ def main() -> None:
         X = {n: cache.encode(encoder, s.sentences, progress=False) for n, s in task.splits.items()}
         cells = []
         for seed in args.seeds:
-            control = control_task(task, seed=seed)
+            control = control_task(task, seed=seed, caps=caps)
             probe = MLPProbe(**config, random_state=0).fit(
                 X["train"], control.splits["train"].labels, X["dev"], control.splits["dev"].labels
             )

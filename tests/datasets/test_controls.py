@@ -186,3 +186,11 @@ def test_small_tasks_fall_back_to_smaller_keys_for_exact_counts() -> None:
     assert all(len(labels) == 1 for labels in _by_word(control).values())
     ceiling = control_ceiling(control)
     assert ceiling is not None and ceiling >= 0.7
+
+
+def test_caps_choose_the_key_size_measured() -> None:
+    # scripts/measure_control_draws.py --cap 0.25 measures quarter-share keys through `caps`.
+    task = resolve_tasks("sample-en/BShift")[0]
+    default, quarter = control_task(task, seed=0), control_task(task, seed=0, caps=(0.25,))
+    assert default.keys == control_keys(task.splits, 2, CAPS[0])
+    assert quarter.keys == control_keys(task.splits, 2, 0.25) != default.keys
