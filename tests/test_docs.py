@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 
 from docs_harness import (
     DOCS,
@@ -89,7 +90,11 @@ def test_the_readme_first_screen_installs_evaluates_and_probes_a_layer():
     text = "\n".join(readme.read_text(encoding="utf-8").splitlines()[:80])
     for term in ("**∅**", "**Control task**", "**Selectivity**"):
         assert term in text
-    assert "@software{" in readme.read_text(encoding="utf-8")
+    # Citing: the README points to CITATION.cff, which names the software and the paper.
+    assert "(CITATION.cff)" in readme.read_text(encoding="utf-8")
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert citation["title"].startswith("sentprobe") and citation["url"] == url
+    assert any("P18-1198" in ref.get("url", "") for ref in citation["references"])
 
 
 def test_every_stated_value_follows_a_one_line_statement():
