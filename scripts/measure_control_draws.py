@@ -14,7 +14,7 @@ cache.
     python scripts/measure_control_draws.py --results mlp.sqlite --seeds 0 1 2
 
 ``--cap 0.25`` draws the keys with a quarter of a label's share as the first pass's cap
-instead (the other key choice docs/controls.md compares).
+instead (docs/controls.md compares a half, a quarter and an eighth with the default).
 """
 
 from __future__ import annotations
